@@ -1,0 +1,122 @@
+import type { Block, Message, ModelRequest, SystemBlock, ToolDefinition } from './model.js';
+
+/** Tool results older than the newest few are replaced by this once the prompt nears the context window. */
+const ELIDED_RESULT = '[earlier tool output removed to keep the conversation within the context window; run the tool again if you need it]';
+/** Tool-result messages (from the end) that compaction never touches. */
+const KEEP_RECENT_RESULT_MESSAGES = 2;
+/** Results shorter than this are not worth eliding. */
+const ELIDE_MIN_CHARS = 400;
+
+/** Where a cache breakpoint sat in the previous request: message index and block index. */
+interface Position {
+  message: number;
+  block: number;
+}
+
+/**
+ * The messages of one REPL session (or one-shot question). It keeps the API's invariants: the first message is the
+ * user's, every tool_use is answered in the next message, and roles alternate (a new question after a user message
+ * is merged into it rather than sent as a second user turn).
+ */
+export class Conversation {
+  readonly messages: Message[] = [];
+  /** Prompt tokens of the latest request (input + cache write + cache read), for compaction. */
+  lastPromptTokens = 0;
+  #previousBreakpoint: Position | null = null;
+
+  /** Adds a question; returns a mark to roll the conversation back to its state before it. */
+  addQuestion(text: string): RollbackMark {
+    const mark = this.#mark();
+    const block: Block = { type: 'text', text };
+    const last = this.messages.at(-1);
+    if (last?.role === 'user') last.content.push(block);
+    else this.messages.push({ role: 'user', content: [block] });
+    return mark;
+  }
+
+  addAssistant(content: Block[]): void {
+    const kept = content.filter((b) => b.type !== 'text' || b.text.trim() !== '');
+    if (kept.length > 0) this.messages.push({ role: 'assistant', content: kept });
+  }
+
+  /** Tool results go first in the next user message, as the API requires. */
+  addToolResults(results: Block[]): void {
+    this.messages.push({ role: 'user', content: results });
+  }
+
+  /** A user-side nudge after `pause_turn`, so the conversation never ends on an assistant message. */
+  addContinue(): void {
+    this.messages.push({ role: 'user', content: [{ type: 'text', text: 'Continue.' }] });
+  }
+
+  rollback(mark: RollbackMark): void {
+    this.messages.length = mark.messages;
+    const last = this.messages.at(-1);
+    if (last && mark.lastContent !== null) last.content.length = mark.lastContent;
+    this.#previousBreakpoint = null;
+  }
+
+  clear(): void {
+    this.messages.length = 0;
+    this.lastPromptTokens = 0;
+    this.#previousBreakpoint = null;
+  }
+
+  /**
+   * Builds the request with cache breakpoints: the caller's system blocks carry one (tools + system); here the
+   * last block of the newest user message gets one (rolling), and the block that carried it in the previous
+   * request keeps one, so a turn that adds more than 20 blocks still finds the earlier entry (the lookback rule).
+   * Never more than 3 in all, below the API's limit of 4. Markers go on copies: stored messages stay unmarked.
+   */
+  request(base: { model: string; maxTokens: number; system: SystemBlock[]; tools: ToolDefinition[]; thinking: boolean }): ModelRequest {
+    const messages = this.messages.map((m) => ({ role: m.role, content: [...m.content] }));
+    const lastIndex = messages.length - 1;
+    const last = messages[lastIndex];
+    const marks: Position[] = [];
+    if (last && last.role === 'user' && last.content.length > 0) marks.push({ message: lastIndex, block: last.content.length - 1 });
+    const prev = this.#previousBreakpoint;
+    if (prev && !(prev.message === marks[0]?.message && prev.block === marks[0]?.block) && messages[prev.message]?.content[prev.block]) {
+      marks.push(prev);
+    }
+    for (const mark of marks) {
+      const message = messages[mark.message]!;
+      message.content[mark.block] = { ...message.content[mark.block]!, cache_control: { type: 'ephemeral' } } as Block;
+    }
+    this.#previousBreakpoint = marks[0] ?? null;
+    return {
+      model: base.model,
+      max_tokens: base.maxTokens,
+      system: base.system,
+      tools: base.tools,
+      messages,
+      ...(base.thinking ? { thinking: { type: 'adaptive' as const } } : {}),
+    };
+  }
+
+  /** Replaces old, large tool results with a placeholder; structure (ids, order, is_error) is kept. Returns how many. */
+  compact(): number {
+    const resultMessages = this.messages
+      .map((m, i) => ({ m, i }))
+      .filter(({ m }) => m.role === 'user' && m.content.some((b) => b.type === 'tool_result'));
+    const old = resultMessages.slice(0, Math.max(0, resultMessages.length - KEEP_RECENT_RESULT_MESSAGES));
+    let elided = 0;
+    for (const { m } of old) {
+      m.content = m.content.map((b) => {
+        if (b.type !== 'tool_result' || b.content.length < ELIDE_MIN_CHARS) return b;
+        elided++;
+        return { ...b, content: ELIDED_RESULT };
+      });
+    }
+    return elided;
+  }
+
+  #mark(): RollbackMark {
+    const last = this.messages.at(-1);
+    return { messages: this.messages.length, lastContent: last ? last.content.length : null };
+  }
+}
+
+export interface RollbackMark {
+  messages: number;
+  lastContent: number | null;
+}

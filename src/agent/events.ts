@@ -1,0 +1,46 @@
+import type { ToolOutcome } from '../tools/tool.js';
+
+/** Token counts of one Messages API request, as the API reports them. */
+export interface Usage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  /** Split of cache writes by TTL, when the API reports it. */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+/** Why a question's loop ended. */
+export type StopKind =
+  | 'end_turn' // answered
+  | 'max_tokens' // answer cut by --max-tokens
+  | 'refusal'
+  | 'context_exceeded'
+  | 'max_turns'
+  | 'max_budget'
+  | 'timeout'
+  | 'aborted' // Ctrl+C / SIGTERM
+  | 'api_error'
+  | 'tool_infrastructure_error';
+
+/** Everything the agent loop reports; renderers (text, json, stream-json, REPL) consume these. */
+export type AgentEvent =
+  | { type: 'request_start'; turn: number }
+  | { type: 'first_token'; turn: number }
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_start'; id: string; name: string; input: unknown; display: string }
+  | { type: 'tool_end'; id: string; name: string; input: unknown; outcome: ToolOutcome; durationMs: number }
+  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null }
+  | { type: 'warning'; message: string }
+  | { type: 'retry'; message: string }
+  | {
+      type: 'done';
+      stop: StopKind;
+      /** The final answer text of the last request (may be partial when cut). */
+      text: string;
+      /** One-line human explanation for anything but a clean end_turn. */
+      message?: string;
+      /** Model requests made for this question. */
+      turns: number;
+    };

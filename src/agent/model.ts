@@ -1,0 +1,103 @@
+import type { Usage } from './events.js';
+
+/** A content block as spelunk stores it in the conversation (the Messages API shapes it uses). */
+export type Block =
+  | { type: 'text'; text: string; cache_control?: CacheControl }
+  | { type: 'thinking'; thinking: string; signature: string; cache_control?: CacheControl }
+  | { type: 'redacted_thinking'; data: string; cache_control?: CacheControl }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; cache_control?: CacheControl }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+      cache_control?: CacheControl;
+    };
+
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+export interface Message {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export interface SystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControl;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: object;
+  cache_control?: CacheControl;
+}
+
+/** Exactly the request body spelunk sends (no temperature/top_p/top_k: the current API version rejects them). */
+export interface ModelRequest {
+  model: string;
+  max_tokens: number;
+  system: SystemBlock[];
+  tools: ToolDefinition[];
+  messages: Message[];
+  thinking?: { type: 'adaptive' };
+}
+
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded'
+  | (string & {});
+
+/** The completed assistant turn. */
+export interface ModelResponse {
+  content: Block[];
+  stopReason: StopReason | null;
+  usage: Usage;
+  requestId: string | null;
+}
+
+/** What a streaming request yields: deltas for the live view, then exactly one final `message`. */
+export type ModelChunk =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'notice'; message: string }
+  | { type: 'message'; response: ModelResponse };
+
+/** The one seam between the loop and the API; the loop's unit tests inject a scripted one (principle 4). */
+export interface ModelClient {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>;
+  /** Prompt tokens the request would cost, for the budget pre-check; null when it cannot be counted. */
+  countTokens(request: ModelRequest, signal: AbortSignal): Promise<number | null>;
+}
+
+/** A failure of the model API, normalised for one-line messages and exit codes. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly errorType: string | null,
+    readonly requestId: string | null,
+    /** True when text of this request was already shown (a cut stream is then reported, not retried). */
+    readonly afterOutput: boolean,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+/** The request was cancelled by the caller (Ctrl+C, SIGTERM, --timeout). */
+export class ModelAbortError extends Error {
+  constructor() {
+    super('request cancelled');
+    this.name = 'ModelAbortError';
+  }
+}

@@ -1,0 +1,66 @@
+import yargs from 'yargs';
+import type { RawFlags } from './config.js';
+import { UsageError } from './errors.js';
+import { VERSION } from './version.js';
+
+export type Parsed =
+  | { kind: 'output'; text: string } // --help / --version
+  | { kind: 'run'; audit: boolean; question: string | null; flags: RawFlags };
+
+const EPILOG = `Exit codes: 0 answered · 1 runtime/API failure · 2 usage error · 3 limit reached · 4 audit failed · 5 audit inconclusive · 130 interrupted
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, NO_COLOR, FORCE_COLOR`;
+
+/** Parses argv with yargs; never prints or exits (help and version come back as text). */
+export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
+  let audit = false;
+  let captured = '';
+  const parser = yargs([...argv])
+    .scriptName('spelunk')
+    .usage('$0 [question]  ask about a repository (REPL when no question and stdin is a terminal)')
+    .command('$0 [question..]', false as unknown as string, (y) => y.positional('question', { type: 'string', array: true }))
+    .command('audit <question..>', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) =>
+      y.positional('question', { type: 'string', array: true }),
+      () => {
+        audit = true;
+      },
+    )
+    .options({
+      dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
+      model: { alias: 'm', type: 'string', describe: 'model id', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
+      interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
+      'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
+      'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },
+      depth: { type: 'number', describe: 'listing depth in the preamble', defaultDescription: '3' },
+      'max-entries': { type: 'number', describe: 'listing entries in the preamble', defaultDescription: '200' },
+      'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
+      'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
+      'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
+      timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
+      'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
+      sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file' },
+      verbose: { type: 'boolean', describe: 'show full tool output' },
+      thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
+      'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
+      color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
+      debug: { type: 'boolean', describe: 'show stack traces for internal errors' },
+    })
+    .strict()
+    .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true })
+    .help()
+    .alias('h', 'help')
+    .version(VERSION)
+    .epilog(EPILOG)
+    .wrap(width ? Math.min(width, 120) : 100)
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw new UsageError(`${message ?? error?.message ?? 'invalid arguments'}; see spelunk --help`);
+    });
+
+  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
+    captured = output;
+  });
+  if (args.help || args.version) return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
+  const words = (args.question as string[] | undefined) ?? [];
+  const question = words.join(' ').trim();
+  return { kind: 'run', audit, question: question === '' ? null : question, flags: args as RawFlags };
+}

@@ -1,0 +1,162 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, realpathSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isInside } from '../sandbox/paths.js';
+import type { AuditReport, Finding, Severity } from './findings.js';
+
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SRCROOT = '%SRCROOT%';
+/** Key of our fingerprint; bump the version if the hashed text ever changes, or every alert would reopen. */
+export const FINGERPRINT_KEY = 'spelunk/v1';
+
+export type SarifLevel = 'error' | 'warning' | 'note';
+
+const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error', high: 'error', medium: 'warning', low: 'note' };
+
+export interface SarifResult {
+  ruleId: string;
+  ruleIndex: number;
+  level: SarifLevel;
+  message: { text: string };
+  locations: Array<{
+    physicalLocation: {
+      artifactLocation: { uri: string; uriBaseId: string };
+      region: { startLine: number; endLine: number };
+    };
+  }>;
+  partialFingerprints: Record<string, string>;
+  properties: { severity: Severity; title: string };
+}
+
+export interface SarifLog {
+  $schema: string;
+  version: '2.1.0';
+  runs: Array<{
+    tool: {
+      driver: {
+        name: 'spelunk';
+        version: string;
+        rules: Array<{ id: string; shortDescription: { text: string } }>;
+      };
+    };
+    originalUriBaseIds: Record<string, { uri: string }>;
+    results: SarifResult[];
+  }>;
+}
+
+export interface SarifInput {
+  report: AuditReport;
+  /** Real repository root; findings' paths are relative to it. */
+  root: string;
+  toolVersion: string;
+  /** Lines of a repository-relative file, or null when it cannot be read (the fingerprint then uses the title). */
+  readLines: (relPath: string) => string[] | null;
+}
+
+/** Converts an audit report into a SARIF 2.1.0 log that GitHub code scanning accepts and deduplicates across runs. */
+export function toSarif(input: SarifInput): SarifLog {
+  const ruleIds = [...new Set(input.report.findings.map((f) => f.rule_id))];
+  const rules = ruleIds.map((id) => {
+    const first = input.report.findings.find((f) => f.rule_id === id);
+    return { id, shortDescription: { text: first?.title ?? id } };
+  });
+  const fingerprints = fingerprintAll(input.report.findings, input.readLines);
+  const results = input.report.findings.map((finding, index): SarifResult => ({
+    ruleId: finding.rule_id,
+    ruleIndex: ruleIds.indexOf(finding.rule_id),
+    level: LEVEL[finding.severity],
+    message: { text: `${finding.title}\n\n${finding.message}` },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: toUri(finding.path), uriBaseId: SRCROOT },
+          region: { startLine: finding.start_line, endLine: finding.end_line },
+        },
+      },
+    ],
+    partialFingerprints: { [FINGERPRINT_KEY]: fingerprints[index] ?? '' },
+    properties: { severity: finding.severity, title: finding.title },
+  }));
+  return {
+    $schema: SARIF_SCHEMA,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'spelunk', version: input.toolVersion, rules } },
+        // A directory URI must end with "/" or consumers resolve relative URIs against its parent.
+        originalUriBaseIds: { [SRCROOT]: { uri: `${pathToFileURL(input.root).href.replace(/\/$/, '')}/` } },
+        results,
+      },
+    ],
+  };
+}
+
+/**
+ * sha256 of rule id + path + the region's source with whitespace collapsed: identical across runs, unchanged when
+ * lines are inserted above, different when the flagged code changes. Findings that hash alike (the same code twice in
+ * one file) get ":2", ":3"… in line order, as GitHub's own fingerprints do, so they stay distinct alerts.
+ */
+function fingerprintAll(findings: Finding[], readLines: SarifInput['readLines']): string[] {
+  const cache = new Map<string, string[] | null>();
+  const hashes = findings.map((finding) => {
+    if (!cache.has(finding.path)) cache.set(finding.path, readLines(finding.path));
+    const region = regionText(cache.get(finding.path) ?? null, finding);
+    const basis = region ?? `title:${finding.title}`;
+    return createHash('sha256').update(`${finding.rule_id}\0${finding.path}\0${basis}`).digest('hex');
+  });
+  const order = findings.map((_, i) => i).sort((a, b) => (findings[a]?.start_line ?? 0) - (findings[b]?.start_line ?? 0));
+  const seen = new Map<string, number>();
+  const numbered: string[] = [];
+  for (const i of order) {
+    const hash = hashes[i] ?? '';
+    const occurrence = (seen.get(hash) ?? 0) + 1;
+    seen.set(hash, occurrence);
+    numbered[i] = `${hash}:${occurrence}`;
+  }
+  return numbered;
+}
+
+function regionText(lines: string[] | null, finding: Finding): string | null {
+  if (lines === null || finding.end_line > lines.length) return null;
+  return lines
+    .slice(finding.start_line - 1, finding.end_line)
+    .map((line) => line.trim().replace(/\s+/g, ' '))
+    .join('\n');
+}
+
+/** SARIF URIs are URI references: encode each segment (spaces, "#", "%") but keep the "/" separators. */
+function toUri(relPosix: string): string {
+  return relPosix.split('/').map(encodeURIComponent).join('/');
+}
+
+/** A `readLines` for `toSarif` that reads files under `root`, refusing anything that resolves outside it. */
+export function fileLineReader(root: string): (relPath: string) => string[] | null {
+  return (relPath) => {
+    try {
+      const real = realpathSync(path.join(root, relPath));
+      if (!isInside(root, real)) return null;
+      return readFileSync(real, 'utf8').split(/\r?\n/);
+    } catch {
+      return null;
+    }
+  };
+}
+
+/**
+ * Writes the SARIF log atomically (temporary file in the same directory, then rename) so an upload step never sees
+ * half a file. The path is the user's choice and may lie inside the repository; write it after the read-only check
+ * (or pass it to verifyReadOnly's `ignore`).
+ */
+export async function writeSarif(file: string, sarif: SarifLog): Promise<string> {
+  const target = path.resolve(file);
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
+  try {
+    await fs.writeFile(temp, `${JSON.stringify(sarif, null, 2)}\n`, { flag: 'wx' });
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  return target;
+}

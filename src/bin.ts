@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import { main } from './cli.js';
+
+// The only file that touches `process`: everything else receives it through `io` (tests drive main directly).
+let interrupts = 0;
+process.on('SIGINT', () => {
+  // A second Ctrl+C while a cancellation is still unwinding means "now".
+  if (++interrupts >= 3) process.exit(130);
+});
+process.on('SIGTERM', () => {});
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  // `spelunk "q" | head` closing the pipe early is not a failure worth a stack trace.
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  signals: process,
+});
+
+// A lingering keep-alive socket or a stuck child must not turn a finished run into a hang.
+setTimeout(() => process.exit(), 2000).unref();

@@ -1,0 +1,283 @@
+import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
+import { verdictExitCode, type AuditReport, type Severity } from '../audit/findings.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+
+/** Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes, never made. */
+export const SCHEMA_VERSION = 1;
+
+/**
+ * How a run ended, in the vocabulary other agent CLIs use so existing parsers work. The list is closed: a run timeout
+ * is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a sixth subtype a parser would not know.
+ */
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget' | 'error_during_execution' | 'interrupted';
+
+export interface TokenUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ToolCallRecord {
+  name: string;
+  input: unknown;
+  is_error: boolean;
+  duration_ms: number;
+  /** Characters of the content sent back to the model. */
+  output_chars: number;
+}
+
+/** The one JSON object of `--output-format json`, and the last line of `stream-json` (schema/result.schema.json). */
+export interface ResultObject {
+  type: 'result';
+  subtype: ResultSubtype;
+  is_error: boolean;
+  result: string;
+  num_turns: number;
+  duration_ms: number;
+  duration_api_ms: number;
+  session_id: string;
+  total_cost_usd: number | null;
+  usage: TokenUsage;
+  model: string;
+  schema_version: number;
+  tool_calls: ToolCallRecord[];
+  warnings: string[];
+  repo: { root: string; git_commit: string | null };
+  /** null when the check could not run (e.g. interrupted before it). */
+  readonly_verified: boolean | null;
+  stop_reason: StopKind;
+  audit?: AuditReport;
+  error?: { message: string };
+}
+
+export interface BuildResultInput {
+  stop: StopKind;
+  /** One-line explanation of a stop other than end_turn (from the loop's done event). */
+  stopMessage?: string | null;
+  answer: string;
+  turns: number;
+  durationMs: number;
+  durationApiMs: number;
+  sessionId: string;
+  costUsd: number | null;
+  usage: TokenUsage;
+  model: string;
+  toolCalls: ToolCallRecord[];
+  warnings: string[];
+  root: string;
+  gitCommit: string | null;
+  readonly: { verified: boolean | null; detail: string | null };
+  /** Audit mode only: the report the model filed, or null when it never called report_findings. */
+  audit?: { report: AuditReport | null };
+  /** A failure outside the loop's own stop kinds (an exception, a SARIF write error). */
+  error?: string;
+}
+
+const SUBTYPE_BY_STOP: Readonly<Record<StopKind, ResultSubtype>> = {
+  end_turn: 'success',
+  max_tokens: 'error_during_execution',
+  refusal: 'error_during_execution',
+  context_exceeded: 'error_during_execution',
+  max_turns: 'error_max_turns',
+  max_budget: 'error_max_budget',
+  timeout: 'error_during_execution',
+  aborted: 'interrupted',
+  api_error: 'error_during_execution',
+  tool_infrastructure_error: 'error_during_execution',
+};
+
+/** Limits fail closed (3): the user's caps and the model's own size limits all end a run before a full answer. */
+const EXIT_BY_STOP: Readonly<Record<StopKind, ExitCode>> = {
+  end_turn: EXIT.ok,
+  max_tokens: EXIT.limit,
+  refusal: EXIT.failure,
+  context_exceeded: EXIT.limit,
+  max_turns: EXIT.limit,
+  max_budget: EXIT.limit,
+  timeout: EXIT.limit,
+  aborted: EXIT.interrupted,
+  api_error: EXIT.failure,
+  tool_infrastructure_error: EXIT.failure,
+};
+
+const STOP_MESSAGE: Readonly<Record<StopKind, string>> = {
+  end_turn: 'answered',
+  max_tokens: 'the answer was cut off at --max-tokens',
+  refusal: 'the model refused to answer',
+  context_exceeded: "the conversation outgrew the model's context window",
+  max_turns: 'stopped at --max-turns before an answer',
+  max_budget: 'stopped before a request that could exceed --max-budget-usd',
+  timeout: 'stopped at --timeout before an answer',
+  aborted: 'interrupted',
+  api_error: 'the Messages API request failed',
+  tool_infrastructure_error: 'a tool failed to run',
+};
+
+/** Assembles the result object; pure. */
+export function buildResult(input: BuildResultInput): ResultObject {
+  const warnings = [...input.warnings];
+  const errors: string[] = [];
+  if (input.error !== undefined) errors.push(input.error);
+  if (input.stop !== 'end_turn') errors.push(input.stopMessage ?? STOP_MESSAGE[input.stop]);
+  if (input.readonly.verified === false) {
+    errors.push(`the repository changed during the run: ${input.readonly.detail ?? 'unknown difference'}`);
+  }
+  const base = SUBTYPE_BY_STOP[input.stop];
+  // "success" next to exit 1 would mislead a parser that checks only the subtype.
+  const subtype = base === 'success' && errors.length > 0 ? 'error_during_execution' : base;
+  const result: ResultObject = {
+    type: 'result',
+    subtype,
+    is_error: subtype !== 'success',
+    result: input.answer,
+    num_turns: input.turns,
+    duration_ms: Math.round(input.durationMs),
+    duration_api_ms: Math.round(input.durationApiMs),
+    session_id: input.sessionId,
+    total_cost_usd: input.costUsd === null ? null : roundUsd(input.costUsd),
+    usage: { ...input.usage },
+    model: input.model,
+    schema_version: SCHEMA_VERSION,
+    tool_calls: input.toolCalls,
+    warnings,
+    repo: { root: input.root, git_commit: input.gitCommit },
+    readonly_verified: input.readonly.verified,
+    stop_reason: input.stop,
+  };
+  if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
+  if (errors.length > 0) result.error = { message: errors.join('; ') };
+  return result;
+}
+
+/** Micro-dollar precision: enough for any budget, and no 0.30000000000000004 in a CI log. */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
+
+function auditOf(report: AuditReport | null, stop: StopKind, warnings: string[]): AuditReport {
+  if (report !== null) return report;
+  const reason =
+    stop === 'end_turn'
+      ? 'the model ended without calling report_findings'
+      : `the run ended (${stop}) before the model called report_findings`;
+  warnings.push(`audit inconclusive: ${reason}`);
+  return { verdict: 'inconclusive', summary: reason, findings: [] };
+}
+
+/**
+ * The exit code a result object stands for: a failed read-only check wins (1), then how the run ended, then the
+ * audit verdict against `failOn`. Derived from the object alone so the printed result and the exit code never disagree.
+ */
+export function exitCodeFor(result: ResultObject, failOn: Severity = 'high'): ExitCode {
+  if (result.readonly_verified === false) return EXIT.failure;
+  if (result.stop_reason !== 'end_turn') return EXIT_BY_STOP[result.stop_reason];
+  if (result.error !== undefined) return EXIT.failure;
+  if (result.audit !== undefined) return verdictExitCode(result.audit, failOn);
+  return EXIT.ok;
+}
+
+/** What the CLI knows only at the end of a run; the collector supplies the rest. */
+export type FinishInput = Omit<
+  BuildResultInput,
+  'stop' | 'stopMessage' | 'answer' | 'turns' | 'durationApiMs' | 'costUsd' | 'usage' | 'toolCalls' | 'warnings' | 'model'
+> & {
+  /** Used only when the loop never reported `done` (an exception, an interrupt before the loop wound down). */
+  stop: StopKind;
+  /** The configured model, used when no request reported one. */
+  model: string;
+  /** Warnings from outside the loop (config, report_findings), appended after the loop's. */
+  warnings?: string[];
+};
+
+type DoneEvent = Extract<AgentEvent, { type: 'done' }>;
+
+/** Folds the agent's events into the parts of the result object; feed it every event, then call `toResult`. */
+export class ResultCollector {
+  readonly #costOf: ((model: string, usage: Usage) => number | null) | undefined;
+  readonly #toolCalls: ToolCallRecord[] = [];
+  readonly #warnings: string[] = [];
+  readonly #usage: TokenUsage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
+  #apiMs = 0;
+  #turns = 0;
+  #cost: number | null = 0;
+  #model: string | null = null;
+  #turnText = '';
+  #done: DoneEvent | null = null;
+
+  /** `costOf` prices one request (per request, because some prices depend on the request's prompt size). */
+  constructor(opts: { costOf?: (model: string, usage: Usage) => number | null } = {}) {
+    this.#costOf = opts.costOf;
+    if (this.#costOf === undefined) this.#cost = null;
+  }
+
+  handle(event: AgentEvent): void {
+    switch (event.type) {
+      case 'request_start':
+        this.#turns = Math.max(this.#turns, event.turn);
+        this.#turnText = '';
+        return;
+      case 'text':
+        this.#turnText += event.text;
+        return;
+      case 'tool_end':
+        this.#toolCalls.push({
+          name: event.name,
+          input: event.input,
+          is_error: event.outcome.isError,
+          duration_ms: Math.round(event.durationMs),
+          output_chars: event.outcome.content.length,
+        });
+        return;
+      case 'usage':
+        this.#addUsage(event);
+        return;
+      case 'warning':
+        this.#warnings.push(event.message);
+        return;
+      case 'retry':
+        this.#warnings.push(`retried: ${event.message}`);
+        return;
+      case 'done':
+        this.#done = event;
+        this.#turns = Math.max(this.#turns, event.turns);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Estimated cost so far (null when unknown); the CLI may show it live. */
+  get costUsd(): number | null {
+    return this.#cost;
+  }
+
+  toResult(input: FinishInput): ResultObject {
+    const done = this.#done;
+    return buildResult({
+      ...input,
+      stop: done?.stop ?? input.stop,
+      stopMessage: done?.message ?? null,
+      answer: done?.text ?? this.#turnText,
+      turns: this.#turns,
+      durationApiMs: this.#apiMs,
+      costUsd: this.#cost,
+      usage: this.#usage,
+      toolCalls: [...this.#toolCalls],
+      warnings: [...this.#warnings, ...(input.warnings ?? [])],
+      model: this.#model ?? input.model,
+    });
+  }
+
+  #addUsage(event: Extract<AgentEvent, { type: 'usage' }>): void {
+    this.#usage.input_tokens += event.usage.input_tokens;
+    this.#usage.cache_creation_input_tokens += event.usage.cache_creation_input_tokens;
+    this.#usage.cache_read_input_tokens += event.usage.cache_read_input_tokens;
+    this.#usage.output_tokens += event.usage.output_tokens;
+    this.#apiMs += event.durationMs;
+    this.#turns = Math.max(this.#turns, event.turn);
+    this.#model = event.model;
+    const cost = this.#costOf?.(event.model, event.usage) ?? null;
+    this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
+  }
+}

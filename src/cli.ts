@@ -1,0 +1,47 @@
+import { parseArgs } from './args.js';
+import { resolveConfig } from './config.js';
+import { UsageError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import type { Io } from './io.js';
+import { runOnce } from './oneshot.js';
+import { runRepl } from './repl.js';
+
+/** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let debug = argv.includes('--debug');
+  try {
+    const parsed = await parseArgs(argv, io.stdout.columns);
+    if (parsed.kind === 'output') {
+      io.stdout.write(parsed.text);
+      return EXIT.ok;
+    }
+    const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit);
+    debug = config.debug;
+    const question = parsed.question ?? (io.stdin.isTTY ? null : await readQuestion(io.stdin));
+    if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
+    if (question === null && !io.stdin.isTTY) {
+      throw new UsageError('no question: pass it as an argument (spelunk "where is X?") or on stdin, or run in a terminal for the REPL');
+    }
+    if (question !== null && !config.interactive) return await runOnce(config, question, io);
+    if (config.outputFormat !== 'text') throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
+    if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
+    return await runRepl(config, io, question);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`spelunk: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`spelunk: internal error: ${message}${debug ? '' : ' (rerun with --debug for the stack trace)'}\n`);
+    if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** All of stdin is one question (trailing whitespace trimmed); empty stdin means none. */
+async function readQuestion(stdin: NodeJS.ReadableStream): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  return text === '' ? null : text;
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent } from './agent/events.js';
+import { ABORT_INTERRUPT, ABORT_TIMEOUT } from './agent/loop.js';
+import { createReportFindingsTool, type FindingsSink } from './audit/findings.js';
+import { fileLineReader, toSarif, writeSarif } from './audit/sarif.js';
+import { exitCodeFor, ResultCollector, type ResultObject } from './ci/result.js';
+import { gitCommit, snapshotRepoState, verifyReadOnly } from './ci/readonly.js';
+import { createStreamJsonRenderer } from './ci/stream-json.js';
+import type { Config } from './config.js';
+import type { Io } from './io.js';
+import { askOnce, type EventSink } from './question.js';
+import { renderAudit } from './render/audit.js';
+import { shouldUseColor } from './render/color.js';
+import { estimateCostUsd, priceFor } from './render/pricing.js';
+import { createTextRenderer } from './render/text.js';
+import { openSession, type Session } from './session.js';
+import { UsageError } from './errors.js';
+import { VERSION } from './version.js';
+
+/** Said once, after an audit answer that never called report_findings, while turns remain. */
+const REPORT_NUDGE =
+  'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
+
+/** One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). */
+export async function runOnce(config: Config, question: string, io: Io): Promise<number> {
+  if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
+    throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
+  }
+  const started = Date.now();
+  const sessionId = randomUUID();
+  const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
+  const [before, commit, session] = await Promise.all([
+    snapshotRepoState(config.root),
+    gitCommit(config.root),
+    openSession(config, sink ? [createReportFindingsTool(sink)] : []),
+  ]);
+  const color = shouldUseColor(io.stderr, io.env, config.color);
+  const early = [...session.warnings, ...(before.warning ? [before.warning] : [])];
+  if (config.outputFormat === 'text') for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
+  const collector = new ResultCollector({ costOf: estimateCostUsd });
+  const infra = infrastructureCounter();
+  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color)];
+  const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
+
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort(ABORT_INTERRUPT);
+  io.signals.on('SIGINT', onInterrupt);
+  io.signals.on('SIGTERM', onInterrupt);
+  const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
+  let failure: string | undefined;
+  try {
+    let done = await askOnce(question, session, config, sinks, controller.signal, (abs) => before.noteRead(abs));
+    const remaining = config.maxTurns - done.turns;
+    if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
+      done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, (abs) => before.noteRead(abs));
+    }
+  } catch (error) {
+    failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    if (timer) clearTimeout(timer);
+    io.signals.off('SIGINT', onInterrupt);
+    io.signals.off('SIGTERM', onInterrupt);
+  }
+
+  const readonly = await verifyReadOnly(before);
+  const warnings = [...early, ...(sink?.warnings ?? [])];
+  if (infra.count > 0) {
+    failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
+  }
+  let result = collector.toResult({
+    stop: 'api_error',
+    model: config.model,
+    durationMs: Date.now() - started,
+    sessionId,
+    root: config.root,
+    gitCommit: commit,
+    readonly,
+    warnings,
+    ...(sink ? { audit: { report: sink.report } } : {}),
+    ...(failure ? { error: failure } : {}),
+  });
+  if (config.audit?.sarif && result.audit) {
+    try {
+      await writeSarif(config.audit.sarif, toSarif({ report: result.audit, root: config.root, toolVersion: VERSION, readLines: fileLineReader(config.root) }));
+    } catch (error) {
+      result = { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${config.audit.sarif}: ${(error as Error).message}` } };
+    }
+  }
+  writeOutcome(config, io, result, stream, sink?.warnings ?? []);
+  return exitCodeFor(result, config.audit?.failOn);
+}
+
+/** The live consumers for the chosen format: the text renderer, stream-json, or nothing (json prints at the end). */
+function outputSinks(config: Config, io: Io, session: Session, sessionId: string, color: boolean): EventSink[] {
+  if (config.outputFormat === 'json') return [ledgerSink(session)];
+  if (config.outputFormat === 'stream-json') {
+    const renderer = createStreamJsonRenderer(io.stdout, {
+      model: config.model,
+      cwd: config.root,
+      tools: session.registry.names(),
+      spelunkVersion: VERSION,
+      sessionId,
+      costOf: estimateCostUsd,
+    });
+    renderer.start();
+    return [ledgerSink(session), renderer];
+  }
+  const text = createTextRenderer({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color,
+    verbose: config.verbose,
+    showThinking: config.showThinking,
+    spinner: io.stderr.isTTY === true,
+    ledger: session.ledger,
+  });
+  return [{ handle: (event: AgentEvent) => text.handle(event) }];
+}
+
+/** Keeps the session ledger (used by --max-budget-usd) current when no text renderer does. */
+function ledgerSink(session: Session): EventSink {
+  return {
+    handle(event) {
+      if (event.type === 'usage') session.ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs });
+    },
+  };
+}
+
+/** Counts tool calls that failed inside spelunk: such a run must not exit 0 (issue: honest exit codes). */
+function infrastructureCounter(): EventSink & { count: number } {
+  const counter = {
+    count: 0,
+    handle(event: AgentEvent) {
+      if (event.type === 'tool_end' && event.outcome.infrastructure) counter.count++;
+    },
+  };
+  return counter;
+}
+
+/** Text mode prints the audit table on stdout and the warnings the loop did not already show on stderr. */
+function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { result(obj: ResultObject): void } | undefined, extraWarnings: string[]): void {
+  if (config.outputFormat === 'json') {
+    io.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  if (stream) {
+    stream.result(result);
+    return;
+  }
+  if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color) }));
+  for (const warning of extraWarnings) io.stderr.write(`warning: ${warning}\n`);
+  if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''})\n`);
+  else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);
+}

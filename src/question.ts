@@ -1,0 +1,72 @@
+import type { AgentEvent } from './agent/events.js';
+import { askQuestion, type Budget, type LoopConfig } from './agent/loop.js';
+import type { Config } from './config.js';
+import { estimateTokens } from './preamble/system-prompt.js';
+import { worstCaseCostUsd } from './render/pricing.js';
+import type { Session } from './session.js';
+
+/** Something that consumes the loop's events (text renderer, stream-json, result collector). */
+export interface EventSink {
+  handle(event: AgentEvent): void;
+}
+
+/** The loop settings of a session; `onRead` feeds the read-only manifest. */
+export function loopConfig(session: Session, config: Config, onRead?: (abs: string) => void): LoopConfig {
+  const budget: Budget | undefined =
+    config.maxBudgetUsd === null
+      ? undefined
+      : {
+          maxUsd: config.maxBudgetUsd,
+          spentUsd: () => session.ledger.totalCostUsd() ?? Number.POSITIVE_INFINITY,
+          worstCaseUsd: (prompt, output) => worstCaseCostUsd(config.model, prompt, output),
+        };
+  return {
+    client: session.client,
+    model: config.model,
+    maxTokens: config.maxTokens,
+    maxTurns: config.maxTurns,
+    thinking: config.thinking,
+    system: session.system,
+    registry: session.registry,
+    root: config.root,
+    toolTimeoutMs: config.toolTimeoutMs,
+    ...(onRead ? { onRead } : {}),
+    ...(budget ? { budget } : {}),
+  };
+}
+
+/** Runs one question through the loop, handing every event to each sink; returns the final `done` event. */
+export async function askOnce(
+  question: string,
+  session: Session,
+  config: Config,
+  sinks: EventSink | readonly EventSink[],
+  signal: AbortSignal,
+  onRead?: (abs: string) => void,
+): Promise<Extract<AgentEvent, { type: 'done' }>> {
+  const all = Array.isArray(sinks) ? sinks : [sinks as EventSink];
+  let last: Extract<AgentEvent, { type: 'done' }> | null = null;
+  for await (const event of askQuestion(question, session.conversation, loopConfig(session, config, onRead), signal)) {
+    for (const sink of all) sink.handle(event);
+    if (event.type === 'done') last = event;
+  }
+  return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
+}
+
+/** The `/context` report: what the preamble holds and roughly what it costs. */
+export function renderContext(session: Session, config: Config): string {
+  const { instructions, listing } = session;
+  const tools = JSON.stringify(session.registry.definitions());
+  const systemText = session.system.map((b) => b.text).join('');
+  const lines = [
+    `root          ${config.root}`,
+    `instructions  ${instructions.file ? `${instructions.file}, ${instructions.bytes.toLocaleString('en-US')} bytes${instructions.truncatedBytes > 0 ? ` (${instructions.truncatedBytes.toLocaleString('en-US')} bytes cut)` : ''}` : 'none (no AGENTS.md or CLAUDE.md at the root)'}`,
+    `nested        ${instructions.nested.length === 0 ? 'none' : instructions.nested.join(', ')}`,
+    `listing       ${listing.shown} entries shown, ${listing.omitted} omitted (--depth ${config.depth}, --max-entries ${config.maxEntries})`,
+    `tools         ${session.registry.names().join(', ')} · ~${estimateTokens(tools).toLocaleString('en-US')} tokens`,
+    `system        ${session.system.length} blocks · ~${estimateTokens(systemText).toLocaleString('en-US')} tokens`,
+    `conversation  ${session.conversation.messages.length} messages · last prompt ${session.conversation.lastPromptTokens.toLocaleString('en-US')} tokens`,
+    `programs      ${session.programs.join(' ')}`,
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,152 @@
+import Table from 'cli-table3';
+import type { Usage } from '../agent/events.js';
+import { createPalette } from './color.js';
+import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from './pricing.js';
+
+/** One model request as the session ledger records it. */
+export interface LedgerRow {
+  turn: number;
+  model: string;
+  usage: Usage;
+  durationMs: number;
+}
+
+/** Sums of a run of requests; `costUsd` is null when any of them used a model without a price. */
+export interface UsageSummary {
+  requests: number;
+  usage: Usage;
+  costUsd: number | null;
+}
+
+/** Every request of one session, in order (one instance per session; the renderer adds a row per `usage` event). */
+export class UsageLedger {
+  readonly #rows: LedgerRow[] = [];
+
+  add(row: LedgerRow): void {
+    this.#rows.push({ ...row, usage: copyUsage(row.usage) });
+  }
+
+  rows(): readonly LedgerRow[] {
+    return [...this.#rows];
+  }
+
+  /** Token sums over the whole session. */
+  total(): Usage {
+    return summarize(this.#rows).usage;
+  }
+
+  /** Estimated session cost; null if any request used a model not in the price table. */
+  totalCostUsd(): number | null {
+    return summarize(this.#rows).costUsd;
+  }
+
+  /** Sums of the rows from `fromIndex` on (a question's requests). */
+  summarySince(fromIndex: number): UsageSummary {
+    return summarize(this.#rows.slice(fromIndex));
+  }
+
+  /** The one-line total printed after each answer, over the rows from `fromIndex` on. */
+  questionTotalLine(fromIndex: number): string {
+    const s = this.summarySince(fromIndex);
+    const noun = s.requests === 1 ? 'request' : 'requests';
+    return `  Σ ${formatInt(s.requests)} ${noun} · ${usageParts(s.usage)} · ${formatCostUsd(s.costUsd)}`;
+  }
+}
+
+/** `  ↳ in 412 · cache write 1,203 · cache read 11,870 (88%) · out 96 · ~$0.0043` for one request. */
+export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean }): string {
+  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}`;
+  return createPalette(opts.color).dim(line);
+}
+
+/**
+ * The session table (a row per request and a TOTAL row) with the estimate footnote, ending in a newline.
+ * Heads and borders are never styled by cli-table3 itself: its colour library decides on its own whether a
+ * terminal is attached, so heads are bolded here and only when `color` is on.
+ */
+export function usageTable(ledger: UsageLedger, opts: { color: boolean }): string {
+  const p = createPalette(opts.color);
+  const head = ['#', 'model', 'input', 'cache write', 'cache read', 'output', 'hit %', 'cost'].map((h) => p.bold(h));
+  const table = new Table({
+    head,
+    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    style: { head: [], border: [], compact: true },
+  });
+  ledger.rows().forEach((row, i) => {
+    table.push([String(i + 1), row.model, ...usageCells(row.usage), tableCost(estimateCostUsd(row.model, row.usage))]);
+  });
+  const total = ledger.summarySince(0);
+  table.push([{ content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' }, ...usageCells(total.usage), p.bold(tableCost(total.costUsd))]);
+  return `${table.toString()}\n${p.dim(`cost is an estimate from list prices as of ${PRICES_AS_OF}`)}\n`;
+}
+
+/** Cache hit share in whole percent (floored, so 100% means every prompt token was read from cache); null for an empty prompt. */
+export function cacheHitPercent(usage: Usage): number | null {
+  const prompt = promptTokensOf(usage);
+  if (prompt === 0) return null;
+  return Math.floor((usage.cache_read_input_tokens * 100) / prompt);
+}
+
+/** `~$0.0043` below a dollar, `~$12.35` from a dollar on, `cost unknown` for null. */
+export function formatCostUsd(cost: number | null): string {
+  if (cost === null) return 'cost unknown';
+  if (cost > 0 && cost < 0.00005) return '<$0.0001';
+  // From 0.99995 on, four decimals would round to "1.0000": switch to cents there.
+  return `~$${(cost >= 0.99995 ? USD_WHOLE : USD_CENTS_FRACTION).format(cost)}`;
+}
+
+/** Integer with `,` thousands separators whatever the process locale. */
+export function formatInt(n: number): string {
+  return INT.format(n);
+}
+
+// Fixed to en-US so output (and tests) do not depend on the machine's locale.
+const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const USD_WHOLE = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const USD_CENTS_FRACTION = new Intl.NumberFormat('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+
+function usageParts(u: Usage): string {
+  const hit = cacheHitPercent(u);
+  const read = `cache read ${formatInt(u.cache_read_input_tokens)}${hit === null ? '' : ` (${hit}%)`}`;
+  return `in ${formatInt(u.input_tokens)} · cache write ${formatInt(u.cache_creation_input_tokens)} · ${read} · out ${formatInt(u.output_tokens)}`;
+}
+
+function usageCells(u: Usage): string[] {
+  const hit = cacheHitPercent(u);
+  return [
+    formatInt(u.input_tokens),
+    formatInt(u.cache_creation_input_tokens),
+    formatInt(u.cache_read_input_tokens),
+    formatInt(u.output_tokens),
+    hit === null ? '–' : `${hit}%`,
+  ];
+}
+
+function tableCost(cost: number | null): string {
+  return cost === null ? 'unknown' : formatCostUsd(cost);
+}
+
+function summarize(rows: readonly LedgerRow[]): UsageSummary {
+  const usage: Usage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
+  let costUsd: number | null = 0;
+  for (const row of rows) {
+    usage.input_tokens += row.usage.input_tokens;
+    usage.cache_creation_input_tokens += row.usage.cache_creation_input_tokens;
+    usage.cache_read_input_tokens += row.usage.cache_read_input_tokens;
+    usage.output_tokens += row.usage.output_tokens;
+    if (row.usage.cache_creation) {
+      const split = usage.cache_creation ?? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
+      split.ephemeral_5m_input_tokens += row.usage.cache_creation.ephemeral_5m_input_tokens;
+      split.ephemeral_1h_input_tokens += row.usage.cache_creation.ephemeral_1h_input_tokens;
+      usage.cache_creation = split;
+    }
+    // Priced per request, not on the sums: a long-prompt tier applies to one request at a time.
+    const cost = estimateCostUsd(row.model, row.usage);
+    costUsd = cost === null || costUsd === null ? null : costUsd + cost;
+  }
+  return { requests: rows.length, usage, costUsd };
+}
+
+function copyUsage(u: Usage): Usage {
+  return u.cache_creation ? { ...u, cache_creation: { ...u.cache_creation } } : { ...u };
+}

@@ -1,0 +1,134 @@
+import { promises as fs } from 'node:fs';
+import { confine } from './paths.js';
+import type { Programs } from './programs.js';
+import { WHITELIST } from './programs.js';
+import { parseFind } from './policy/find.js';
+import { parseFlags, type Role } from './policy/flags.js';
+import { expandGlob } from './policy/glob.js';
+import { lex, type Word } from './policy/lexer.js';
+import { POLICIES } from './policy/tables.js';
+
+/** Most arguments after glob expansion. */
+export const MAX_EXPANDED_ARGS = 1024;
+
+/** The outcome of checking a command: the exact argv to spawn, or a refusal written for the model. */
+export type Verdict = { ok: true; file: string; args: string[]; program: string } | { ok: false; reason: string };
+
+/** Programs that run other programs; named so the refusal can say "run it directly". */
+const WRAPPERS = new Set(['env', 'sudo', 'doas', 'su', 'runuser', 'timeout', 'nice', 'ionice', 'nohup', 'setsid', 'stdbuf', 'xargs',
+  'parallel', 'watch', 'time', 'exec', 'command', 'builtin', 'eval', 'source', '.', 'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish',
+  'csh', 'tcsh', 'busybox', 'toybox', 'chroot', 'strace', 'ltrace', 'script', 'flock', 'taskset', 'chrt', 'unshare', 'nsenter',
+  'firejail', 'python', 'python3', 'perl', 'ruby', 'node', 'awk', 'gawk', 'sed']);
+
+/** Alternatives for programs the model often reaches for. */
+const INSTEAD: Readonly<Record<string, string>> = {
+  sed: 'use read_file with start_line/end_line to read a range, or rg -n to find lines',
+  awk: 'use rg -o / -r to extract text, or read_file to read it',
+  git: 'git is not available; use rg, find and ls to explore the working tree',
+  echo: 'echo is not needed; just say it in your answer',
+  less: 'use read_file', more: 'use read_file', ag: 'use rg', ack: 'use rg', fd: 'use find or rg --files', du: 'use tree --du or ls -la',
+};
+
+/**
+ * Decides whether a model-supplied command may run and, if so, the argv to spawn: quote removal only (never a
+ * shell), a whitelisted program resolved from a trusted location, every flag in that program's table, every path
+ * operand and path-valued flag confined to the root, unquoted globs expanded inside the root.
+ */
+export async function checkCommand(command: string, ctx: { root: string; programs: Programs }): Promise<Verdict> {
+  const lexed = lex(command);
+  if (!lexed.ok) return lexed;
+  const [head, ...words] = lexed.words;
+  if (head === undefined) return { ok: false, reason: 'the command is empty' };
+  const program = resolveProgram(head, ctx.programs);
+  if (!program.ok) return program;
+  const policy = POLICIES[program.name];
+  const parsed = policy === undefined ? parseFind(words) : parseFlags(program.name, policy, words);
+  if (!parsed.ok) return parsed;
+  const args = await materialise(program.name, words, parsed.roles, ctx.root);
+  if (!args.ok) return args;
+  return { ok: true, program: program.name, file: program.file, args: args.args };
+}
+
+type Resolved = { ok: true; name: string; file: string } | { ok: false; reason: string };
+
+function resolveProgram(head: Word, programs: Programs): Resolved {
+  const name = head.text;
+  const allowed = WHITELIST.filter((p) => programs.has(p)).join(', ');
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(name)) {
+    return { ok: false, reason: 'variable assignments (NAME=value) are not supported: the environment is fixed; run the program directly' };
+  }
+  if (head.glob.some(Boolean)) return { ok: false, reason: 'the program name cannot be a glob; use one of: ' + allowed };
+  if (name.includes('/')) {
+    const base = name.slice(name.lastIndexOf('/') + 1);
+    return { ok: false, reason: `run programs by bare name (${base}, not ${name}): they come from a trusted location, never from a path` };
+  }
+  const file = programs.get(name);
+  if (file !== undefined) return { ok: true, name, file };
+  const lower = name.toLowerCase();
+  if ((WHITELIST as readonly string[]).includes(lower) && lower !== name) {
+    return { ok: false, reason: `program names are case-sensitive: use ${lower}, not ${name}` };
+  }
+  if ((WHITELIST as readonly string[]).includes(name)) {
+    return { ok: false, reason: `${name} is not installed on this machine; use one of: ${allowed}` };
+  }
+  if (WRAPPERS.has(name) && INSTEAD[name] === undefined) {
+    return { ok: false, reason: `${name} runs other programs and is not supported; run the program directly, e.g. rg -n 'pattern' src (allowed: ${allowed})` };
+  }
+  const instead = INSTEAD[name];
+  return { ok: false, reason: `${name} is not an allowed program${instead ? `; ${instead}` : ''}. Allowed: ${allowed} (no shell; rg is preferred for searching)` };
+}
+
+type Materialised = { ok: true; args: string[] } | { ok: false; reason: string };
+
+/** Expands operand globs and confines every path; refuses unquoted globs anywhere a shell would mangle them. */
+async function materialise(program: string, words: readonly Word[], roles: readonly Role[], root: string): Promise<Materialised> {
+  const args: string[] = [];
+  for (const [i, word] of words.entries()) {
+    const role = roles[i] ?? { kind: 'operand', value: 'path' };
+    const isGlob = word.glob.some(Boolean);
+    if (role.kind === 'operand' && role.value === 'path') {
+      const expanded = await expandGlob(root, word);
+      if (!expanded.ok) return expanded;
+      for (const p of expanded.paths) {
+        const bad = await checkPath(root, p, isGlob && !expanded.matched ? ' (the glob matched nothing)' : '');
+        if (bad !== null) return { ok: false, reason: `${program}: ${bad}` };
+      }
+      args.push(...expanded.paths);
+      if (args.length > MAX_EXPANDED_ARGS) {
+        return { ok: false, reason: `${program}: the arguments expand to more than ${MAX_EXPANDED_ARGS} paths; search a directory instead` };
+      }
+      continue;
+    }
+    if (isGlob) return { ok: false, reason: globReason(program, word, role) };
+    const pathValue = role.kind === 'value' && role.value === 'path' ? word.text : role.kind === 'flag' ? role.attachedPath : undefined;
+    if (pathValue !== undefined) {
+      const bad = await checkPath(root, pathValue, '');
+      if (bad !== null) return { ok: false, reason: `${program} ${role.kind === 'value' ? role.flag : word.text}: ${bad}` };
+    }
+    args.push(word.text);
+  }
+  return { ok: true, args };
+}
+
+function globReason(program: string, word: Word, role: Role): string {
+  const quoted = `'${word.text}'`;
+  if (role.kind === 'operand') {
+    return `${program}: the pattern ${word.text} contains unquoted glob characters, which a shell would expand to file names; put it in single quotes: ${quoted}`;
+  }
+  if (role.kind === 'value') {
+    return `${program}: ${word.text} after ${role.flag} is an unquoted glob, which a shell would expand to file names; quote it: ${role.flag} ${quoted}`;
+  }
+  return `${program}: ${word.text} contains an unquoted glob, which a shell would expand; quote it: ${quoted}`;
+}
+
+/** Null when `p` is an existing regular file or directory inside the root; otherwise why not. */
+async function checkPath(root: string, p: string, note: string): Promise<string | null> {
+  if (p === '-') return 'reading standard input ("-") is not supported; pass a file path';
+  const confined = await confine(root, p, { mustExist: true });
+  if (!confined.ok) return confined.reason + note;
+  const stat = await fs.stat(confined.abs).catch(() => null);
+  if (stat === null) return `${p} cannot be examined; check the path`;
+  if (stat.isFile() || stat.isDirectory()) return null;
+  const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isSocket() ? 'a socket' : 'a device';
+  return `${p} is ${kind}; only regular files and directories can be read (reading it could hang)`;
+}

@@ -1,0 +1,67 @@
+import type { Role, Parsed } from './flags.js';
+import type { Word } from './lexer.js';
+import { FIND_OPTIONS, FIND_PRIMARIES, type FindPrimary } from './tables.js';
+
+/** `-newerXY ref`: X and Y pick timestamps; Y = t means the reference is a date string, not a file. */
+const NEWER_XY = /^-newer([aBcm])([aBcmt])$/;
+
+/** Tokens find treats as the start of its expression (GNU find's looks_like_expression). */
+function startsExpression(text: string): boolean {
+  return (text.startsWith('-') && text.length > 1) || text === '(' || text === ')' || text === '!' || text === ',';
+}
+
+/**
+ * find has no flags in the getopt sense: leading options (-P, -H, -L), then starting points, then an expression in
+ * which every test and action is a word. The primaries table is the policy; an unknown primary is refused.
+ */
+export function parseFind(words: readonly Word[]): Parsed {
+  const roles: Role[] = [];
+  let i = 0;
+  for (; i < words.length; i += 1) {
+    const text = (words[i] as Word).text;
+    const option = FIND_OPTIONS[text];
+    if (option === undefined) break;
+    if (option.type === 'deny') return refuse(`find ${text} is refused: it ${option.reason}`);
+    roles[i] = { kind: 'flag', hasValue: false };
+  }
+  for (; i < words.length && !startsExpression((words[i] as Word).text); i += 1) {
+    if ((words[i] as Word).text === '-') return refuse('find: "-" (standard input) is not a starting point; give a directory such as .');
+    roles[i] = { kind: 'operand', value: 'path' };
+  }
+  for (; i < words.length; i += 1) {
+    const text = (words[i] as Word).text;
+    const primary = primaryFor(text);
+    if (primary === undefined) return refuse(unexpected(text));
+    if (primary.arity === 'deny') return refuse(`find ${text} is refused: it ${primary.reason}`);
+    roles[i] = { kind: 'flag', hasValue: primary.arity === 1 };
+    if (primary.arity === 0) continue;
+    const value = words[i + 1];
+    if (value === undefined) return refuse(`find ${text} needs a value`);
+    if (primary.choices !== undefined && !primary.choices.includes(value.text)) {
+      return refuse(`find ${text} ${value.text} is not accepted; ${text} accepts only: ${primary.choices.join(', ')}`);
+    }
+    roles[i + 1] = { kind: 'value', value: primary.value, flag: text };
+    i += 1;
+  }
+  return { ok: true, roles };
+}
+
+function primaryFor(text: string): FindPrimary | undefined {
+  const known = FIND_PRIMARIES[text];
+  if (known !== undefined) return known;
+  const newer = NEWER_XY.exec(text);
+  if (newer === null) return undefined;
+  return { arity: 1, value: newer[2] === 't' ? 'text' : 'path' };
+}
+
+function unexpected(text: string): string {
+  if (text === '-L' || text === '-H' || text === '-P') {
+    return `find ${text} must come before the starting points, and only -P is accepted (symlinks are not followed)`;
+  }
+  if (text.startsWith('-')) return `find ${text} is not an allowed test or action; use -name, -path, -type, -size, -mtime, -newer, -print, -printf …`;
+  return `find: "${text}" is out of place — starting points come first, then the expression; quote patterns (-name '*.py')`;
+}
+
+function refuse(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}

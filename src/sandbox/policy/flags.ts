@@ -1,0 +1,176 @@
+import type { Word } from './lexer.js';
+import type { FlagRule, ProgramPolicy, ValueKind } from './tables.js';
+
+/**
+ * What each argument word is, parallel to the words: a flag (possibly carrying an attached path value to confine),
+ * a flag's separate value, or an operand (a path, or rg/grep's pattern).
+ */
+export type Role =
+  | { kind: 'flag'; attachedPath?: string; hasValue: boolean }
+  | { kind: 'value'; value: ValueKind; flag: string }
+  | { kind: 'operand'; value: 'path' | 'pattern' };
+
+export type Parsed = { ok: true; roles: Role[] } | { ok: false; reason: string };
+
+interface State {
+  roles: Role[];
+  operands: number[];
+  pattern: boolean;
+  noPattern: boolean;
+  recursive: boolean;
+}
+
+/** Parses arguments the way the program itself does (getopt_long, lexopt or tree's loop), against its table. */
+export function parseFlags(program: string, policy: ProgramPolicy, words: readonly Word[]): Parsed {
+  const state: State = { roles: [], operands: [], pattern: false, noPattern: false, recursive: false };
+  let endOfOptions = false;
+  for (let i = 0; i < words.length; i += 1) {
+    const text = (words[i] as Word).text;
+    if (endOfOptions || text === '-' || !text.startsWith('-')) {
+      if (policy.countShorthand && text.startsWith('+') && /^\+\d/.test(text)) {
+        return refuse(`${program}: the obsolete ${text} form is not supported; use -n ${text} (lines) or -c ${text} (bytes)`);
+      }
+      state.roles[i] = { kind: 'operand', value: 'path' };
+      state.operands.push(i);
+      continue;
+    }
+    if (text === '--') {
+      state.roles[i] = { kind: 'flag', hasValue: false };
+      endOfOptions = true;
+      continue;
+    }
+    const step = text.startsWith('--')
+      ? parseLong(program, policy, words, i, state)
+      : parseShortCluster(program, policy, words, i, state);
+    if (typeof step === 'string') return refuse(step);
+    i = step;
+  }
+  return finish(program, policy, state);
+}
+
+function finish(program: string, policy: ProgramPolicy, state: State): Parsed {
+  const takesPattern = policy.operands === 'pattern-then-paths' && !state.pattern && !state.noPattern;
+  const first = state.operands[0];
+  if (takesPattern && first !== undefined) state.roles[first] = { kind: 'operand', value: 'pattern' };
+  const paths = state.operands.length - (takesPattern && first !== undefined ? 1 : 0);
+  const needs = policy.needsPath;
+  if (paths === 0 && (needs === 'always' || (needs === 'unless-recursive' && !state.recursive))) {
+    const alt = needs === 'always' ? 'give it a file path' : 'give it a file or directory, or -r to search the repository (rg is preferred)';
+    return refuse(`${program} would read standard input, which is not available; ${alt}`);
+  }
+  return { ok: true, roles: state.roles };
+}
+
+/** `--name`, `--name=value` or `--name value`; only exact spellings, so GNU abbreviations are refused. */
+function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[], i: number, state: State): number | string {
+  const text = (words[i] as Word).text;
+  const eq = text.indexOf('=');
+  const name = eq < 0 ? text.slice(2) : text.slice(2, eq);
+  const flag = `--${name}`;
+  const rule = policy.long[name];
+  if (rule === undefined) return unknownLong(program, policy, name);
+  if (rule.type === 'deny') return `${program} ${flag} is refused: it ${rule.reason}`;
+  if (rule.type === 'bool') {
+    if (eq >= 0) return `${program} ${flag} takes no value; remove "=${text.slice(eq + 1)}"`;
+    apply(state, rule, undefined);
+    state.roles[i] = { kind: 'flag', hasValue: false };
+    return i;
+  }
+  if (eq >= 0) return attached(program, flag, rule, text.slice(eq + 1), i, state) ?? i;
+  if (rule.optional) {
+    state.roles[i] = { kind: 'flag', hasValue: false };
+    return i;
+  }
+  return separate(program, flag, rule, words, i, i + 1, state);
+}
+
+/** `-abc`, `-m5`, `-f/x`; in tree a value flag takes the next word and the cluster goes on. */
+function parseShortCluster(program: string, policy: ProgramPolicy, words: readonly Word[], i: number, state: State): number | string {
+  const text = (words[i] as Word).text;
+  if (policy.countShorthand && /^-\d/.test(text)) return countShorthand(program, text, i, state);
+  let next = i;
+  state.roles[i] = { kind: 'flag', hasValue: false };
+  for (let j = 1; j < text.length; j += 1) {
+    const ch = text[j] as string;
+    const rule = policy.short[ch];
+    const where = text.length > 2 ? ` (in ${text})` : '';
+    if (rule === undefined) return `${program} -${ch}${where} is not an allowed flag; allowed short flags: ${shortList(policy)}`;
+    if (rule.type === 'deny') return `${program} -${ch}${where} is refused: it ${rule.reason}`;
+    if (rule.type === 'bool') {
+      apply(state, rule, undefined);
+      continue;
+    }
+    const rest = text.slice(j + 1);
+    if (policy.style !== 'tree' && rest !== '') {
+      const value = policy.style === 'rg' && rest.startsWith('=') ? rest.slice(1) : rest;
+      return attached(program, `-${ch}`, rule, value, i, state) ?? i;
+    }
+    const taken = separate(program, `-${ch}`, rule, words, i, next + 1, state);
+    if (typeof taken === 'string') return taken;
+    next = taken;
+    if (policy.style !== 'tree') return next;
+  }
+  return next;
+}
+
+function countShorthand(program: string, text: string, i: number, state: State): number | string {
+  if (/^-\d+[bcl]?$/.test(text)) {
+    state.roles[i] = { kind: 'flag', hasValue: true };
+    return i;
+  }
+  if (program === 'tail' && /[fF]/.test(text)) {
+    return `tail ${text} is refused: it follows the file forever and would hang; use tail -n N to read the end once`;
+  }
+  return `${program} ${text} is not supported; use -n NUM (lines) or -c NUM (bytes)`;
+}
+
+function attached(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, i: number, state: State): string | null {
+  const bad = badChoice(program, flag, rule, value);
+  if (bad !== null) return bad;
+  apply(state, rule, value);
+  state.roles[i] = rule.value === 'path' ? { kind: 'flag', hasValue: true, attachedPath: value } : { kind: 'flag', hasValue: true };
+  return null;
+}
+
+function separate(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, words: readonly Word[], i: number, at: number, state: State): number | string {
+  const word = words[at];
+  if (word === undefined) return `${program} ${flag} needs a value`;
+  const bad = badChoice(program, flag, rule, word.text);
+  if (bad !== null) return bad;
+  apply(state, rule, word.text);
+  state.roles[i] = { kind: 'flag', hasValue: true };
+  state.roles[at] = { kind: 'value', value: rule.value, flag };
+  return at;
+}
+
+function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string): string | null {
+  if (rule.choices === undefined || rule.choices.includes(value)) return null;
+  return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
+}
+
+function apply(state: State, rule: FlagRule, value: string | undefined): void {
+  if (rule.type === 'deny' || rule.sets === undefined) return;
+  if (rule.type === 'value' && rule.setsWhen !== undefined && rule.setsWhen !== value) return;
+  if (rule.sets === 'pattern') state.pattern = true;
+  if (rule.sets === 'noPattern') state.noPattern = true;
+  if (rule.sets === 'recursive') state.recursive = true;
+}
+
+function unknownLong(program: string, policy: ProgramPolicy, name: string): string {
+  const candidates = Object.keys(policy.long).filter((known) => known.startsWith(name) && name !== '');
+  if (candidates.length === 0) return `${program} --${name} is not an allowed flag; check the spelling or use another flag`;
+  const spelled = candidates.map((c) => `--${c}`).join(' or ');
+  const denied = candidates
+    .map((c) => [c, policy.long[c]] as const)
+    .filter((entry): entry is readonly [string, Extract<FlagRule, { type: 'deny' }>] => entry[1]?.type === 'deny');
+  const note = denied.length === candidates.length && denied[0] !== undefined ? `, and --${denied[0][0]} itself is refused: it ${denied[0][1].reason}` : '';
+  return `${program} --${name} looks like an abbreviation of ${spelled}; abbreviated options are not accepted, spell them out${note}`;
+}
+
+function shortList(policy: ProgramPolicy): string {
+  return Object.entries(policy.short).filter(([, rule]) => rule.type !== 'deny').map(([ch]) => ch).join('');
+}
+
+function refuse(reason: string): { ok: false; reason: string } {
+  return { ok: false, reason };
+}

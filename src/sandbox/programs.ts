@@ -1,0 +1,43 @@
+import { constants, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { rgPath } from '@vscode/ripgrep';
+
+/** The only directories system programs are taken from; never the inherited PATH, never the repository. */
+export const TRUSTED_PATH = '/usr/bin:/bin';
+
+/** Every program the bash tool may run, in the order the tool description lists them. */
+export const WHITELIST = ['rg', 'grep', 'find', 'ls', 'cat', 'head', 'tail', 'wc', 'file', 'tree'] as const;
+
+export type ProgramName = (typeof WHITELIST)[number];
+
+/** Installed whitelisted programs: name → absolute path of the binary that will be spawned. */
+export type Programs = ReadonlyMap<string, string>;
+
+/**
+ * Resolves the whitelist once. rg is the binary shipped by @vscode/ripgrep (so no system ripgrep is needed and a
+ * repository's own `bin/rg` can never shadow it); the others come only from TRUSTED_PATH. Missing programs are left
+ * out, so the tool description lists only what can actually run.
+ */
+export async function resolvePrograms(): Promise<Programs> {
+  const found = new Map<string, string>();
+  for (const name of WHITELIST) {
+    const candidates = name === 'rg' ? [rgPath] : TRUSTED_PATH.split(':').map((dir) => path.join(dir, name));
+    const file = await firstExecutable(candidates);
+    if (file !== null) found.set(name, file);
+  }
+  return found;
+}
+
+async function firstExecutable(candidates: readonly string[]): Promise<string | null> {
+  for (const candidate of candidates) {
+    try {
+      const stat = await fs.stat(candidate);
+      if (!stat.isFile()) continue;
+      await fs.access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not there or not executable: try the next trusted directory.
+    }
+  }
+  return null;
+}

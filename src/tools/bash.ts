@@ -1,0 +1,166 @@
+import { execCapped, MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
+import { checkCommand } from '../sandbox/policy.js';
+import { WHITELIST, type Programs } from '../sandbox/programs.js';
+import type { ParseResult, Tool, ToolOutcome } from './tool.js';
+
+/** Most characters of output the model sees per call; head and tail are kept, the middle is omitted. */
+export const MAX_MODEL_CHARS = 30_000;
+/** Characters of stderr kept when it is long; stdout gets the rest of MAX_MODEL_CHARS. */
+const MAX_STDERR_CHARS = 5_000;
+/** Room kept for the status lines appended after the output, in characters. */
+const STATUS_RESERVE_CHARS = 600;
+/** Longest command shown to the person, in characters. */
+const MAX_DISPLAY_CHARS = 300;
+
+export interface BashInput {
+  command: string;
+}
+
+/** Programs whose exit status 1 means "nothing matched", not failure. */
+const NO_MATCH_EXIT_1 = new Set(['rg', 'grep']);
+
+/** The whitelist-only command tool: argv from a policy check, spawned without a shell, output bounded. */
+export function createBashTool(programs: Programs): Tool<BashInput> {
+  const installed = WHITELIST.filter((name) => programs.has(name));
+  return {
+    name: 'bash',
+    description: describe(installed),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: {
+          type: 'string',
+          description: `One command line: a program from the list (${installed.join(', ')}) and its arguments. No shell features.`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    parse,
+    display: (input) => printable(input.command),
+    async run(input, ctx): Promise<ToolOutcome> {
+      const verdict = await checkCommand(input.command, { root: ctx.root, programs }).catch((error: unknown) => ({
+        ok: false as const,
+        reason: `the command could not be checked (${error instanceof Error ? error.message : String(error)}); try a simpler one`,
+      }));
+      if (!verdict.ok) {
+        return { content: `Command refused: ${verdict.reason}`, summary: `denied: ${shortReason(verdict.reason)}`, isError: true };
+      }
+      const result = await execCapped(verdict.file, verdict.args, {
+        cwd: ctx.root,
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+        argv0: verdict.program,
+      });
+      return shape(verdict.program, result, ctx.timeoutMs);
+    },
+  };
+}
+
+function describe(installed: readonly string[]): string {
+  return [
+    `Run one read-only command to search or list the repository. Available programs: ${installed.join(', ')}.`,
+    'There is no shell: the command is split into words and run directly. Pipes (|), redirects (> <), chaining (; && ||), ' +
+      'background (&), substitution ($(…), backticks), variables ($VAR), ~ and {a,b} are all refused; run one command per call ' +
+      'and read its output.',
+    "Put patterns in single quotes: rg -n 'foo.*bar' src. Unquoted globs are expanded only for file arguments " +
+      "(wc -l src/*.ts); quote globs given to flags (rg -g '*.ts', find . -name '*.py').",
+    'Paths are relative to the repository root, which is the working directory; nothing outside it can be read and ' +
+      'symlinks are not followed.',
+    "Prefer rg for searching (it skips .gitignored files): rg -n 'pattern' path, rg -l, rg --files -g '*.ts'. " +
+      'Use read_file to read a file.',
+    'Refused: flags that run programs, write files, follow symlinks or read file lists (find -exec/-delete, rg --pre/-z, ' +
+      'grep -R, tail -f, tree -o …) and reading standard input.',
+    `Output beyond ${MAX_MODEL_CHARS.toLocaleString('en-US')} characters is cut in the middle; narrow the search to see all of it. ` +
+      'rg and grep exit 1 means no matches.',
+  ].join('\n');
+}
+
+function parse(input: unknown): ParseResult<BashInput> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, error: 'expected an object like {"command": "rg -n \'pattern\' src"}' };
+  }
+  const extra = Object.keys(input).filter((key) => key !== 'command');
+  if (extra.length > 0) return { ok: false, error: `unexpected field ${extra.join(', ')}; bash takes only {"command": "…"}` };
+  const { command } = input as { command?: unknown };
+  if (typeof command !== 'string') return { ok: false, error: '"command" must be a string, e.g. "rg -n \'pattern\' src"' };
+  if (command.trim() === '') return { ok: false, error: '"command" is empty; give a program and its arguments' };
+  return { ok: true, value: { command } };
+}
+
+/** Shapes a finished process into what the model and the person see. */
+function shape(program: string, result: ExecResult, timeoutMs: number): ToolOutcome {
+  if (result.aborted) return { content: 'cancelled: the command was stopped before it finished', summary: 'cancelled', isError: true };
+  const stderrText = clip(result.stderr, MAX_STDERR_CHARS);
+  const stdoutText = clip(result.stdout, MAX_MODEL_CHARS - stderrText.text.length - STATUS_RESERVE_CHARS);
+  const sections: string[] = [];
+  if (stdoutText.text !== '') sections.push(stdoutText.text.replace(/\n$/, ''));
+  if (stderrText.text !== '') sections.push(`[stderr]\n${stderrText.text.replace(/\n$/, '')}`);
+  const lines = countLines(result.stdout);
+  const noMatches = NO_MATCH_EXIT_1.has(program) && result.exitCode === 1;
+  if (result.timedOut) {
+    const seconds = Number((timeoutMs / 1000).toFixed(3));
+    sections.push(`[timed out after ${seconds}s and was stopped; narrow the search (a path, -g glob, --max-count)]`);
+    return { content: sections.join('\n'), summary: `timed out after ${seconds}s`, isError: true };
+  }
+  if (stdoutText.cut || stderrText.cut) {
+    sections.push('[output truncated: narrow the search — add a path or -g glob, use -l to list files or -m/--max-count, or read a range with read_file]');
+  }
+  if (result.capped) {
+    sections.push(`[output passed ${MAX_CAPTURE_BYTES / (1024 * 1024)} MB, so the command was stopped; narrow the search]`);
+  }
+  if (noMatches) {
+    sections.push('[no matches (exit 1)]');
+    return { content: sections.join('\n'), summary: 'no matches', isError: false };
+  }
+  if (result.exitCode === 0 || result.capped) {
+    if (sections.length === 0) sections.push('(no output)');
+    sections.push(result.exitCode === 0 ? '[exit 0]' : '[stopped at the output cap]');
+    return { content: sections.join('\n'), summary: lineSummary(lines, result.capped), isError: false };
+  }
+  sections.push(result.exitCode === null ? `[killed by ${result.signal ?? 'a signal'}]` : `[exit ${result.exitCode}]`);
+  return { content: sections.join('\n'), summary: result.exitCode === null ? `killed by ${result.signal ?? 'signal'}` : `exit ${result.exitCode}`, isError: true };
+}
+
+/** Keeps head and tail of `text` within `max` characters, cutting at line boundaries and saying what was left out. */
+export function clip(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  const budget = Math.max(0, max - 60);
+  const half = Math.floor(budget / 2);
+  let head = text.slice(0, half);
+  let tail = text.slice(text.length - half);
+  const headBreak = head.lastIndexOf('\n');
+  if (headBreak >= half / 2) head = head.slice(0, headBreak + 1);
+  const tailBreak = tail.indexOf('\n');
+  if (tailBreak >= 0 && tailBreak < half / 2) tail = tail.slice(tailBreak + 1);
+  const middle = text.slice(head.length, text.length - tail.length);
+  const omittedLines = countLines(middle);
+  const marker = omittedLines > 1 ? `[… ${omittedLines} lines omitted …]` : `[… ${middle.length} characters omitted …]`;
+  return { text: `${head}${head.endsWith('\n') || head === '' ? '' : '\n'}${marker}\n${tail}`, cut: true };
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count += 1;
+  return text.endsWith('\n') ? count : count + 1;
+}
+
+function lineSummary(lines: number, capped: boolean): string {
+  const base = lines === 0 ? 'no output' : lines === 1 ? '1 line' : `${lines} lines`;
+  return capped ? `${base} (stopped at ${MAX_CAPTURE_BYTES / (1024 * 1024)} MB)` : base;
+}
+
+/** The first clause of a refusal, for the one-line human summary. */
+function shortReason(reason: string): string {
+  const clause = reason.split('; ')[0] ?? reason;
+  return clause.length > 100 ? `${clause.slice(0, 97)}…` : clause;
+}
+
+/** The command as one printable line: control characters are shown escaped, never sent to the terminal. */
+function printable(command: string): string {
+  // eslint-disable-next-line no-control-regex
+  const safe = command.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, (c) =>
+    `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return safe.length > MAX_DISPLAY_CHARS ? `${safe.slice(0, MAX_DISPLAY_CHARS - 1)}…` : safe;
+}

@@ -1,0 +1,459 @@
+import { spawn } from 'node:child_process';
+import { constants, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { rgPath } from '@vscode/ripgrep';
+import { confine } from '../sandbox/paths.js';
+import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
+
+/** Lines shown when the call gives no end_line. */
+export const DEFAULT_WINDOW_LINES = 2_000;
+/** Longer lines are cut to this many UTF-16 code units (characters, for nearly all text). */
+export const MAX_LINE_CHARS = 2_000;
+/** The whole result, trailer included, stays within this many UTF-8 bytes (50 KiB). */
+export const MAX_RESULT_BYTES = 50 * 1024;
+/** Part of MAX_RESULT_BYTES kept for the trailer, in bytes; numbered lines get the rest. */
+export const TRAILER_RESERVE_BYTES = 1024;
+/** A NUL byte in the first SNIFF_BYTES (8 KiB) marks a file as binary. */
+export const SNIFF_BYTES = 8 * 1024;
+/** Above this share of control or undecodable characters in the sniffed bytes a file counts as binary. */
+const MAX_NON_TEXT_RATIO = 0.3;
+/** Size of each read (256 KiB): memory stays bounded by this, not by the file size. */
+export const READ_CHUNK_BYTES = 256 * 1024;
+/** After the window, newlines are counted in at most this many more bytes (256 MiB) to report the total. */
+export const COUNT_SCAN_BYTES = 256 * 1024 * 1024;
+/** Longest accepted `path`, in characters (PATH_MAX). */
+const MAX_PATH_CHARS = 4_096;
+/** The "did you mean" search stops after this many milliseconds or candidates; this many are shown. */
+const SUGGEST_TIMEOUT_MS = 3_000;
+const SUGGEST_CANDIDATES = 200;
+const SUGGEST_SHOWN = 3;
+/** Cut lines listed by number in the trailer before "and N more". */
+const CUT_LINES_LISTED = 5;
+/** Programs run by this tool get this fixed environment: nothing inherited (no API key, no RIPGREP_CONFIG_PATH). */
+const CHILD_ENV = { PATH: '/usr/bin:/bin' };
+
+export interface ReadFileInput {
+  path: string;
+  start_line?: number;
+  end_line?: number;
+}
+
+export interface WindowLimits {
+  maxResultBytes: number;
+  maxLineChars: number;
+  chunkBytes: number;
+  countScanBytes: number;
+}
+
+const DEFAULT_LIMITS: WindowLimits = {
+  maxResultBytes: MAX_RESULT_BYTES,
+  maxLineChars: MAX_LINE_CHARS,
+  chunkBytes: READ_CHUNK_BYTES,
+  countScanBytes: COUNT_SCAN_BYTES,
+};
+
+/** What one streaming pass over a file saw: the numbered lines of the window and how the file continues. */
+export interface Window {
+  /** Formatted `<n>\t<text>` lines, numbered from `first`. */
+  shown: string[];
+  first: number;
+  /** Lines in the file, or a lower bound when `exact` is false (counting stopped after countScanBytes). */
+  total: number;
+  exact: boolean;
+  /** Numbers of the lines cut at maxLineChars (at most CUT_LINES_LISTED) and how many were cut in all. */
+  cut: number[];
+  cutCount: number;
+  /** True when the byte cap, not the requested range, ended the window. */
+  capped: boolean;
+}
+
+const ALLOWED_KEYS = new Set(['path', 'start_line', 'end_line']);
+
+/** Reads one window of a text file inside the repository, streaming so huge files cost little memory. */
+export const readFileTool: Tool<ReadFileInput> = {
+  name: 'read_file',
+  description:
+    `Read a text file of the repository. \`path\` is relative to the repository root. Returns up to ` +
+    `${DEFAULT_WINDOW_LINES} lines, each prefixed with its line number and a tab; lines longer than ` +
+    `${MAX_LINE_CHARS} characters are cut and one result is at most ${MAX_RESULT_BYTES / 1024} KiB. Give ` +
+    `start_line/end_line (1-based, inclusive) to read a range; when the output is partial a trailer says how to ` +
+    `continue. Directories, binary files and paths outside the repository cannot be read: use the bash tool ` +
+    `(ls, find, rg) to list and search.`,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'File path relative to the repository root, e.g. "src/index.ts".' },
+      start_line: { type: 'integer', minimum: 1, description: 'First line to show (1-based). Default 1.' },
+      end_line: {
+        type: 'integer',
+        minimum: 1,
+        description: `Last line to show, inclusive. Default start_line + ${DEFAULT_WINDOW_LINES - 1}.`,
+      },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  parse: parseInput,
+  display(input) {
+    const name = escapeControls(input.path);
+    if (input.start_line === undefined && input.end_line === undefined) return name;
+    return `${name}:${input.start_line ?? 1}-${input.end_line ?? ''}`;
+  },
+  run: runReadFile,
+};
+
+async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<ToolOutcome> {
+  // mustExist: false tells "missing inside the root" (→ suggestions) from "refused"; a missing path below an
+  // escaping symlink is still refused, so the answer never reveals what exists outside the root.
+  const confined = await confine(ctx.root, input.path, { mustExist: false });
+  if (!confined.ok) {
+    return fail(
+      `Cannot read ${input.path}: ${confined.reason}. read_file only reads files inside the repository; ` +
+        `give a path relative to the repository root.`,
+      `denied: ${escapeControls(confined.reason).slice(0, 80)}`,
+    );
+  }
+  if (!confined.exists) return missing(input.path, confined.rel, ctx);
+  const { abs, rel } = confined;
+
+  const st = await fs.lstat(abs).catch(() => null);
+  if (st === null) return missing(input.path, rel, ctx);
+  if (st.isDirectory()) {
+    const q = shellQuote(rel);
+    return fail(
+      `${rel} is a directory; read_file reads files. List it with bash \`ls -la ${q}\` or \`tree -L 2 ${q}\`, ` +
+        `or find files in it with \`find ${q} -name '*.ts'\`.`,
+      'directory',
+    );
+  }
+  // Checked before any open: opening a FIFO blocks until a writer appears, and devices can stream forever.
+  if (!st.isFile()) {
+    return fail(`${rel} is ${describeSpecial(st)}, not a regular file; read_file only reads regular files.`, 'not a regular file');
+  }
+
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK and O_NOFOLLOW: if the entry was swapped for a FIFO or a symlink since lstat, never block or follow.
+    handle = await fs.open(abs, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return fail(`Cannot open ${rel}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`, 'cannot open');
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.ino !== st.ino || opened.dev !== st.dev) {
+      return fail(`${rel} changed while it was being opened; try again.`, 'changed while opening');
+    }
+    ctx.onRead?.(abs);
+    if (await isBinary(handle)) {
+      return fail(
+        `${rel} is a binary file (${formatSize(opened.size)}); read_file shows text only. ` +
+          `Use bash \`file ${shellQuote(rel)}\` to see what it is.`,
+        `binary file (${formatSize(opened.size)})`,
+      );
+    }
+    const start = input.start_line ?? 1;
+    const end = input.end_line ?? start + DEFAULT_WINDOW_LINES - 1;
+    const win = await readWindow(handle, { start, end }, DEFAULT_LIMITS, ctx.signal);
+    return renderWindow(win, start, rel);
+  } catch (error) {
+    if (ctx.signal.aborted) return fail(`read_file of ${rel} was cancelled.`, 'cancelled');
+    return fail(`Cannot read ${rel}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`, 'read error');
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One pass over the file in chunkBytes reads: lines before `start` are only counted, lines of the window are
+ * decoded (at most maxLineChars*4 bytes of each is kept), and after the window newlines are counted for at most
+ * countScanBytes more so the trailer can give the total.
+ */
+export async function readWindow(
+  handle: FileHandle,
+  range: { start: number; end: number },
+  limits: WindowLimits = DEFAULT_LIMITS,
+  signal?: AbortSignal,
+): Promise<Window> {
+  const keepBytes = limits.maxLineChars * 4 + 4;
+  const lineBudget = limits.maxResultBytes - TRAILER_RESERVE_BYTES;
+  const firstDecoder = new TextDecoder('utf-8');
+  const laterDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const win: Window = { shown: [], first: range.start, total: 0, exact: true, cut: [], cutCount: 0, capped: false };
+  const buf = Buffer.allocUnsafe(limits.chunkBytes);
+  let phase: 'skip' | 'show' | 'count' = range.start === 1 ? 'show' : 'skip';
+  let lineNo = 1;
+  let lineHasBytes = false;
+  let parts: Buffer[] = [];
+  let kept = 0;
+  let lineBytes = 0;
+  let lastByte = -1;
+  let used = 0;
+  let pos = 0;
+  let countFrom = 0;
+
+  const finishLine = (): void => {
+    const raw = Buffer.concat(parts, kept);
+    // CRLF: the \r before the newline is not part of the line.
+    const fullBytes = lastByte === 13 ? lineBytes - 1 : lineBytes;
+    const bytes = raw.subarray(0, Math.min(raw.length, fullBytes));
+    let text = (lineNo === 1 ? firstDecoder : laterDecoder).decode(bytes);
+    const long = text.length > limits.maxLineChars;
+    if (long) {
+      let cutAt = limits.maxLineChars;
+      if (isHighSurrogate(text.charCodeAt(cutAt - 1))) cutAt -= 1;
+      text = `${text.slice(0, cutAt)}… [line cut at ${limits.maxLineChars} characters; full line is ${fullBytes} bytes]`;
+    }
+    const line = `${lineNo}\t${text}`;
+    const cost = Buffer.byteLength(line) + 1;
+    // The first line always fits (at most ~6 KiB with default limits): an empty window would make
+    // "continue at start_line=N" point at the same line forever.
+    if (used + cost > lineBudget && win.shown.length > 0) {
+      win.capped = true;
+      phase = 'count';
+      countFrom = pos;
+      return;
+    }
+    used += cost;
+    win.shown.push(line);
+    if (long) {
+      win.cutCount += 1;
+      if (win.cut.length < CUT_LINES_LISTED) win.cut.push(lineNo);
+    }
+  };
+
+  for (;;) {
+    signal?.throwIfAborted();
+    const { bytesRead } = await handle.read(buf, 0, limits.chunkBytes, pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    const view = buf.subarray(0, bytesRead);
+    let i = 0;
+    while (i < bytesRead) {
+      const nl = view.indexOf(10, i);
+      const stop = nl === -1 ? bytesRead : nl;
+      if (stop > i) {
+        lineHasBytes = true;
+        lastByte = view[stop - 1] ?? -1;
+      }
+      if (phase === 'show') {
+        lineBytes += stop - i;
+        const take = Math.min(stop - i, keepBytes - kept);
+        if (take > 0) {
+          // Copied: `buf` is reused for the next chunk.
+          parts.push(Buffer.from(view.subarray(i, i + take)));
+          kept += take;
+        }
+      }
+      if (nl === -1) break;
+      if (phase === 'show') finishLine();
+      lineNo += 1;
+      lineHasBytes = false;
+      parts = [];
+      kept = 0;
+      lineBytes = 0;
+      lastByte = -1;
+      i = nl + 1;
+      if (phase === 'skip' && lineNo === range.start) phase = 'show';
+      if (phase === 'show' && lineNo > range.end) {
+        phase = 'count';
+        countFrom = pos;
+      }
+    }
+    if (phase === 'count' && pos - countFrom >= limits.countScanBytes) {
+      win.exact = (await handle.read(buf, 0, 1, pos)).bytesRead === 0;
+      break;
+    }
+  }
+  if (phase === 'show' && lineHasBytes) finishLine();
+  win.total = lineNo - 1 + (lineHasBytes ? 1 : 0);
+  return win;
+}
+
+/** Turns a window into the tool result: numbered lines, then a trailer whenever anything was left out. */
+export function renderWindow(win: Window, start: number, rel: string): ToolOutcome {
+  const total = win.exact ? `${win.total}` : `at least ${win.total}`;
+  if (win.shown.length === 0) {
+    if (win.total === 0 && start === 1) return { content: `(${rel} is empty)`, summary: 'empty file', isError: false };
+    const has = win.total === 0 ? 'which is empty' : `which has ${win.total} line${win.total === 1 ? '' : 's'}`;
+    const hint = win.total === 0 ? '' : ` Call read_file with start_line between 1 and ${win.total}.`;
+    return fail(`start_line=${start} is past the end of ${rel}, ${has}.${hint}`, `start_line past end (${total} lines)`);
+  }
+  const last = win.first + win.shown.length - 1;
+  const trailers: string[] = [];
+  const range = `lines ${win.first}-${last} of ${total}`;
+  const capNote = win.capped ? ` (output capped at ${MAX_RESULT_BYTES / 1024} KiB)` : '';
+  if (last < win.total || !win.exact) {
+    trailers.push(`[showing ${range}${capNote}; call read_file with start_line=${last + 1}]`);
+  } else if (win.first > 1) {
+    trailers.push(`[showing ${range}; end of file]`);
+  }
+  if (win.cutCount > 0) trailers.push(cutTrailer(win, rel));
+  const whole = win.first === 1 && last === win.total && win.exact;
+  const summary = whole ? `${win.total} line${win.total === 1 ? '' : 's'}` : range;
+  const body = win.shown.join('\n');
+  return { content: trailers.length > 0 ? `${body}\n\n${trailers.join('\n')}` : body, summary, isError: false };
+}
+
+function cutTrailer(win: Window, rel: string): string {
+  const more = win.cutCount - win.cut.length;
+  const listed = win.cut.join(', ') + (more > 0 ? ` and ${more} more` : '');
+  const which = win.cutCount === 1 ? `line ${listed} was` : `lines ${listed} were`;
+  return (
+    `[${which} cut at ${MAX_LINE_CHARS} characters; to see more of ${win.cutCount === 1 ? 'it' : 'them'}, ` +
+    `search inside with bash: rg -n -o '.{0,100}TEXT.{0,100}' ${shellQuote(rel)}]`
+  );
+}
+
+/** NUL in the first SNIFF_BYTES, or mostly control/undecodable characters there. */
+async function isBinary(handle: FileHandle): Promise<boolean> {
+  const buf = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
+  const head = buf.subarray(0, bytesRead);
+  if (head.includes(0)) return true;
+  // stream: true so a character split at the 8 KiB edge is not counted as undecodable.
+  const text = new TextDecoder('utf-8').decode(head, { stream: true });
+  let chars = 0;
+  let bad = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    chars += 1;
+    if (c === 0xfffd || c === 0x7f || (c < 0x20 && !TEXT_CONTROLS.has(c))) bad += 1;
+  }
+  return chars > 0 && bad / chars > MAX_NON_TEXT_RATIO;
+}
+
+/** Tab, LF, VT, FF, CR, backspace and ESC (coloured logs) occur in text files. */
+const TEXT_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
+
+async function missing(asked: string, rel: string, ctx: ToolContext): Promise<ToolOutcome> {
+  const found = await suggest(ctx.root, rel, ctx.signal);
+  const base = path.basename(rel);
+  const hint =
+    found.length > 0
+      ? ` Did you mean: ${found.join(', ')}?`
+      : ` Search for it with bash \`rg --files -g '*${base.replace(/'/g, '')}*'\` or \`find . -name '${base.replace(/'/g, '')}'\`.`;
+  return fail(`File not found: ${asked} (paths are relative to the repository root).${hint}`, 'not found');
+}
+
+/** Up to SUGGEST_SHOWN files elsewhere in the repository with the same name (any case), bounded in time. */
+async function suggest(root: string, rel: string, signal: AbortSignal): Promise<string[]> {
+  const base = path.basename(rel);
+  if (base === '' || base === '.' || base === '..' || signal.aborted) return [];
+  const candidates = await new Promise<string[]>((resolve) => {
+    const found: string[] = [];
+    let pending = '';
+    const args = ['--files', '--hidden', '--no-config', '--no-messages', '--null'];
+    args.push('--iglob', `**/${escapeGlob(base)}`, '--glob', '!.git');
+    const child = spawn(rgPath, args, { cwd: root, env: CHILD_ENV, shell: false, stdio: ['ignore', 'pipe', 'ignore'] });
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      child.kill('SIGKILL');
+      resolve(found);
+    };
+    const timer = setTimeout(finish, SUGGEST_TIMEOUT_MS);
+    signal.addEventListener('abort', finish, { once: true });
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (data: string) => {
+      const names = (pending + data).split('\0');
+      pending = names.pop() ?? '';
+      found.push(...names.filter((n) => n !== ''));
+      if (found.length >= SUGGEST_CANDIDATES) finish();
+    });
+    child.on('error', finish);
+    child.on('close', finish);
+  });
+  return rank(candidates, rel).slice(0, SUGGEST_SHOWN);
+}
+
+/** Most trailing directory names in common with the asked path first, then same-case name, then shortest. */
+function rank(candidates: string[], rel: string): string[] {
+  const want = rel.split('/').slice(0, -1);
+  const shared = (c: string): number => {
+    const have = c.split('/').slice(0, -1);
+    let n = 0;
+    while (n < want.length && n < have.length && want[want.length - 1 - n] === have[have.length - 1 - n]) n += 1;
+    return n;
+  };
+  const score = (c: string): [number, number, number] => [-shared(c), path.basename(c) === path.basename(rel) ? 0 : 1, c.length];
+  return candidates
+    .filter((c) => c !== rel)
+    .map((c) => ({ c, s: score(c) }))
+    .sort((a, b) => a.s[0] - b.s[0] || a.s[1] - b.s[1] || a.s[2] - b.s[2] || (a.c < b.c ? -1 : 1))
+    .map(({ c }) => c);
+}
+
+function parseInput(input: unknown): ParseResult<ReadFileInput> {
+  const usage = 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).';
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, error: usage };
+  const obj = input as Record<string, unknown>;
+  const unknown = Object.keys(obj).filter((k) => !ALLOWED_KEYS.has(k));
+  if (unknown.length > 0) return { ok: false, error: `Unknown field ${unknown.join(', ')}. ${usage}` };
+  if (typeof obj.path !== 'string' || obj.path === '') return { ok: false, error: `path must be a non-empty string. ${usage}` };
+  if (obj.path.length > MAX_PATH_CHARS) return { ok: false, error: `path is longer than ${MAX_PATH_CHARS} characters.` };
+  const start = lineNumber(obj.start_line, 'start_line');
+  if (!start.ok) return start;
+  const end = lineNumber(obj.end_line, 'end_line');
+  if (!end.ok) return end;
+  if (start.value !== undefined && end.value !== undefined && end.value < start.value) {
+    return { ok: false, error: `end_line (${end.value}) is before start_line (${start.value}); end_line is inclusive and must be ≥ start_line.` };
+  }
+  const value: ReadFileInput = { path: obj.path };
+  if (start.value !== undefined) value.start_line = start.value;
+  if (end.value !== undefined) value.end_line = end.value;
+  return { ok: true, value };
+}
+
+/** Positive integers; numeric strings ("120") are accepted because models sometimes quote numbers; null = absent. */
+function lineNumber(raw: unknown, name: string): ParseResult<number | undefined> {
+  if (raw === undefined || raw === null) return { ok: true, value: undefined };
+  const n = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
+    return { ok: false, error: `${name} must be a whole number ≥ 1 (lines are numbered from 1), got ${JSON.stringify(raw)}.` };
+  }
+  return { ok: true, value: n };
+}
+
+function fail(content: string, summary: string): ToolOutcome {
+  return { content, summary, isError: true };
+}
+
+function describeSpecial(st: import('node:fs').Stats): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'a special file';
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}, ${bytes} bytes`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Quotes a path for a bash command suggestion; `./` keeps a leading dash from reading as a flag. */
+function shellQuote(p: string): string {
+  const safe = p.startsWith('-') ? `./${p}` : p;
+  return /^[\w./@%+=:,-]+$/.test(safe) ? safe : `'${safe.replace(/'/g, `'\\''`)}'`;
+}
+
+function escapeGlob(name: string): string {
+  return name.replace(/[\\*?[\]{}!]/g, '\\$&');
+}
+
+/** Control characters would move the person's cursor or recolour their terminal; show them escaped. */
+function escapeControls(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}

@@ -1,0 +1,199 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createReportFindingsTool,
+  verdictExitCode,
+  type AuditReport,
+  type Finding,
+  type FindingInput,
+  type FindingsSink,
+  type Severity,
+} from '../../src/audit/findings.js';
+import type { ToolContext } from '../../src/tools/tool.js';
+
+let base: string;
+let root: string;
+
+beforeAll(() => {
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-findings-')));
+  root = path.join(base, 'repo');
+  mkdirSync(path.join(root, 'src', 'dir'), { recursive: true });
+  writeFileSync(path.join(root, 'src', 'ten.ts'), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+  writeFileSync(path.join(root, 'no-final-newline.txt'), 'a\nb\nc');
+  writeFileSync(path.join(root, 'empty.txt'), '');
+  writeFileSync(path.join(root, 'with space.ts'), 'x\n');
+  writeFileSync(path.join(base, 'secret.txt'), 'outside\n'.repeat(50));
+  symlinkSync(path.join(base, 'secret.txt'), path.join(root, 'escape.txt'));
+  symlinkSync(path.join(root, 'src', 'ten.ts'), path.join(root, 'alias.ts'));
+});
+
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function context(reads: string[] = []): ToolContext {
+  return { root, signal: new AbortController().signal, timeoutMs: 5_000, onRead: (abs) => reads.push(abs) };
+}
+
+const finding = (over: Partial<FindingInput>): FindingInput => ({
+  rule_id: 'shell-injection',
+  severity: 'high',
+  title: 'exec with user input',
+  message: 'req.query.cmd reaches child_process.exec',
+  path: 'src/ten.ts',
+  start_line: 3,
+  ...over,
+});
+
+async function file(findings: FindingInput[], sink: FindingsSink = { report: null, warnings: [] }) {
+  const tool = createReportFindingsTool(sink);
+  const parsed = tool.parse({ verdict: 'fail', summary: 'found one', findings });
+  if (!parsed.ok) throw new Error(parsed.error);
+  const outcome = await tool.run(parsed.value, context());
+  return { sink, outcome };
+}
+
+describe('report_findings location checks', () => {
+  it.each<[string, Partial<FindingInput>, string | Partial<Finding>]>([
+    ['a valid single line', {}, { path: 'src/ten.ts', start_line: 3, end_line: 3 }],
+    ['a valid range to the last line', { start_line: 9, end_line: 10 }, { start_line: 9, end_line: 10 }],
+    ['a ./ path', { path: './src/ten.ts' }, { path: 'src/ten.ts' }],
+    ['an absolute path inside', { path: '<root>/src/ten.ts' }, { path: 'src/ten.ts' }],
+    ['a symlink inside, reported by its target', { path: 'alias.ts' }, { path: 'src/ten.ts' }],
+    ['the last line without a final newline', { path: 'no-final-newline.txt', start_line: 3 }, { end_line: 3 }],
+    ['a path with a space', { path: 'with space.ts', start_line: 1 }, { path: 'with space.ts' }],
+    ['a path outside the root', { path: '../secret.txt' }, 'outside the repository root'],
+    ['an absolute path outside', { path: '/etc/passwd' }, 'outside the repository root'],
+    ['a symlink escaping the root', { path: 'escape.txt' }, 'outside the repository root'],
+    ['a missing file', { path: 'src/nope.ts' }, 'no such file'],
+    ['a directory', { path: 'src/dir' }, 'not a regular file'],
+    ['line 0', { start_line: 0 }, '1-based'],
+    ['a negative line', { start_line: -4 }, '1-based'],
+    ['a start past EOF', { start_line: 11 }, 'past the end of the file (10 lines)'],
+    ['an end past EOF', { start_line: 10, end_line: 11 }, 'end_line 11 is past the end'],
+    ['end before start', { start_line: 5, end_line: 4 }, 'end_line 4 is before start_line 5'],
+    ['a line in an empty file', { path: 'empty.txt', start_line: 1 }, 'past the end of the file (0 lines)'],
+    ['line 4 of a 3-line file without final newline', { path: 'no-final-newline.txt', start_line: 4 }, '(3 lines)'],
+  ])('%s', async (_name, over, expected) => {
+    const input = finding({ ...over, path: (over.path ?? 'src/ten.ts').replace('<root>', root) });
+    const { sink, outcome } = await file([input]);
+    if (typeof expected === 'string') {
+      expect(sink.report?.findings).toEqual([]);
+      expect(sink.warnings).toHaveLength(1);
+      expect(sink.warnings[0]).toContain(expected);
+      expect(outcome.isError).toBe(true);
+      expect(outcome.content).toContain(expected);
+      expect(outcome.content).toContain('call report_findings again');
+      return;
+    }
+    expect(sink.warnings).toEqual([]);
+    expect(outcome.isError).toBe(false);
+    expect(sink.report?.findings).toHaveLength(1);
+    expect(sink.report?.findings[0]).toMatchObject(expected);
+  });
+
+  it('keeps the valid findings, drops the invalid ones, and a second call replaces the report', async () => {
+    const sink: FindingsSink = { report: null, warnings: [] };
+    const tool = createReportFindingsTool(sink);
+    const first = await tool.run(
+      { verdict: 'fail', summary: 's', findings: [finding({}), finding({ start_line: 99 }), finding({ path: 'gone.ts' })] },
+      context(),
+    );
+    expect(sink.report?.findings.map((f) => f.start_line)).toEqual([3]);
+    expect(sink.warnings).toHaveLength(2);
+    expect(first.summary).toBe('fail: 1 finding (2 invalid dropped)');
+    expect(first.content).toContain('findings[1]');
+    expect(first.content).toContain('findings[2]');
+
+    const second = await tool.run({ verdict: 'fail', summary: 'fixed', findings: [finding({ start_line: 9 })] }, context());
+    expect(second.isError).toBe(false);
+    expect(sink.report).toEqual({ verdict: 'fail', summary: 'fixed', findings: [expect.objectContaining({ start_line: 9 })] });
+    expect(sink.warnings).toEqual([]);
+
+    // The correction is offered once; after that the model is told to stop.
+    const third = await tool.run({ verdict: 'fail', summary: 'again', findings: [finding({ start_line: 0 })] }, context());
+    expect(third.content).toContain('this report stands');
+    expect(third.content).not.toContain('call report_findings again');
+  });
+
+  it('tells the model a fail without a valid finding counts as inconclusive', async () => {
+    const { outcome } = await file([finding({ start_line: 50 })]);
+    expect(outcome.content).toContain('counts as inconclusive');
+  });
+
+  it('reports each file it reads to onRead once', async () => {
+    const reads: string[] = [];
+    const tool = createReportFindingsTool({ report: null, warnings: [] });
+    await tool.run({ verdict: 'fail', summary: 's', findings: [finding({}), finding({ start_line: 5 }), finding({ path: 'alias.ts' })] }, context(reads));
+    expect(reads).toEqual([path.join(root, 'src', 'ten.ts')]);
+  });
+});
+
+describe('report_findings input shape', () => {
+  const tool = createReportFindingsTool({ report: null, warnings: [] });
+  const good = { verdict: 'pass', summary: 'no exec anywhere', findings: [] };
+
+  it.each<[string, unknown, string]>([
+    ['not an object', 'pass', 'must be an object'],
+    ['a bad verdict', { ...good, verdict: 'ok' }, 'verdict must be one of pass, fail, inconclusive'],
+    ['an empty summary', { ...good, summary: '  ' }, 'summary must be a non-empty string'],
+    ['missing findings', { verdict: 'pass', summary: 's' }, 'use [] when there are none'],
+    ['an unknown top-level field', { ...good, confidence: 0.9 }, 'unknown field confidence'],
+    ['a finding that is not an object', { ...good, findings: ['src/a.ts:3'] }, 'findings[0] must be an object'],
+    ['a bad severity', { ...good, findings: [finding({ severity: 'severe' as Severity })] }, 'findings[0].severity must be one of'],
+    ['a rule id with spaces', { ...good, findings: [finding({ rule_id: 'Shell Injection' })] }, 'findings[0].rule_id'],
+    ['a string line number', { ...good, findings: [{ ...finding({}), start_line: '3' }] }, 'start_line must be an integer'],
+    ['a fractional end line', { ...good, findings: [finding({ end_line: 3.5 })] }, 'end_line must be an integer'],
+    ['a misnamed field', { ...good, findings: [{ ...finding({}), file: 'a.ts' }] }, 'unknown field findings[0].file'],
+    ['a missing path', { ...good, findings: [{ ...finding({}), path: undefined }] }, 'findings[0].path must be a non-empty string (got nothing)'],
+    ['too many findings', { ...good, findings: Array.from({ length: 201 }, () => finding({})) }, 'at most 200 findings'],
+  ])('rejects %s', (_name, input, fragment) => {
+    const parsed = tool.parse(input);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.error).toContain(fragment);
+      expect(parsed.error).toContain('fix these and call it again');
+    }
+  });
+
+  it('accepts a good report, treating a null end_line as absent', () => {
+    const parsed = tool.parse({ ...good, verdict: 'fail', findings: [{ ...finding({}), end_line: null }] });
+    expect(parsed).toEqual({ ok: true, value: { verdict: 'fail', summary: good.summary, findings: [finding({})] } });
+    if (parsed.ok) expect(tool.display(parsed.value)).toBe('verdict fail, 1 finding');
+  });
+
+  it('lists at most ten shape errors', () => {
+    const parsed = tool.parse({ ...good, findings: Array.from({ length: 12 }, () => ({ ...finding({}), severity: 'x' })) });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toContain('(and 2 more)');
+  });
+
+  it('offers the model a schema with required fields and no extra properties', () => {
+    expect(tool.name).toBe('report_findings');
+    expect(tool.inputSchema.required).toEqual(['verdict', 'summary', 'findings']);
+    expect(tool.description).toContain('exactly once, at the end');
+  });
+});
+
+describe('verdictExitCode', () => {
+  const at = (...severities: Severity[]): Finding[] =>
+    severities.map((severity) => ({ ...finding({ severity }), end_line: 3 }));
+  const report = (verdict: AuditReport['verdict'], findings: Finding[] = []): AuditReport => ({ verdict, summary: 's', findings });
+
+  it.each<[string, number, AuditReport | null, Severity]>([
+    ['no report', 5, null, 'high'],
+    ['inconclusive', 5, report('inconclusive'), 'low'],
+    ['inconclusive with findings', 5, report('inconclusive', at('critical')), 'low'],
+    ['pass', 0, report('pass'), 'high'],
+    ['pass with a low note', 0, report('pass', at('low')), 'low'],
+    ['fail at the threshold', 4, report('fail', at('high')), 'high'],
+    ['fail above the threshold', 4, report('fail', at('low', 'critical')), 'high'],
+    ['fail below the threshold', 0, report('fail', at('low', 'medium')), 'high'],
+    ['fail with --fail-on low', 4, report('fail', at('low')), 'low'],
+    ['fail with --fail-on critical', 0, report('fail', at('high')), 'critical'],
+    ['fail without valid findings', 5, report('fail'), 'low'],
+  ])('%s → %i', (_name, exit, r, failOn) => {
+    expect(verdictExitCode(r, failOn)).toBe(exit);
+  });
+});
+

@@ -1,0 +1,144 @@
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditReport, Finding } from '../../src/audit/findings.js';
+import { FINGERPRINT_KEY, fileLineReader, toSarif, writeSarif } from '../../src/audit/sarif.js';
+
+let root: string;
+
+const CODE = ['import { exec } from "node:child_process";', '', 'export function run(req) {', '  exec(req.query.cmd);', '}', ''];
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-sarif-')));
+  writeFileSync(path.join(root, 'app.js'), CODE.join('\n'));
+  writeFileSync(path.join(root, 'dir with space#1.js'), 'a\nb\n');
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const finding = (over: Partial<Finding>): Finding => ({
+  rule_id: 'shell-injection',
+  severity: 'critical',
+  title: 'User input reaches exec',
+  message: 'req.query.cmd is passed to exec unescaped.',
+  path: 'app.js',
+  start_line: 4,
+  end_line: 4,
+  ...over,
+});
+
+const report = (findings: Finding[]): AuditReport => ({ verdict: 'fail', summary: 's', findings });
+
+function sarifOf(findings: Finding[]) {
+  return toSarif({ report: report(findings), root, toolVersion: '0.1.0', readLines: fileLineReader(root) });
+}
+
+function fingerprints(findings: Finding[]): string[] {
+  return sarifOf(findings).runs[0]!.results.map((r) => r.partialFingerprints[FINGERPRINT_KEY]!);
+}
+
+describe('toSarif', () => {
+  it('builds a SARIF 2.1.0 log with driver, rules, results and locations', () => {
+    const sarif = sarifOf([
+      finding({}),
+      finding({ rule_id: 'missing-authz', severity: 'medium', title: 'No auth check', start_line: 3, end_line: 5 }),
+      finding({ severity: 'low', title: 'Another exec', start_line: 1 }),
+      finding({ rule_id: 'odd-path', severity: 'high', path: 'dir with space#1.js', start_line: 2 }),
+    ]);
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.$schema).toContain('sarif-2.1.0');
+    const run = sarif.runs[0]!;
+    expect(run.tool.driver).toEqual({
+      name: 'spelunk',
+      version: '0.1.0',
+      rules: [
+        { id: 'shell-injection', shortDescription: { text: 'User input reaches exec' } },
+        { id: 'missing-authz', shortDescription: { text: 'No auth check' } },
+        { id: 'odd-path', shortDescription: { text: 'User input reaches exec' } },
+      ],
+    });
+    expect(run.originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: `${pathToFileURL(root).href}/` } });
+    expect(run.results.map((r) => [r.ruleId, r.ruleIndex, r.level])).toEqual([
+      ['shell-injection', 0, 'error'],
+      ['missing-authz', 1, 'warning'],
+      ['shell-injection', 0, 'note'],
+      ['odd-path', 2, 'error'],
+    ]);
+    expect(run.results[1]).toMatchObject({
+      message: { text: 'No auth check\n\nreq.query.cmd is passed to exec unescaped.' },
+      locations: [
+        { physicalLocation: { artifactLocation: { uri: 'app.js', uriBaseId: '%SRCROOT%' }, region: { startLine: 3, endLine: 5 } } },
+      ],
+      properties: { severity: 'medium' },
+    });
+    expect(run.results[3]?.locations[0]?.physicalLocation.artifactLocation.uri).toBe('dir%20with%20space%231.js');
+    for (const result of run.results) expect(result.partialFingerprints[FINGERPRINT_KEY]).toMatch(/^[0-9a-f]{64}:1$/);
+  });
+
+  it('gives an empty run for a report without findings', () => {
+    const sarif = toSarif({ report: { verdict: 'pass', summary: 'ok', findings: [] }, root, toolVersion: '1', readLines: () => null });
+    expect(sarif.runs[0]?.results).toEqual([]);
+    expect(sarif.runs[0]?.tool.driver.rules).toEqual([]);
+  });
+
+  it('fingerprints are identical across runs', () => {
+    expect(fingerprints([finding({})])).toEqual(fingerprints([finding({})]));
+  });
+
+  it('fingerprints survive lines inserted above and re-indentation, and change when the code changes', () => {
+    const [before] = fingerprints([finding({})]);
+    writeFileSync(path.join(root, 'app.js'), ['// header', '// more', ...CODE.slice(0, 3), '\texec(req.query.cmd);  ', ...CODE.slice(4)].join('\n'));
+    expect(fingerprints([finding({ start_line: 6, end_line: 6 })])).toEqual([before]);
+
+    writeFileSync(path.join(root, 'app.js'), CODE.join('\n').replace('req.query.cmd', 'shellQuote(req.query.cmd)'));
+    expect(fingerprints([finding({})])).not.toEqual([before]);
+  });
+
+  it('fingerprints differ by rule and by path, and repeated code in one file stays distinct', () => {
+    const [a] = fingerprints([finding({})]);
+    const [b] = fingerprints([finding({ rule_id: 'other' })]);
+    expect(a).not.toBe(b);
+    writeFileSync(path.join(root, 'copy.js'), CODE.join('\n'));
+    const [c] = fingerprints([finding({ path: 'copy.js' })]);
+    expect(c).not.toBe(a);
+
+    writeFileSync(path.join(root, 'twice.js'), 'exec(x)\nexec(x)\n');
+    const twice = fingerprints([finding({ path: 'twice.js', start_line: 2, end_line: 2 }), finding({ path: 'twice.js', start_line: 1, end_line: 1 })]);
+    expect(twice[1]?.endsWith(':1')).toBe(true);
+    expect(twice[0]?.endsWith(':2')).toBe(true);
+    expect(twice[0]?.slice(0, 64)).toBe(twice[1]?.slice(0, 64));
+  });
+
+  it('falls back to the title when the file cannot be read', () => {
+    const gone = (title: string) =>
+      toSarif({ report: report([finding({ title })]), root, toolVersion: '1', readLines: () => null }).runs[0]!.results[0]!
+        .partialFingerprints[FINGERPRINT_KEY];
+    expect(gone('a')).toBe(gone('a'));
+    expect(gone('a')).not.toBe(gone('b'));
+  });
+});
+
+describe('fileLineReader', () => {
+  it('reads lines under the root and refuses paths that leave it', () => {
+    const read = fileLineReader(root);
+    expect(read('app.js')?.[3]).toBe('  exec(req.query.cmd);');
+    expect(read('../../etc/passwd')).toBeNull();
+    expect(read('missing.js')).toBeNull();
+  });
+});
+
+describe('writeSarif', () => {
+  it('writes the log as JSON and leaves no temporary file behind', async () => {
+    const sarif = sarifOf([finding({})]);
+    const written = await writeSarif(path.join(root, 'out.sarif'), sarif);
+    expect(written).toBe(path.join(root, 'out.sarif'));
+    expect(JSON.parse(readFileSync(written, 'utf8'))).toEqual(sarif);
+    expect(readdirSync(root).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('fails with the cause when the directory does not exist', async () => {
+    await expect(writeSarif(path.join(root, 'no', 'dir', 'out.sarif'), sarifOf([]))).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,225 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, StopKind, Usage } from '../../src/agent/events.js';
+import type { AuditReport } from '../../src/audit/findings.js';
+import { buildResult, exitCodeFor, ResultCollector, SCHEMA_VERSION, type BuildResultInput } from '../../src/ci/result.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/result.schema.json', import.meta.url), 'utf8')));
+
+function expectValid(obj: unknown): void {
+  const ok = validate(obj);
+  expect(validate.errors ?? [], JSON.stringify(obj)).toEqual([]);
+  expect(ok).toBe(true);
+}
+
+const usage = (input: number, write: number, read: number, output: number): Usage => ({
+  input_tokens: input,
+  cache_creation_input_tokens: write,
+  cache_read_input_tokens: read,
+  output_tokens: output,
+});
+
+const SCRIPT: AgentEvent[] = [
+  { type: 'request_start', turn: 1 },
+  { type: 'first_token', turn: 1 },
+  { type: 'text', text: 'Let me look.' },
+  { type: 'tool_start', id: 'toolu_1', name: 'bash', input: { command: 'rg -n listen' }, display: 'rg -n listen' },
+  {
+    type: 'tool_end',
+    id: 'toolu_1',
+    name: 'bash',
+    input: { command: 'rg -n listen' },
+    outcome: { content: 'src/server.ts:3:app.listen(8080)', summary: '1 match', isError: false },
+    durationMs: 12.4,
+  },
+  { type: 'usage', turn: 1, model: 'claude-sonnet-5', usage: usage(1000, 2000, 0, 50), durationMs: 800, requestId: 'req_1' },
+  { type: 'retry', message: '429 rate limited, retrying in 1s' },
+  { type: 'request_start', turn: 2 },
+  { type: 'text', text: 'It listens in ' },
+  { type: 'text', text: 'src/server.ts:3.' },
+  { type: 'usage', turn: 2, model: 'claude-sonnet-5', usage: usage(40, 0, 3000, 20), durationMs: 300, requestId: 'req_2' },
+  { type: 'warning', message: 'AGENTS.md truncated' },
+  { type: 'done', stop: 'end_turn', text: 'It listens in src/server.ts:3.', turns: 2 },
+];
+
+const FINISH = {
+  stop: 'tool_infrastructure_error' as StopKind,
+  model: 'claude-sonnet-5',
+  durationMs: 1500.6,
+  sessionId: 'sess-1',
+  root: '/repo',
+  gitCommit: 'a'.repeat(40),
+  readonly: { verified: true, detail: null },
+};
+
+/** $1 per million tokens of every kind, so sums are easy to check. */
+const flatPrice = (_model: string, u: Usage): number =>
+  (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens) / 1e6;
+
+function collect(events: AgentEvent[], costOf?: (model: string, u: Usage) => number | null): ResultCollector {
+  const collector = new ResultCollector(costOf === undefined ? {} : { costOf });
+  for (const event of events) collector.handle(event);
+  return collector;
+}
+
+describe('ResultCollector', () => {
+  it('folds a scripted run into a result object that validates against the schema', () => {
+    const result = collect(SCRIPT, flatPrice).toResult(FINISH);
+    expectValid(result);
+    expect(result).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'It listens in src/server.ts:3.',
+      num_turns: 2,
+      duration_ms: 1501,
+      duration_api_ms: 1100,
+      session_id: 'sess-1',
+      total_cost_usd: 0.00611,
+      usage: { input_tokens: 1040, cache_creation_input_tokens: 2000, cache_read_input_tokens: 3000, output_tokens: 70 },
+      model: 'claude-sonnet-5',
+      schema_version: SCHEMA_VERSION,
+      tool_calls: [{ name: 'bash', input: { command: 'rg -n listen' }, is_error: false, duration_ms: 12, output_chars: 32 }],
+      warnings: ['retried: 429 rate limited, retrying in 1s', 'AGENTS.md truncated'],
+      repo: { root: '/repo', git_commit: 'a'.repeat(40) },
+      readonly_verified: true,
+      stop_reason: 'end_turn',
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.audit).toBeUndefined();
+    expect(exitCodeFor(result)).toBe(0);
+  });
+
+  it('reports an unknown cost as null when any request has no price, or when no pricing is given', () => {
+    const partlyPriced = (model: string, u: Usage): number | null => (u.cache_read_input_tokens > 0 ? null : flatPrice(model, u));
+    expect(collect(SCRIPT, partlyPriced).toResult(FINISH).total_cost_usd).toBeNull();
+    expect(collect(SCRIPT).toResult(FINISH).total_cost_usd).toBeNull();
+    expect(collect([], flatPrice).toResult({ ...FINISH, stop: 'api_error' }).total_cost_usd).toBe(0);
+  });
+
+  it('uses the fallback stop and the current turn text when the loop never reported done', () => {
+    const interrupted = SCRIPT.filter((e) => e.type !== 'done');
+    const result = collect(interrupted).toResult({ ...FINISH, stop: 'aborted', readonly: { verified: null, detail: null } });
+    expectValid(result);
+    expect(result).toMatchObject({ subtype: 'interrupted', is_error: true, result: 'It listens in src/server.ts:3.' });
+    expect(result.readonly_verified).toBeNull();
+    expect(exitCodeFor(result)).toBe(130);
+  });
+
+  it('appends warnings from outside the loop after its own', () => {
+    const result = collect(SCRIPT).toResult({ ...FINISH, warnings: ['report_findings dropped x'] });
+    expect(result.warnings.at(-1)).toBe('report_findings dropped x');
+  });
+});
+
+function base(over: Partial<BuildResultInput> = {}): BuildResultInput {
+  return {
+    stop: 'end_turn',
+    answer: 'done',
+    turns: 1,
+    durationMs: 10,
+    durationApiMs: 5,
+    sessionId: 's',
+    costUsd: 0.1 + 0.2,
+    usage: usage(1, 0, 0, 1),
+    model: 'claude-sonnet-5',
+    toolCalls: [],
+    warnings: [],
+    root: '/repo',
+    gitCommit: null,
+    readonly: { verified: true, detail: null },
+    ...over,
+  };
+}
+
+describe('buildResult and exitCodeFor', () => {
+  it.each<[StopKind, string, number]>([
+    ['end_turn', 'success', 0],
+    ['max_turns', 'error_max_turns', 3],
+    ['max_budget', 'error_max_budget', 3],
+    ['timeout', 'error_during_execution', 3],
+    ['max_tokens', 'error_during_execution', 3],
+    ['context_exceeded', 'error_during_execution', 3],
+    ['refusal', 'error_during_execution', 1],
+    ['api_error', 'error_during_execution', 1],
+    ['tool_infrastructure_error', 'error_during_execution', 1],
+    ['aborted', 'interrupted', 130],
+  ])('stop %s → subtype %s, exit %i', (stop, subtype, exit) => {
+    const result = buildResult(base({ stop, stopMessage: stop === 'api_error' ? '529 overloaded after 2 retries' : null }));
+    expectValid(result);
+    expect(result.subtype).toBe(subtype);
+    expect(result.stop_reason).toBe(stop);
+    expect(result.is_error).toBe(subtype !== 'success');
+    expect(result.error === undefined).toBe(subtype === 'success');
+    expect(exitCodeFor(result)).toBe(exit);
+    if (stop === 'api_error') expect(result.error?.message).toBe('529 overloaded after 2 retries');
+  });
+
+  it('rounds the cost to micro-dollars', () => {
+    expect(buildResult(base()).total_cost_usd).toBe(0.3);
+  });
+
+  it('a failed read-only check turns success into error_during_execution with exit 1, and wins over other codes', () => {
+    const changed = { verified: false, detail: 'modified: src/a.ts' };
+    const result = buildResult(base({ readonly: changed }));
+    expectValid(result);
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, readonly_verified: false });
+    expect(result.error?.message).toContain('modified: src/a.ts');
+    expect(exitCodeFor(result)).toBe(1);
+    const limited = buildResult(base({ stop: 'max_turns', readonly: changed }));
+    expect(limited.subtype).toBe('error_max_turns');
+    expect(exitCodeFor(limited)).toBe(1);
+  });
+
+  it('an error from outside the loop is reported and exits 1', () => {
+    const result = buildResult(base({ error: 'could not write report.sarif: EACCES' }));
+    expectValid(result);
+    expect(result.subtype).toBe('error_during_execution');
+    expect(exitCodeFor(result)).toBe(1);
+  });
+
+  const failing: AuditReport = {
+    verdict: 'fail',
+    summary: 'user input reaches exec',
+    findings: [
+      { rule_id: 'shell-injection', severity: 'high', title: 't', message: 'm', path: 'src/a.ts', start_line: 3, end_line: 4 },
+    ],
+  };
+
+  it.each<[string, number, AuditReport | null, StopKind, 'low' | 'high' | 'critical']>([
+    ['fail at threshold', 4, failing, 'end_turn', 'high'],
+    ['fail below threshold', 0, failing, 'end_turn', 'critical'],
+    ['pass', 0, { verdict: 'pass', summary: 'ok', findings: [] }, 'end_turn', 'low'],
+    ['inconclusive', 5, { verdict: 'inconclusive', summary: '?', findings: [] }, 'end_turn', 'high'],
+    ['never reported', 5, null, 'end_turn', 'high'],
+    ['never reported, limit hit', 3, null, 'max_turns', 'high'],
+    ['reported, then limit hit', 3, failing, 'max_budget', 'high'],
+  ])('audit: %s → exit %i', (_name, exit, report, stop, failOn) => {
+    const result = buildResult(base({ stop, audit: { report } }));
+    expectValid(result);
+    expect(exitCodeFor(result, failOn)).toBe(exit);
+    if (report === null) {
+      expect(result.audit).toMatchObject({ verdict: 'inconclusive', findings: [] });
+      expect(result.audit?.summary).toContain('report_findings');
+      expect(result.warnings.some((w) => w.startsWith('audit inconclusive'))).toBe(true);
+    }
+  });
+});
+
+describe('result schema', () => {
+  it.each<[string, (r: Record<string, unknown>) => void]>([
+    ['a missing field', (r) => delete r.tool_calls],
+    ['an unknown subtype', (r) => (r.subtype = 'error_timeout')],
+    ['a non-integer token count', (r) => ((r.usage as Record<string, unknown>).output_tokens = 1.5)],
+    ['is_error without error', (r) => ((r.is_error = true), delete r.error)],
+    ['a bad audit severity', (r) => (r.audit = { verdict: 'fail', summary: '', findings: [{ ...failingFinding, severity: 'severe' }] })],
+  ])('rejects %s', (_name, mutate) => {
+    const result = JSON.parse(JSON.stringify(buildResult(base()))) as Record<string, unknown>;
+    mutate(result);
+    expect(validate(result)).toBe(false);
+  });
+});
+
+const failingFinding = { rule_id: 'r', severity: 'high', title: 't', message: 'm', path: 'a', start_line: 1, end_line: 1 };

@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, Usage } from '../../src/agent/events.js';
+import { ResultCollector } from '../../src/ci/result.js';
+import { createStreamJsonRenderer, STREAM_CONTENT_MAX_CHARS } from '../../src/ci/stream-json.js';
+
+const schema = (name: string): object => JSON.parse(readFileSync(new URL(`../../schema/${name}`, import.meta.url), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: true });
+// The stream schema refers to its sibling by file name, as a validator reading both files from disk would resolve it.
+ajv.addSchema(schema('result.schema.json'), 'result.schema.json');
+const validateEvent = ajv.compile(schema('stream-event.schema.json'));
+
+const usage: Usage = {
+  input_tokens: 10,
+  cache_creation_input_tokens: 2000,
+  cache_read_input_tokens: 0,
+  output_tokens: 30,
+  cache_creation: { ephemeral_5m_input_tokens: 2000, ephemeral_1h_input_tokens: 0 },
+};
+
+const BIG = `${'x'.repeat(STREAM_CONTENT_MAX_CHARS - 1)}😀 and more`;
+
+const EVENTS: AgentEvent[] = [
+  { type: 'request_start', turn: 1 },
+  { type: 'first_token', turn: 1 },
+  { type: 'thinking', text: 'Where is the server?' },
+  { type: 'text', text: 'Searching:\nline two \u2028 separator' },
+  { type: 'tool_start', id: 'toolu_1', name: 'bash', input: { command: 'rg -n listen' }, display: 'rg -n listen' },
+  {
+    type: 'tool_end',
+    id: 'toolu_1',
+    name: 'bash',
+    input: { command: 'rg -n listen' },
+    outcome: { content: BIG, summary: '900 matches', isError: false },
+    durationMs: 7.7,
+  },
+  { type: 'usage', turn: 1, model: 'claude-sonnet-5', usage, durationMs: 500, requestId: 'req_1' },
+  { type: 'retry', message: '429, retrying' },
+  { type: 'warning', message: 'output truncated' },
+  { type: 'request_start', turn: 2 },
+  { type: 'text', text: 'src/server.ts:3' },
+  { type: 'usage', turn: 2, model: 'claude-sonnet-5', usage, durationMs: 200, requestId: null },
+  { type: 'done', stop: 'end_turn', text: 'src/server.ts:3', turns: 2 },
+];
+
+const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sessionId: 'sess-1' };
+
+function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => number | null; after?: AgentEvent[] } = {}) {
+  const writes: string[] = [];
+  const renderer = createStreamJsonRenderer({ write: (chunk: string) => writes.push(chunk) }, { ...INIT, costOf: opts.costOf });
+  const collector = new ResultCollector(opts.costOf === undefined ? {} : { costOf: opts.costOf });
+  for (const event of events) {
+    collector.handle(event);
+    renderer.handle(event);
+  }
+  renderer.result(
+    collector.toResult({ stop: 'api_error', model: INIT.model, durationMs: 900, sessionId: 'sess-1', root: '/repo', gitCommit: null, readonly: { verified: true, detail: null } }),
+  );
+  for (const event of opts.after ?? []) renderer.handle(event);
+  return writes;
+}
+
+describe('stream-json renderer', () => {
+  it('writes one complete line per write, init first and the result last, each valid against the schema', () => {
+    const writes = run(EVENTS, { costOf: () => 0.0123456789 });
+    for (const chunk of writes) {
+      expect(chunk.endsWith('\n')).toBe(true);
+      expect(chunk.indexOf('\n')).toBe(chunk.length - 1);
+    }
+    const lines = writes.map((chunk) => JSON.parse(chunk) as Record<string, unknown>);
+    for (const line of lines) {
+      expect(validateEvent(line), JSON.stringify(validateEvent.errors)).toBe(true);
+    }
+    expect(lines.map((l) => `${l.type}${l.subtype === undefined ? '' : `/${l.subtype}`}`)).toEqual([
+      'system/init',
+      'assistant/thinking',
+      'assistant/text',
+      'tool_use',
+      'tool_result',
+      'usage',
+      'system/retry',
+      'system/warning',
+      'assistant/text',
+      'usage',
+      'result/success',
+    ]);
+    expect(lines[0]).toEqual({
+      type: 'system',
+      subtype: 'init',
+      schema_version: 1,
+      model: 'claude-sonnet-5',
+      cwd: '/repo',
+      tools: ['read_file', 'bash'],
+      spelunk_version: '0.1.0',
+      session_id: 'sess-1',
+    });
+    expect(lines[2]).toMatchObject({ turn: 1, text: 'Searching:\nline two \u2028 separator' });
+    expect(lines[8]).toMatchObject({ turn: 2, text: 'src/server.ts:3' });
+    expect(lines[5]).toMatchObject({ turn: 1, cost_usd: 0.012346, request_id: 'req_1', usage });
+    expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'src/server.ts:3', num_turns: 2, total_cost_usd: 0.024691 });
+  });
+
+  it('bounds tool output, says so, keeps the full size, and never splits a surrogate pair', () => {
+    const result = run(EVENTS).map((c) => JSON.parse(c) as Record<string, unknown>).find((l) => l.type === 'tool_result');
+    expect(result).toMatchObject({ id: 'toolu_1', name: 'bash', is_error: false, duration_ms: 8, summary: '900 matches' });
+    expect(result?.output_chars).toBe(BIG.length);
+    expect(result?.content_truncated).toBe(true);
+    expect(result?.content).toBe('x'.repeat(STREAM_CONTENT_MAX_CHARS - 1));
+  });
+
+  it('keeps short tool output whole', () => {
+    const small: AgentEvent = {
+      type: 'tool_end',
+      id: 't',
+      name: 'read_file',
+      input: { path: 'a' },
+      outcome: { content: 'ok', summary: '1 line', isError: true },
+      durationMs: 1,
+    };
+    const line = JSON.parse(run([small])[1] ?? '{}') as Record<string, unknown>;
+    expect(line).toMatchObject({ type: 'tool_result', content: 'ok', content_truncated: false, is_error: true });
+    expect(validateEvent(line)).toBe(true);
+  });
+
+  it('writes init even when no event arrives, and drops anything after the result', () => {
+    const writes = run([], { after: [{ type: 'warning', message: 'late' }] });
+    const lines = writes.map((c) => JSON.parse(c) as Record<string, unknown>);
+    expect(lines.map((l) => l.type)).toEqual(['system', 'result']);
+    expect(lines[1]).toMatchObject({ subtype: 'error_during_execution', stop_reason: 'api_error' });
+    for (const line of lines) expect(validateEvent(line)).toBe(true);
+  });
+
+  it('reports a null cost without pricing, and the schema rejects an unknown event', () => {
+    const usageLine = run(EVENTS).map((c) => JSON.parse(c) as Record<string, unknown>).find((l) => l.type === 'usage');
+    expect(usageLine?.cost_usd).toBeNull();
+    expect(validateEvent({ type: 'assistant', subtype: 'text' })).toBe(false);
+    expect(validateEvent({ type: 'system', subtype: 'shutdown' })).toBe(false);
+  });
+});

@@ -1,0 +1,222 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import resultSchema from '../../schema/result.schema.json' with { type: 'json' };
+import streamSchema from '../../schema/stream-event.schema.json' with { type: 'json' };
+import { runCli, type CliOptions } from '../support/cli.js';
+import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
+import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+
+let api: MockApi;
+let repo: { root: string; cleanup(): Promise<void> };
+const env = () => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+const messages = () => api.requests.filter((r) => r.path === '/v1/messages');
+
+function validator() {
+  const draft = String((resultSchema as { $schema?: string }).$schema ?? '');
+  const ajv = draft.includes('2020') ? new Ajv2020({ strict: false }) : new Ajv({ strict: false });
+  ajv.addSchema(resultSchema, 'result.schema.json');
+  ajv.addSchema(streamSchema, 'stream-event.schema.json');
+  return {
+    result: (v: unknown) => {
+      const ok = ajv.validate('result.schema.json', v);
+      if (!ok) throw new Error(ajv.errorsText());
+    },
+    event: (v: unknown) => {
+      const ok = ajv.validate('stream-event.schema.json', v);
+      if (!ok) throw new Error(`${ajv.errorsText()} in ${JSON.stringify(v).slice(0, 200)}`);
+    },
+  };
+}
+const validate = validator();
+
+beforeAll(async () => {
+  repo = await makeRepo(APP_FILES, { git: true });
+});
+afterAll(async () => {
+  await repo.cleanup();
+});
+afterEach(async () => {
+  await api?.close();
+});
+
+async function json(argv: string[], replies: Reply[], opts: Pick<CliOptions, 'onStart'> = {}) {
+  api = await startMockApi({ minCacheTokens: 256 });
+  api.enqueue(...replies);
+  const run = await runCli(['-C', repo.root, '--output-format', 'json', ...argv], { env: env(), ...opts });
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const result = JSON.parse(lines[0]!);
+  validate.result(result);
+  return { run, result };
+}
+
+describe('--output-format json: one object, an honest subtype, the exit-code contract', () => {
+  it('success → 0', async () => {
+    const { run, result } = await json(['q'], [reply(toolUse('read_file', { path: 'src/auth.js' })), reply(text('answer'))]);
+    expect(run.code).toBe(0);
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 1, readonly_verified: true, model: 'claude-sonnet-5-5' });
+    expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'read_file', is_error: false, input: { path: 'src/auth.js' } })]);
+    expect(result.repo.git_commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(result.total_cost_usd).toBeGreaterThan(0);
+    expect(result.usage.output_tokens).toBeGreaterThan(0);
+  });
+
+  it('max turns → error_max_turns, exit 3', async () => {
+    const { run, result } = await json(['--max-turns', '1', 'q'], [reply(toolUse('bash', { command: 'ls' }))]);
+    expect(run.code).toBe(3);
+    expect(result).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 1 });
+    expect(messages()).toHaveLength(1);
+  });
+
+  it('API failure → error_during_execution, exit 1 (never 0)', async () => {
+    const { run, result } = await json(['q'], [httpError(400, 'invalid_request_error', 'nope')]);
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true });
+    expect(result.error.message).toContain('nope');
+  });
+
+  it('a 429 followed by success → 0 with the retry in warnings', async () => {
+    const { run, result } = await json(['q'], [httpError(429, 'rate_limit_error', 'slow', { 'retry-after-ms': '5' }), reply(text('fine'))]);
+    expect(run.code).toBe(0);
+    expect(result.subtype).toBe('success');
+    expect(result.warnings.join(' ')).toContain('429');
+  });
+
+  it('budget: never crossed; stops before the request that could cross it → error_max_budget, exit 3', async () => {
+    const stoppedAfter: number[] = [];
+    for (const budget of [0.0005, 0.004, 0.006, 0.008, 0.01, 0.012]) {
+      const replies = [reply(toolUse('bash', { command: 'ls' })), reply(toolUse('bash', { command: 'ls src' })), reply(text('done'))];
+      const { run, result } = await json(['--max-budget-usd', String(budget), '--max-tokens', '100', 'q'], replies);
+      expect(result.total_cost_usd).toBeLessThanOrEqual(budget);
+      const sent = messages().length;
+      await api.close();
+      if (run.code === 0) continue;
+      expect(run.code).toBe(3);
+      expect(result.subtype).toBe('error_max_budget');
+      stoppedAfter.push(sent);
+    }
+    // The smallest budget stops before any request; some larger one lets a request through and stops before the next.
+    expect(stoppedAfter[0]).toBe(0);
+    expect(stoppedAfter.some((n) => n > 0)).toBe(true);
+  });
+
+  it('SIGINT mid-run writes a valid partial result and exits 130', async () => {
+    const { run, result } = await json(['q'], [reply(toolUse('bash', { command: 'ls' })), { kind: 'hang' }], {
+      onStart: ({ signals }) => {
+        void api.waitForRequests(2).then(() => signals.emit('SIGINT'));
+      },
+    });
+    expect(run.code).toBe(130);
+    expect(result).toMatchObject({ subtype: 'interrupted', is_error: true });
+    expect(result.tool_calls).toHaveLength(1);
+  });
+
+  it('--timeout → exit 3', async () => {
+    const { run, result } = await json(['--timeout', '0.3', 'q'], [{ kind: 'hang' }]);
+    expect(run.code).toBe(3);
+    expect(result.stop_reason).toBe('timeout');
+  });
+});
+
+describe('--output-format stream-json', () => {
+  it('one valid JSON event per line, init first, result last', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Looking.'), toolUse('bash', { command: 'rg -n login src' })), reply(text('Found it.')));
+    const run = await runCli(['-C', repo.root, '--output-format', 'stream-json', 'q'], { env: env() });
+    expect(run.code).toBe(0);
+    for (const write of run.stdoutWrites) expect(write.endsWith('\n') && write.indexOf('\n') === write.length - 1).toBe(true);
+    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    for (const e of events) validate.event(e);
+    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 1, tools: ['read_file', 'bash'] });
+    expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('tool_use')).toBeLessThan(types.indexOf('tool_result'));
+    expect(types.filter((t) => t === 'usage')).toHaveLength(2);
+  });
+});
+
+describe('audit mode', () => {
+  const finding = (over: Record<string, unknown> = {}) => ({
+    rule_id: 'shell-injection',
+    severity: 'high',
+    title: 'User input reaches exec',
+    message: 'login() concatenates user into a shell command',
+    path: 'src/auth.js',
+    start_line: 4,
+    ...over,
+  });
+  const audit = async (extra: string[], report: Record<string, unknown> | null, more: Reply[] = []) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const replies: Reply[] = report ? [reply(toolUse('report_findings', report)), reply(text('Reported.'))] : [reply(text('I looked around.')), reply(text('Still nothing.'))];
+    api.enqueue(...replies, ...more);
+    return runCli(['audit', 'is user input passed to a shell?', '-C', repo.root, ...extra], { env: env() });
+  };
+
+  it.each([
+    ['pass', { verdict: 'pass', summary: 'no', findings: [] }, [], 0],
+    ['fail at high', { verdict: 'fail', summary: 'yes', findings: [finding()] }, [], 4],
+    ['fail below --fail-on', { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'medium' })] }, ['--fail-on', 'high'], 0],
+    ['fail at --fail-on low', { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'low' })] }, ['--fail-on', 'low'], 4],
+    ['inconclusive', { verdict: 'inconclusive', summary: 'unsure', findings: [] }, [], 5],
+    ['never reported (nudged once)', null, [], 5],
+  ] as const)('%s → exit %i', async (_name, report, extra, code) => {
+    const run = await audit([...extra, '--output-format', 'json'], report as Record<string, unknown> | null);
+    expect(run.code).toBe(code);
+    const result = JSON.parse(run.stdout);
+    validate.result(result);
+    expect(result.audit.verdict).toBe(report ? (report as { verdict: string }).verdict : 'inconclusive');
+    if (!report) {
+      expect(messages()).toHaveLength(2);
+      expect(JSON.stringify(messages()[1]!.body.messages)).toContain('report_findings');
+    }
+  });
+
+  it('invalid locations become warnings and the model is told', async () => {
+    const run = await audit(['--output-format', 'json'], {
+      verdict: 'fail',
+      summary: 'yes',
+      findings: [finding(), finding({ path: '../outside.js' }), finding({ start_line: 999 })],
+    });
+    const result = JSON.parse(run.stdout);
+    expect(result.audit.findings).toHaveLength(1);
+    expect(result.warnings.join('\n')).toMatch(/outside/);
+    expect(result.warnings.join('\n')).toMatch(/999/);
+    const toolResult = JSON.stringify(messages()[1]!.body.messages!.at(-1));
+    expect(toolResult).toMatch(/999/);
+    expect(run.code).toBe(4);
+  });
+
+  it('text output prints the verdict and a findings table on stdout', async () => {
+    const run = await audit([], { verdict: 'fail', summary: 'User input reaches a shell.', findings: [finding()] });
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain('verdict: FAIL');
+    expect(run.stdout).toContain('src/auth.js:4');
+    expect(run.stdout).toContain('shell-injection');
+  });
+
+  it('SARIF fingerprints are identical across two runs', async () => {
+    const out = path.join(repo.root, '..', 'out.sarif');
+    const report = { verdict: 'fail', summary: 'yes', findings: [finding()] };
+    await audit(['--sarif', out], report);
+    const first = JSON.parse(await fs.readFile(out, 'utf8'));
+    await api.close();
+    await audit(['--sarif', out], report);
+    const second = JSON.parse(await fs.readFile(out, 'utf8'));
+    expect(first.version).toBe('2.1.0');
+    const r1 = first.runs[0].results[0];
+    expect(r1).toMatchObject({ ruleId: 'shell-injection', level: 'error' });
+    expect(r1.locations[0].physicalLocation).toMatchObject({ artifactLocation: { uri: 'src/auth.js' }, region: { startLine: 4, endLine: 4 } });
+    expect(second.runs[0].results[0].partialFingerprints).toEqual(r1.partialFingerprints);
+  });
+
+  it('a SARIF file written inside the repository does not fail the read-only check', async () => {
+    const run = await audit(['--sarif', path.join(repo.root, 'spelunk.sarif'), '--output-format', 'json'], { verdict: 'pass', summary: 'ok', findings: [] });
+    const result = JSON.parse(run.stdout);
+    expect(result.readonly_verified).toBe(true);
+    expect(run.code).toBe(0);
+    await fs.rm(path.join(repo.root, 'spelunk.sarif'));
+  });
+});

@@ -1,0 +1,166 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { httpError, reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+
+let api: MockApi;
+let repo: { root: string; cleanup(): Promise<void> };
+const env = () => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+const messages = () => api.requests.filter((r) => r.path === '/v1/messages');
+
+beforeAll(async () => {
+  repo = await makeRepo(APP_FILES);
+});
+afterAll(async () => {
+  await repo.cleanup();
+});
+afterEach(async () => {
+  await api?.close();
+});
+
+async function start(): Promise<MockApi> {
+  api = await startMockApi({ minCacheTokens: 256 });
+  return api;
+}
+
+describe('command line contract', () => {
+  it.each([
+    [['--help'], 0, /--max-turns/],
+    [['--version'], 0, /^\d+\.\d+\.\d+\n$/],
+  ])('%j works without an API key', async (argv, code, pattern) => {
+    const run = await runCli(argv, { env: {} });
+    expect(run.code).toBe(code);
+    expect(run.stdout).toMatch(pattern);
+    expect(run.stderr).toBe('');
+  });
+
+  it.each([
+    [['q'], {}, 'ANTHROPIC_API_KEY is not set'],
+    [['-C', '/definitely/not/here', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'no such directory'],
+    [['-C', '/etc/hostname', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'not a directory'],
+    [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'Unknown argument'],
+    [['--max-turns', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
+    [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
+    [['--output-format', 'xml', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--output-format must be'],
+    [['--tool-timeout', '-1', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--tool-timeout must be'],
+    [[], { ANTHROPIC_API_KEY: 'k' }, 'no question'],
+    [['audit'], { ANTHROPIC_API_KEY: 'k' }, 'Not enough non-option arguments'],
+    [['--max-budget-usd', '1', '-m', 'claude-unknown-9', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'needs a known price'],
+  ])('%j → exit 2 with one line', async (argv, envVars, fragment) => {
+    const run = await runCli(argv as string[], { env: envVars, cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(fragment);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('one-shot text mode against the local Messages API', () => {
+  it('answers: stdout holds exactly the answer, activity and usage go to stderr', async () => {
+    await start();
+    api.enqueue(reply(text('The router is built in src/router.js:1-9.')));
+    const run = await runCli(['-C', repo.root, 'Where is the router built?'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('The router is built in src/router.js:1-9.\n');
+    expect(run.stderr).toMatch(/↳ in [\d,]+ · cache write [\d,]+ · cache read [\d,]+ .*· out [\d,]+ · ~\$\d/);
+    expect(run.stderr).toMatch(/Σ 1 request/);
+    const [request] = messages();
+    expect(request!.headers.authorization).toBe('Bearer test-key');
+    expect(request!.body).not.toHaveProperty('temperature');
+    expect(request!.body.model).toBe('claude-sonnet-5-5');
+    const system = request!.body.system as Array<{ text: string; cache_control?: unknown }>;
+    expect(system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
+    expect(system.map((b) => b.text).join('')).toContain('Run tests with `npm test`.');
+    expect(system.map((b) => b.text).join('')).toContain('server.js');
+  });
+
+  it('reads the question from stdin when there is no argument', async () => {
+    await start();
+    api.enqueue(reply(text('Migrations are not present.')));
+    const run = await runCli(['-C', repo.root], { env: env(), stdin: 'How are\nmigrations run?\n' });
+    expect(run.code).toBe(0);
+    const body = messages()[0]!.body;
+    expect(JSON.stringify(body.messages)).toContain('How are\\nmigrations run?');
+  });
+
+  it('runs real tools: read_file and bash results go back to the model, each call is shown live', async () => {
+    await start();
+    api.enqueue(
+      reply(text('Let me look.'), toolUse('read_file', { path: 'src/server.js', start_line: 1, end_line: 5 }), toolUse('bash', { command: 'rg -n createServer src' })),
+      reply(toolUse('bash', { command: 'cat src/server.js | grep http' })),
+      reply(text('createServer is at src/server.js:4.')),
+    );
+    const run = await runCli(['-C', repo.root, 'where is createServer?'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Let me look.\n\ncreateServer is at src/server.js:4.\n');
+    expect(run.stderr).toContain('● read_file src/server.js:1-5');
+    expect(run.stderr).toContain('● bash rg -n createServer src');
+    expect(run.stderr).toMatch(/⎿ .*denied/);
+    const second = messages()[1]!.body.messages!.at(-1)!.content as Array<Record<string, any>>;
+    expect(second.map((b) => b.type)).toEqual(['tool_result', 'tool_result']);
+    expect(second[0]!.content).toContain("1\tconst http = require('http');");
+    expect(second[1]!.content).toContain('src/server.js:4:function createServer()');
+    const third = messages()[2]!.body.messages!.at(-1)!.content as Array<Record<string, any>>;
+    expect(third[0]).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(third[0]!.content).toMatch(/pipe/i);
+  });
+
+  it('stops at --max-turns with exit 3 and never sends more requests', async () => {
+    await start();
+    for (let i = 0; i < 5; i++) api.enqueue(reply(toolUse('bash', { command: 'ls' })));
+    const run = await runCli(['-C', repo.root, '--max-turns', '2', 'loop forever'], { env: env() });
+    expect(run.code).toBe(3);
+    expect(messages()).toHaveLength(2);
+    expect(run.stderr).toContain('--max-turns 2');
+  });
+
+  it.each([
+    ['a 429 with retry-after, then success', [httpError(429, 'rate_limit_error', 'slow down', { 'retry-after-ms': '5' }), reply(text('ok'))], 0, /rate limited \(429\)/],
+    ['a 529 every time', Array.from({ length: 5 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' })), 1, /API 529 overloaded_error: Overloaded \(request req_mock_\d+\)/],
+    ['a 401', [httpError(401, 'authentication_error', 'invalid x-api-key')], 1, /export ANTHROPIC_API_KEY/],
+    ['a 400', [httpError(400, 'invalid_request_error', 'bad thing')], 1, /API 400 invalid_request_error: bad thing/],
+    ['a stream cut before any text (retried once)', [{ kind: 'stream_cut' as const, content: [text('never shown')], afterBlocks: 0 }, reply(text('ok'))], 0, /stream interrupted/],
+    ['an in-stream error after text', [{ kind: 'stream_error' as const, afterText: 'partial ' }], 1, /overloaded_error/],
+  ])('%s', async (_name, replies, code, pattern) => {
+    await start();
+    api.enqueue(...replies);
+    const run = await runCli(['-C', repo.root, 'q'], { env: env() });
+    expect(run.code).toBe(code);
+    expect(run.stderr).toMatch(pattern);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('Ctrl+C while waiting for the model exits 130', async () => {
+    await start();
+    api.enqueue({ kind: 'hang' });
+    const run = await runCli(['-C', repo.root, 'q'], {
+      env: env(),
+      onStart: ({ signals }) => {
+        void api.waitForRequests(1).then(() => signals.emit('SIGINT'));
+      },
+    });
+    expect(run.code).toBe(130);
+  });
+
+  it('--timeout stops the whole run with exit 3', async () => {
+    await start();
+    api.enqueue({ kind: 'hang' });
+    const run = await runCli(['-C', repo.root, '--timeout', '0.3', 'q'], { env: env() });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('--timeout');
+  });
+
+  it('keeps the prompt prefix byte-stable and cached across runs', async () => {
+    await start();
+    api.enqueue(reply(text('one')), reply(text('two')));
+    await runCli(['-C', repo.root, 'q1'], { env: env() });
+    await runCli(['-C', repo.root, 'q2'], { env: env() });
+    const [first, second] = messages();
+    expect(JSON.stringify(second!.body.system)).toBe(JSON.stringify(first!.body.system));
+    expect(JSON.stringify(second!.body.tools)).toBe(JSON.stringify(first!.body.tools));
+    expect(first!.usage!.cache_creation_input_tokens).toBeGreaterThan(0);
+    const prefix = first!.usage!.cache_creation_input_tokens;
+    expect(second!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(Math.floor(prefix * 0.95));
+  });
+});

@@ -1,0 +1,103 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHILD_ENV, execCapped } from '../../src/sandbox/exec.js';
+
+const CANARY = 'sk-canary-exec-5b1e0c';
+const LONG = 60_000;
+const opts = (extra: Partial<Parameters<typeof execCapped>[2]> = {}) => ({
+  cwd: os.tmpdir(),
+  timeoutMs: LONG,
+  signal: new AbortController().signal,
+  ...extra,
+});
+
+/** True once `pid` is gone or a zombie: polled, because the kernel reaps killed processes asynchronously. */
+async function waitDead(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (stat === null || /\) Z /.test(stat)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+afterEach(() => {
+  delete process.env.ANTHROPIC_API_KEY;
+});
+
+describe('execCapped', () => {
+  it('keeps stdout and stderr apart and reports the exit code', async () => {
+    const result = await execCapped('/bin/sh', ['-c', 'echo out; echo err >&2; exit 3'], opts());
+    expect(result).toMatchObject({ stdout: 'out\n', stderr: 'err\n', exitCode: 3, signal: null, timedOut: false, aborted: false, capped: false });
+  });
+
+  it('passes exactly the fixed environment: nothing inherited, so the API key never reaches a child', async () => {
+    process.env.ANTHROPIC_API_KEY = CANARY;
+    process.env.RIPGREP_CONFIG_PATH = '/tmp/evil-rgrc';
+    try {
+      const result = await execCapped('/usr/bin/env', [], opts());
+      expect(result.stdout.trim().split('\n').sort()).toEqual(Object.entries(CHILD_ENV).map(([k, v]) => `${k}=${v}`).sort());
+      expect(result.stdout + result.stderr).not.toContain(CANARY);
+    } finally {
+      delete process.env.RIPGREP_CONFIG_PATH;
+    }
+  });
+
+  it('runs in the given directory with stdin closed, so a program waiting for input ends at once', async () => {
+    const dir = await fs.realpath(os.tmpdir());
+    expect((await execCapped('/bin/pwd', [], opts({ cwd: dir }))).stdout).toBe(`${dir}\n`);
+    const cat = await execCapped('/usr/bin/cat', [], opts());
+    expect(cat).toMatchObject({ stdout: '', exitCode: 0, timedOut: false });
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const result = await execCapped('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], opts({ timeoutMs: 300 }));
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+    expect(result.signal).toBe('SIGKILL');
+    const grandchild = Number(result.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await waitDead(grandchild)).toBe(true);
+  });
+
+  it('kills the group when the signal aborts', async () => {
+    const controller = new AbortController();
+    const running = execCapped('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], opts({ signal: controller.signal }));
+    setTimeout(() => controller.abort(), 200);
+    const result = await running;
+    expect(result).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
+    expect(await waitDead(Number(result.stdout.trim()))).toBe(true);
+  });
+
+  it('starts nothing when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const marker = `${os.tmpdir()}/spelunk-exec-never-${process.pid}`;
+    const result = await execCapped('/usr/bin/touch', [marker], opts({ signal: controller.signal }));
+    expect(result.aborted).toBe(true);
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
+  it('stops reading and kills the process past the hard cap, so memory stays bounded', async () => {
+    const maxBytes = 256 * 1024;
+    const result = await execCapped('/usr/bin/yes', ['spelunk'], opts({ maxBytes }));
+    expect(result.capped).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.signal).toBe('SIGKILL');
+    expect(Buffer.byteLength(result.stdout) + Buffer.byteLength(result.stderr)).toBe(maxBytes);
+  });
+
+  it('counts stderr toward the cap too', async () => {
+    const result = await execCapped('/bin/sh', ['-c', 'exec yes err >&2'], opts({ maxBytes: 64 * 1024 }));
+    expect(result.capped).toBe(true);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.length).toBe(64 * 1024);
+  });
+
+  it('reports a program that cannot start instead of throwing', async () => {
+    const result = await execCapped('/nonexistent/program', [], opts());
+    expect(result.exitCode).toBeNull();
+    expect(result.stderr).toContain('could not start /nonexistent/program');
+  });
+});

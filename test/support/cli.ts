@@ -1,0 +1,52 @@
+import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli.js';
+import type { Io, OutStream } from '../../src/io.js';
+
+/** A captured output stream; `isTTY` can be faked to exercise terminal behaviour. */
+export class Capture implements OutStream {
+  text = '';
+  readonly writes: string[] = [];
+  constructor(public isTTY = false) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    this.writes.push(chunk);
+    return true;
+  }
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  stdoutWrites: string[];
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  /** Text piped to stdin; undefined = an empty, closed, non-TTY stdin (as in CI). */
+  stdin?: string;
+  cwd?: string;
+  signals?: EventEmitter;
+  /** Called with the stderr capture so a test can react to live output (e.g. send SIGINT after a tool starts). */
+  onStart?: (io: { stderr: Capture; stdout: Capture; signals: EventEmitter }) => void;
+}
+
+/** Runs the real CLI entry (`main(argv, io)`) in-process with injected streams. */
+export async function runCli(argv: string[], opts: CliOptions = {}): Promise<CliRun> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const signals = opts.signals ?? new EventEmitter();
+  const stdin = Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]) as Io['stdin'];
+  const io: Io = {
+    stdout,
+    stderr,
+    stdin,
+    env: { HOME: '/nonexistent-home', ...opts.env },
+    cwd: opts.cwd ?? process.cwd(),
+    signals: signals as Io['signals'],
+  };
+  opts.onStart?.({ stderr, stdout, signals });
+  const code = await main(argv, io);
+  return { code, stdout: stdout.text, stderr: stderr.text, stdoutWrites: stdout.writes };
+}

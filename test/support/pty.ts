@@ -1,0 +1,61 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'dist', 'spelunk.js');
+
+/** Builds dist/ so pseudo-terminal tests run the real, current binary. */
+export function buildBinary(): void {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** The real binary in a pseudo-terminal (util-linux `script`), with keystrokes in and the screen text out. */
+export class PtySession {
+  readonly child: ChildProcess;
+  output = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(args: string[], env: Record<string, string>) {
+    const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    this.child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { PATH: '/usr/bin:/bin', TERM: 'xterm', COLUMNS: '120', LINES: '40', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d: Buffer) => {
+      this.output += d.toString('utf8');
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  type(keys: string): void {
+    this.child.stdin!.write(keys);
+  }
+
+  /** Resolves when the screen text (escape codes stripped) after `from` matches; rejects after `ms`. */
+  async waitFor(pattern: RegExp, opts: { from?: number; ms?: number } = {}): Promise<number> {
+    const deadline = Date.now() + (opts.ms ?? 15_000);
+    for (;;) {
+      const seen = stripAnsi(this.output.slice(opts.from ?? 0));
+      if (pattern.test(seen)) return this.output.length;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; screen:\n${seen.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  screen(): string {
+    return stripAnsi(this.output);
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function stripAnsi(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+}

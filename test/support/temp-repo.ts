@@ -1,0 +1,32 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Creates a temporary repository from a map of relative path → content; `git: true` commits it. */
+export async function makeRepo(files: Record<string, string>, opts: { git?: boolean } = {}): Promise<{ root: string; cleanup(): Promise<void> }> {
+  const parent = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-repo-'));
+  const root = path.join(parent, 'repo');
+  await fs.mkdir(root);
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = path.join(root, rel);
+    await fs.mkdir(path.dirname(abs), { recursive: true });
+    await fs.writeFile(abs, content);
+  }
+  if (opts.git) {
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root, env });
+    execFileSync('git', ['add', '-A'], { cwd: root, env });
+    execFileSync('git', ['commit', '-q', '-m', 'init'], { cwd: root, env });
+  }
+  return { root: await fs.realpath(root), cleanup: () => fs.rm(parent, { recursive: true, force: true }) };
+}
+
+/** A tiny HTTP app used by the CLI tests. */
+export const APP_FILES: Record<string, string> = {
+  'AGENTS.md': '# Agents\nRun tests with `npm test`.\n',
+  'package.json': '{ "name": "app", "version": "1.0.0" }\n',
+  'src/server.js': "const http = require('http');\nconst router = require('./router');\n\nfunction createServer() {\n  return http.createServer(router.handle);\n}\n\nmodule.exports = { createServer };\n",
+  'src/router.js': "const routes = new Map();\n\nfunction handle(req, res) {\n  const route = routes.get(req.url);\n  if (!route) { res.statusCode = 404; return res.end(); }\n  return route(req, res);\n}\n\nmodule.exports = { handle, routes };\n",
+  'src/auth.js': "const { exec } = require('child_process');\n\nfunction login(user) {\n  exec('grep ' + user + ' /etc/passwd');\n}\n\nmodule.exports = { login };\n",
+};

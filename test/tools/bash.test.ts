@@ -1,0 +1,201 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolvePrograms, type Programs } from '../../src/sandbox/programs.js';
+import { createBashTool, MAX_MODEL_CHARS } from '../../src/tools/bash.js';
+import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
+import type { BashInput } from '../../src/tools/bash.js';
+import { ALLOWED, REFUSED } from '../sandbox/policy-cases.js';
+import { buildHostileRepo, OUTSIDE_SECRET, SIBLING_SECRET, snapshot, type HostileRepo } from '../sandbox/sandbox-fixture.js';
+
+const CANARY = 'sk-canary-bash-3d9f81c7';
+const BIG_FILE_BYTES = 50 * 1024 * 1024;
+
+let hostile: HostileRepo;
+let clean: string;
+let programs: Programs;
+let bash: Tool<BashInput>;
+
+beforeAll(async () => {
+  [hostile, programs] = await Promise.all([buildHostileRepo({ bigFileBytes: BIG_FILE_BYTES }), resolvePrograms()]);
+  bash = createBashTool(programs);
+  clean = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bash-clean-')));
+  const files: Record<string, string> = {
+    'src/a.ts': 'one\ntwo\n', 'src/b.ts': 'three\n', 'src/c.js': 'js\n', 'notes.md': 'visible notes\n',
+    '.dotfile': 'dot content\n', 'many.txt': Array.from({ length: 5000 }, (_, i) => `line ${i + 1} of many`).join('\n') + '\n',
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(clean, rel)), { recursive: true });
+    await fs.writeFile(path.join(clean, rel), text);
+  }
+});
+afterAll(async () => {
+  await hostile.cleanup();
+  await fs.rm(clean, { recursive: true, force: true });
+});
+
+function ctx(root: string, extra: Partial<ToolContext> = {}): ToolContext {
+  return { root, signal: new AbortController().signal, timeoutMs: 60_000, ...extra };
+}
+
+async function run(command: string, root = hostile.root, extra: Partial<ToolContext> = {}): Promise<ToolOutcome> {
+  const parsed = bash.parse({ command: command.replaceAll('{ROOT}', hostile.root) });
+  if (!parsed.ok) throw new Error(parsed.error);
+  return bash.run(parsed.value, ctx(root, extra));
+}
+
+describe('bash tool definition', () => {
+  it('lists only installed programs and the rules', () => {
+    expect(bash.description).toContain('rg, grep, find, ls, cat, head, tail, wc, file, tree');
+    expect(bash.description).toMatch(/no shell/i);
+    const withoutTree = createBashTool(new Map([...programs].filter(([name]) => name !== 'tree')));
+    expect(withoutTree.description).toContain('rg, grep, find, ls, cat, head, tail, wc, file.');
+    expect(withoutTree.description).not.toMatch(/\btree,/);
+  });
+
+  it.each([
+    [null, 'expected an object'], ['rg x', 'expected an object'], [{}, 'must be a string'], [{ command: 7 }, 'must be a string'],
+    [{ command: '  ' }, 'empty'], [{ command: 'rg x', timeout: 5 }, 'unexpected field timeout'],
+  ])('parse refuses %j', (input, fragment) => {
+    const parsed = bash.parse(input);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toContain(fragment);
+  });
+
+  it('displays the command with control characters escaped', () => {
+    expect(bash.display({ command: "rg -n 'x' src" })).toBe("rg -n 'x' src");
+    expect(bash.display({ command: 'rg \u001b[2J\u202ex' })).toBe('rg \\u001b[2J\\u202ex');
+  });
+});
+
+describe('running commands', () => {
+  it('returns matches with a line-count summary', async () => {
+    const outcome = await run('rg -n needle src');
+    expect(outcome.isError).toBe(false);
+    expect(outcome.content).toContain('src/a.ts:1:export const a = "needle";');
+    expect(outcome.summary).toBe('3 lines');
+    expect(outcome.content).toMatch(/\[exit 0\]$/);
+  });
+
+  it('treats rg and grep exit 1 as "no matches", not an error', async () => {
+    for (const command of ['rg zzznotthere', 'grep -r zzznotthere src']) {
+      const outcome = await run(command);
+      expect(outcome).toMatchObject({ isError: false, summary: 'no matches' });
+      expect(outcome.content).toContain('no matches');
+    }
+  });
+
+  it('reports other failures as errors with stderr labelled', async () => {
+    const outcome = await run("rg '(' src");
+    expect(outcome.isError).toBe(true);
+    expect(outcome.summary).toBe('exit 2');
+    expect(outcome.content).toMatch(/^\[stderr\]\n.*regex parse error/s);
+    expect(outcome.content).toMatch(/\[exit 2\]$/);
+  });
+
+  it('refuses without starting a process, and says why', async () => {
+    const outcome = await run('rg --pre=bin/rg needle');
+    expect(outcome.isError).toBe(true);
+    expect(outcome.summary).toBe('denied: rg --pre is refused: it runs another program, which the sandbox never allows');
+    expect(outcome.content).toMatch(/^Command refused: /);
+    await expect(fs.access(hostile.marker)).rejects.toThrow();
+  });
+
+  it('keeps head and tail of long output with an omission marker and a hint', async () => {
+    const outcome = await run('cat many.txt', clean);
+    expect(outcome.isError).toBe(false);
+    expect(outcome.content.length).toBeLessThanOrEqual(MAX_MODEL_CHARS);
+    expect(outcome.content).toMatch(/^line 1 of many\n/);
+    expect(outcome.content).toContain('line 5000 of many\n');
+    expect(outcome.content).toMatch(/\[… \d+ lines omitted …\]/);
+    expect(outcome.content).toContain('narrow the search');
+    expect(outcome.summary).toBe('5000 lines');
+  });
+
+  it('stops a command whose output passes the hard cap', async () => {
+    const outcome = await run('cat big.txt');
+    expect(outcome.content.length).toBeLessThanOrEqual(MAX_MODEL_CHARS);
+    expect(outcome.content).toContain('was stopped');
+    expect(outcome.summary).toMatch(/lines \(stopped at 10 MB\)$/);
+  });
+
+  it('times out with a hint to narrow the search', async () => {
+    const outcome = await run('grep -c -a needle big.txt big.txt big.txt big.txt', hostile.root, { timeoutMs: 1 });
+    expect(outcome).toMatchObject({ isError: true, summary: 'timed out after 0.001s' });
+    expect(outcome.content).toContain('narrow the search (a path, -g glob, --max-count)');
+  });
+
+  it('reports cancellation', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await run('rg needle', hostile.root, { signal: controller.signal });
+    expect(outcome).toMatchObject({ isError: true, summary: 'cancelled' });
+  });
+
+  it('never runs a planted bin/rg, even with the repository first on the inherited PATH', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = `${path.join(hostile.root, 'bin')}:${saved ?? ''}`;
+    try {
+      const outcome = await run('rg -n needle README.md');
+      expect(outcome.content).toContain('2:needle here');
+      expect(outcome.content).not.toContain('PLANTED\n[exit');
+    } finally {
+      process.env.PATH = saved;
+    }
+    await expect(fs.access(hostile.marker)).rejects.toThrow();
+  });
+
+  it('expands globs inside the root, sorted, without dotfiles unless asked', async () => {
+    const wc = await run('wc -l src/*.ts', clean);
+    expect(wc.content).toMatch(/2 src\/a\.ts\n\s*1 src\/b\.ts\n\s*3 total/);
+    const all = await run('cat *', clean);
+    expect(all.content).toContain('visible notes');
+    expect(all.content).not.toContain('dot content');
+    const dots = await run('cat .*', clean);
+    expect(dots.content).toContain('dot content');
+    expect((await run('cat .*')).isError).toBe(true);
+  });
+});
+
+describe('against the hostile repository', () => {
+  it('runs every allowed command of the policy table, leaks nothing and leaves every byte as it was', async () => {
+    process.env.ANTHROPIC_API_KEY = CANARY;
+    const before = await snapshot(hostile.base);
+    try {
+      const outputs: string[] = [];
+      for (const [command] of ALLOWED) {
+        const outcome = await run(command);
+        expect(outcome.summary, command).not.toMatch(/^denied|timed out|cancelled/);
+        outputs.push(outcome.content);
+      }
+      for (const command of ['rg -uuu sk-canary', 'grep -r sk-canary .', 'rg "$ANTHROPIC_API_KEY"', 'cat /proc/self/environ',
+        'rg -a ANTHROPIC /proc/self/environ', 'cat links/chain1', 'rg -uuu SECRET', 'grep -r SECRET .', 'find . -name secret.txt']) {
+        outputs.push((await run(command)).content);
+      }
+      for (const content of outputs) {
+        expect(content).not.toContain(CANARY);
+        expect(content).not.toContain(OUTSIDE_SECRET);
+        expect(content).not.toContain(SIBLING_SECRET);
+      }
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+    expect(await snapshot(hostile.base)).toEqual(before);
+    await expect(fs.access(hostile.marker)).rejects.toThrow();
+  });
+
+  it('refuses every refused command of the policy table as an error outcome', async () => {
+    for (const [command, fragment] of REFUSED) {
+      const parsed = bash.parse({ command: command.replaceAll('{ROOT}', hostile.root) });
+      if (!parsed.ok) {
+        expect(parsed.error, command).toContain(fragment);
+        continue;
+      }
+      const outcome = await bash.run(parsed.value, ctx(hostile.root));
+      expect(outcome.isError, command).toBe(true);
+      expect(outcome.summary, command).toMatch(/^denied: /);
+      expect(outcome.content, command).toContain(fragment);
+    }
+  });
+});
