@@ -12,7 +12,9 @@ import { POLICIES } from './policy/tables.js';
 export const MAX_EXPANDED_ARGS = 1024;
 
 /** The outcome of checking a command: the exact argv to spawn, or a refusal written for the model. */
-export type Verdict = { ok: true; file: string; args: string[]; program: string } | { ok: false; reason: string };
+export type Verdict =
+  | { ok: true; file: string; args: string[]; program: string; /** real paths of every confined operand and path value */ paths: string[] }
+  | { ok: false; reason: string };
 
 /** Programs that run other programs; named so the refusal can say "run it directly". */
 const WRAPPERS = new Set(['env', 'sudo', 'doas', 'su', 'runuser', 'timeout', 'nice', 'ionice', 'nohup', 'setsid', 'stdbuf', 'xargs',
@@ -46,7 +48,7 @@ export async function checkCommand(command: string, ctx: { root: string; program
   if (!parsed.ok) return parsed;
   const args = await materialise(program.name, words, parsed.roles, ctx.root);
   if (!args.ok) return args;
-  return { ok: true, program: program.name, file: program.file, args: args.args };
+  return { ok: true, program: program.name, file: program.file, args: args.args, paths: args.paths };
 }
 
 type Resolved = { ok: true; name: string; file: string } | { ok: false; reason: string };
@@ -78,11 +80,12 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   return { ok: false, reason: `${name} is not an allowed program${instead ? `; ${instead}` : ''}. Allowed: ${allowed} (no shell; rg is preferred for searching)` };
 }
 
-type Materialised = { ok: true; args: string[] } | { ok: false; reason: string };
+type Materialised = { ok: true; args: string[]; paths: string[] } | { ok: false; reason: string };
 
 /** Expands operand globs and confines every path; refuses unquoted globs anywhere a shell would mangle them. */
 async function materialise(program: string, words: readonly Word[], roles: readonly Role[], root: string): Promise<Materialised> {
   const args: string[] = [];
+  const paths: string[] = [];
   for (const [i, word] of words.entries()) {
     const role = roles[i] ?? { kind: 'operand', value: 'path' };
     const isGlob = word.glob.some(Boolean);
@@ -90,8 +93,9 @@ async function materialise(program: string, words: readonly Word[], roles: reado
       const expanded = await expandGlob(root, word);
       if (!expanded.ok) return expanded;
       for (const p of expanded.paths) {
-        const bad = await checkPath(root, p, isGlob && !expanded.matched ? ' (the glob matched nothing)' : '');
-        if (bad !== null) return { ok: false, reason: `${program}: ${bad}` };
+        const checked = await checkPath(root, p, isGlob && !expanded.matched ? ' (the glob matched nothing)' : '');
+        if ('error' in checked) return { ok: false, reason: `${program}: ${checked.error}` };
+        paths.push(checked.abs);
       }
       args.push(...expanded.paths);
       if (args.length > MAX_EXPANDED_ARGS) {
@@ -102,12 +106,13 @@ async function materialise(program: string, words: readonly Word[], roles: reado
     if (isGlob) return { ok: false, reason: globReason(program, word, role) };
     const pathValue = role.kind === 'value' && role.value === 'path' ? word.text : role.kind === 'flag' ? role.attachedPath : undefined;
     if (pathValue !== undefined) {
-      const bad = await checkPath(root, pathValue, '');
-      if (bad !== null) return { ok: false, reason: `${program} ${role.kind === 'value' ? role.flag : word.text}: ${bad}` };
+      const checked = await checkPath(root, pathValue, '');
+      if ('error' in checked) return { ok: false, reason: `${program} ${role.kind === 'value' ? role.flag : word.text}: ${checked.error}` };
+      paths.push(checked.abs);
     }
     args.push(word.text);
   }
-  return { ok: true, args };
+  return { ok: true, args, paths };
 }
 
 function globReason(program: string, word: Word, role: Role): string {
@@ -121,14 +126,14 @@ function globReason(program: string, word: Word, role: Role): string {
   return `${program}: ${word.text} contains an unquoted glob, which a shell would expand; quote it: ${quoted}`;
 }
 
-/** Null when `p` is an existing regular file or directory inside the root; otherwise why not. */
-async function checkPath(root: string, p: string, note: string): Promise<string | null> {
-  if (p === '-') return 'reading standard input ("-") is not supported; pass a file path';
+/** The real path when `p` is an existing regular file or directory inside the root; otherwise why not. */
+async function checkPath(root: string, p: string, note: string): Promise<{ abs: string } | { error: string }> {
+  if (p === '-') return { error: 'reading standard input ("-") is not supported; pass a file path' };
   const confined = await confine(root, p, { mustExist: true });
-  if (!confined.ok) return confined.reason + note;
+  if (!confined.ok) return { error: confined.reason + note };
   const stat = await fs.stat(confined.abs).catch(() => null);
-  if (stat === null) return `${p} cannot be examined; check the path`;
-  if (stat.isFile() || stat.isDirectory()) return null;
+  if (stat === null) return { error: `${p} cannot be examined; check the path` };
+  if (stat.isFile() || stat.isDirectory()) return { abs: confined.abs };
   const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isSocket() ? 'a socket' : 'a device';
-  return `${p} is ${kind}; only regular files and directories can be read (reading it could hang)`;
+  return { error: `${p} is ${kind}; only regular files and directories can be read (reading it could hang)` };
 }

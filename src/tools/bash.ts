@@ -46,6 +46,7 @@ export function createBashTool(programs: Programs): Tool<BashInput> {
       if (!verdict.ok) {
         return { content: `Command refused: ${verdict.reason}`, summary: `denied: ${shortReason(verdict.reason)}`, isError: true };
       }
+      for (const abs of verdict.paths) ctx.onRead?.(abs);
       const result = await execCapped(verdict.file, verdict.args, {
         cwd: ctx.root,
         timeoutMs: ctx.timeoutMs,
@@ -117,6 +118,10 @@ function shape(program: string, result: ExecResult, timeoutMs: number): ToolOutc
     if (sections.length === 0) sections.push('(no output)');
     sections.push(result.exitCode === 0 ? '[exit 0]' : '[stopped at the output cap]');
     return { content: sections.join('\n'), summary: lineSummary(lines, result.capped), isError: false };
+  }
+  if (result.exitCode === null && result.signal === null) {
+    // The program never started (missing binary, exec failure): spelunk's fault, not the model's request.
+    return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
   }
   sections.push(result.exitCode === null ? `[killed by ${result.signal ?? 'a signal'}]` : `[exit ${result.exitCode}]`);
   return { content: sections.join('\n'), summary: result.exitCode === null ? `killed by ${result.signal ?? 'signal'}` : `exit ${result.exitCode}`, isError: true };

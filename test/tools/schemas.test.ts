@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { createReportFindingsTool } from '../../src/audit/findings.js';
+import { createBashTool } from '../../src/tools/bash.js';
+import { readFileTool } from '../../src/tools/read-file.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+
+// The tool definitions are the first bytes of every request's cached prefix: a change here is a reviewed diff and a
+// visible prompt-cache change (principle 10). A fixed program map keeps the snapshot independent of the machine.
+const programs = new Map(['rg', 'grep', 'find', 'ls', 'cat', 'head', 'tail', 'wc', 'file', 'tree'].map((p) => [p, `/usr/bin/${p}`]));
+
+describe('tool definitions sent to the model', () => {
+  it('match the reviewed snapshot (ask and audit)', async () => {
+    const ask = new ToolRegistry([readFileTool, createBashTool(programs)]).definitions();
+    const audit = new ToolRegistry([readFileTool, createBashTool(programs), createReportFindingsTool({ report: null, warnings: [] })]).definitions();
+    await expect(`${JSON.stringify({ ask, audit }, null, 2)}\n`).toMatchFileSnapshot('__snapshots__/tool-definitions.json');
+  });
+
+  it('list only the programs that are installed', () => {
+    const [, bash] = new ToolRegistry([readFileTool, createBashTool(new Map([['rg', '/x/rg'], ['ls', '/bin/ls']]))]).definitions();
+    expect(bash!.description).toContain('Available programs: rg, ls.');
+    expect(bash!.description.split('\n')[0]).not.toContain('tree');
+  });
+});
+
+describe('bash when a program cannot start', () => {
+  it('is an infrastructure failure (the run must not exit 0), not the model’s mistake', async () => {
+    const tool = createBashTool(new Map([['ls', '/nonexistent/ls']]));
+    const outcome = await tool.run({ command: 'ls' }, { root: '/tmp', signal: new AbortController().signal, timeoutMs: 5000 });
+    expect(outcome).toMatchObject({ isError: true, infrastructure: true });
+    expect(outcome.summary).toContain('could not start');
+  });
+});
