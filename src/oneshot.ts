@@ -8,11 +8,10 @@ import { gitCommit, snapshotRepoState, verifyReadOnly } from './ci/readonly.js';
 import { createStreamJsonRenderer } from './ci/stream-json.js';
 import type { Config } from './config.js';
 import type { Io } from './io.js';
-import { askOnce, type EventSink } from './question.js';
+import { askOnce, liveTextRenderer, type EventSink } from './question.js';
 import { renderAudit } from './render/audit.js';
 import { shouldUseColor } from './render/color.js';
 import { estimateCostUsd, priceFor } from './render/pricing.js';
-import { createTextRenderer } from './render/text.js';
 import { openSession, type Session } from './session.js';
 import { UsageError } from './errors.js';
 import { VERSION } from './version.js';
@@ -105,16 +104,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
     renderer.start();
     return [ledgerSink(session), renderer];
   }
-  const text = createTextRenderer({
-    stdout: io.stdout,
-    stderr: io.stderr,
-    color,
-    verbose: config.verbose,
-    showThinking: config.showThinking,
-    spinner: io.stderr.isTTY === true,
-    ledger: session.ledger,
-  });
-  return [{ handle: (event: AgentEvent) => text.handle(event) }];
+  return [liveTextRenderer(config, io, session, color)];
 }
 
 /** Keeps the session ledger (used by --max-budget-usd) current when no text renderer does. */

@@ -1,6 +1,8 @@
 import type { AgentEvent } from './agent/events.js';
 import { askQuestion, type Budget, type LoopConfig } from './agent/loop.js';
 import type { Config } from './config.js';
+import type { Io } from './io.js';
+import { createTextRenderer, type TextRenderer } from './render/text.js';
 import { estimateTokens } from './preamble/system-prompt.js';
 import { worstCaseCostUsd } from './render/pricing.js';
 import type { Session } from './session.js';
@@ -51,6 +53,19 @@ export async function askOnce(
     if (event.type === 'done') last = event;
   }
   return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
+}
+
+/** The live text view of a session (answer on stdout, activity on stderr; the spinner only on a terminal). */
+export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean): TextRenderer {
+  return createTextRenderer({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color,
+    verbose: config.verbose,
+    showThinking: config.showThinking,
+    spinner: io.stderr.isTTY === true,
+    ledger: session.ledger,
+  });
 }
 
 /** The `/context` report: what the preamble holds and roughly what it costs. */

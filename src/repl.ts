@@ -6,9 +6,8 @@ import { ABORT_INTERRUPT } from './agent/loop.js';
 import type { Config } from './config.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
-import { askOnce, renderContext } from './question.js';
+import { askOnce, liveTextRenderer, renderContext } from './question.js';
 import { shouldUseColor } from './render/color.js';
-import { createTextRenderer } from './render/text.js';
 import { usageTable } from './render/usage.js';
 import { openSession } from './session.js';
 import { VERSION } from './version.js';
@@ -29,15 +28,7 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
   const session = await openSession(config);
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const renderer = createTextRenderer({
-    stdout: io.stdout,
-    stderr: io.stderr,
-    color,
-    verbose: config.verbose,
-    showThinking: config.showThinking,
-    spinner: io.stderr.isTTY === true,
-    ledger: session.ledger,
-  });
+  const renderer = liveTextRenderer(config, io, session, color);
   const historyFile = historyPath(io.env);
   const history = await loadHistory(historyFile);
   const terminal = io.stdin.isTTY === true;
@@ -56,6 +47,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
   let turn: AbortController | null = null;
   let armedExit = false;
   let closed = false;
+  let terminated = false;
   const queue: string[] = [];
   let pasteBuffer: string[] = [];
   let pasteTimer: NodeJS.Timeout | null = null;
@@ -86,6 +78,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     rl.prompt();
   };
   const terminate = (): void => {
+    terminated = true;
     turn?.abort(ABORT_INTERRUPT);
     closed = true;
     rl.close();
@@ -146,7 +139,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     rl.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
-  return EXIT.ok;
+  return terminated ? EXIT.interrupted : EXIT.ok;
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from './support/mock-api.js';
-import { buildBinary, PtySession } from './support/pty.js';
+import { PtySession } from './support/pty.js';
 import { APP_FILES, makeRepo } from './support/temp-repo.js';
 
 let api: MockApi;
@@ -12,7 +12,6 @@ let state: string;
 let pty: PtySession | null = null;
 
 beforeAll(async () => {
-  buildBinary();
   repo = await makeRepo(APP_FILES);
   state = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-state-'));
 });

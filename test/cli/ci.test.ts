@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv } from 'ajv';
@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import resultSchema from '../../schema/result.schema.json' with { type: 'json' };
 import streamSchema from '../../schema/stream-event.schema.json' with { type: 'json' };
 import { runCli, type CliOptions } from '../support/cli.js';
-import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
+import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply, type Scripted } from '../support/mock-api.js';
 import { APP_FILES, makeRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
@@ -42,7 +42,7 @@ afterEach(async () => {
   await api?.close();
 });
 
-async function json(argv: string[], replies: Reply[], opts: Pick<CliOptions, 'onStart'> = {}) {
+async function json(argv: string[], replies: Scripted[], opts: Pick<CliOptions, 'onStart'> = {}) {
   api = await startMockApi({ minCacheTokens: 256 });
   api.enqueue(...replies);
   const run = await runCli(['-C', repo.root, '--output-format', 'json', ...argv], { env: env(), ...opts });
@@ -112,6 +112,22 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
     expect(run.code).toBe(130);
     expect(result).toMatchObject({ subtype: 'interrupted', is_error: true });
     expect(result.tool_calls).toHaveLength(1);
+  });
+
+  it('a repository that changes during the run fails the read-only check → exit 1', async () => {
+    const planted = path.join(repo.root, 'src', 'planted.js');
+    const changeRepo = (): Reply => {
+      writeFileSync(planted, 'changed while spelunk ran\n');
+      return reply(text('answer'));
+    };
+    try {
+      const { run, result } = await json(['q'], [reply(toolUse('read_file', { path: 'src/router.js' })), changeRepo]);
+      expect(run.code).toBe(1);
+      expect(result).toMatchObject({ readonly_verified: false, subtype: 'error_during_execution', is_error: true });
+      expect(result.error.message).toContain('planted.js');
+    } finally {
+      await fs.rm(planted, { force: true });
+    }
   });
 
   it('--timeout → exit 3', async () => {

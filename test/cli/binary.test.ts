@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { BIN } from '../support/pty.js';
+import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+
+// The built binary as a separate process: bin.ts's signal wiring, process.exitCode and real pipes.
+let api: MockApi;
+let repo: { root: string; cleanup(): Promise<void> };
+
+beforeAll(async () => {
+  repo = await makeRepo(APP_FILES, { git: true });
+});
+afterAll(async () => {
+  await repo.cleanup();
+});
+afterEach(async () => {
+  await api?.close();
+});
+
+function run(args: string[], opts: { env?: Record<string, string>; onSpawn?: (pid: number) => void } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  opts.onSpawn?.(child.pid!);
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+describe('the built binary', () => {
+  it('--version works without a key, from any directory', async () => {
+    const result = await run(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('a question with no stdin: the answer alone on stdout, exit 0', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Three files in src/.')));
+    const result = await run(['Which files are in src?'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Three files in src/.\n');
+    expect(result.stderr).toContain('● bash ls src');
+    expect(result.stderr).not.toMatch(/\x1b\[/);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run: the partial json result is written, exit 130', async (signal) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('read_file', { path: 'src/auth.js' })), { kind: 'hang' });
+    const result = await run(['--output-format', 'json', 'q'], {
+      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      onSpawn: (pid) => void api.waitForRequests(2).then(() => process.kill(pid, signal)),
+    });
+    expect(result.code).toBe(130);
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed).toMatchObject({ type: 'result', subtype: 'interrupted', is_error: true, num_turns: 2 });
+    expect(parsed.tool_calls).toHaveLength(1);
+  });
+});
