@@ -28,14 +28,28 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const started = Date.now();
   const sessionId = randomUUID();
   const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
-  const [before, commit, session] = await Promise.all([
-    snapshotRepoState(config.root),
+  // The read-only snapshot (a full `git status`, ~0.5 s on 100k files) must exist before any tool runs, but taken
+  // before or beside the preamble it delays the first request and competes with it for the CPU: it starts once the
+  // session is open, and the tools wait for it (scripts/bench.mjs measures the difference).
+  let sessionOpen!: () => void;
+  const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
+  snapshot.catch(() => {}); // awaited below, where a failure is reported
+  const [commit, session] = await Promise.all([
     gitCommit(config.root),
-    openSession(config, sink ? [createReportFindingsTool(sink)] : []),
+    openSession(config, sink ? [createReportFindingsTool(sink)] : [], { toolsReady: snapshot }),
   ]);
+  sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const early = [...session.warnings, ...(before.warning ? [before.warning] : [])];
+  const early = [...session.warnings];
   if (config.outputFormat === 'text') for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
+  const snapshotWarning = snapshot.then(
+    (before) => {
+      if (before.warning && config.outputFormat === 'text') io.stderr.write(`warning: ${before.warning}\n`);
+      return before.warning;
+    },
+    () => null,
+  );
+  const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
   const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color)];
@@ -48,10 +62,10 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
   let failure: string | undefined;
   try {
-    let done = await askOnce(question, session, config, sinks, controller.signal, (abs) => before.noteRead(abs));
+    let done = await askOnce(question, session, config, sinks, controller.signal, noteRead);
     const remaining = config.maxTurns - done.turns;
     if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
-      done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, (abs) => before.noteRead(abs));
+      done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, noteRead);
     }
   } catch (error) {
     failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
@@ -61,8 +75,10 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     io.signals.off('SIGTERM', onInterrupt);
   }
 
+  const before = await snapshot;
   const readonly = await verifyReadOnly(before);
-  const warnings = [...early, ...(sink?.warnings ?? [])];
+  const beforeWarning = await snapshotWarning;
+  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(sink?.warnings ?? [])];
   if (infra.count > 0) {
     failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
   }

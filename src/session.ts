@@ -1,5 +1,7 @@
+import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { rgPath } from '@vscode/ripgrep';
 import { Conversation } from './agent/conversation.js';
 import type { ModelClient, SystemBlock } from './agent/model.js';
 import type { Config } from './config.js';
@@ -27,24 +29,35 @@ export interface Session {
   warnings: string[];
 }
 
+export interface SessionOptions {
+  /**
+   * Every tool call waits for this first. One-shot runs pass the read-only snapshot (`git status` of the whole work
+   * tree, ~0.5 s on 100k files): it must be taken before any tool runs, but need not delay the first request.
+   */
+  toolsReady?: Promise<unknown>;
+}
+
 /**
- * Builds the preamble, tools and model client. The listing, AGENTS.md and program lookup run while the SDK chunk
- * loads (it is imported lazily), which is most of the start-up time on a large repository.
+ * Builds the preamble, tools and model client. Order matters for start-up time: ripgrep (listing, nested AGENTS.md)
+ * is spawned first, then the SDK chunk compiles and undici loads on the main thread while it walks the repository.
  */
-export async function openSession(config: Config, extraTools: readonly Tool<any>[] = []): Promise<Session> {
-  const sdk = import('./agent/client.js');
-  const programsPromise = resolvePrograms();
-  const rgPath = programsPromise.then((p) => p.get('rg') ?? null);
-  const [programs, instructions, listing, clientModule] = await Promise.all([
-    programsPromise,
-    rgPath.then((rg) => loadProjectInstructions(config.root, rg ?? undefined)),
-    rgPath.then((rg) =>
-      rg
-        ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, rgPath: rg })
-        : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
-    ),
-    sdk,
-  ]);
+export async function openSession(config: Config, extraTools: readonly Tool<any>[] = [], opts: SessionOptions = {}): Promise<Session> {
+  // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
+  const ready = opts.toolsReady?.then(() => undefined, () => undefined);
+  const rg = executable(rgPath);
+  const listingPromise = rg.then((rg) =>
+    rg
+      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, rgPath: rg })
+      : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
+  );
+  const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
+  const sdk = rg.then(() => import('./agent/client.js')).then((module) => {
+    // The SDK's first request builds a `Headers`, and Node loads undici (~45 ms) on first touch of the fetch globals:
+    // done here, it overlaps the ripgrep walk instead of delaying the request.
+    void globalThis.Headers;
+    return module;
+  });
+  const [programs, instructions, listing, clientModule] = await Promise.all([resolvePrograms(), instructionsPromise, listingPromise, sdk]);
   const programNames = [...programs.keys()];
   const system = buildSystemPrompt({
     repoName: path.basename(config.root),
@@ -54,7 +67,33 @@ export async function openSession(config: Config, extraTools: readonly Tool<any>
     listing,
     audit: extraTools.some((t) => t.name === 'report_findings'),
   });
-  const registry = new ToolRegistry([readFileTool, createBashTool(programs), ...extraTools]);
+  const tools = [readFileTool, createBashTool(programs), ...extraTools];
+  const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
   const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
   return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, warnings: instructions.warnings ?? [] };
+}
+
+/** `tool`, whose runs start only once `ready` resolves or the call is cancelled (the tool then reports that itself). */
+function gated<I>(tool: Tool<I>, ready: Promise<void>): Tool<I> {
+  return {
+    ...tool,
+    run: async (input, ctx) => {
+      await new Promise<void>((resolve) => {
+        void ready.then(resolve);
+        if (ctx.signal.aborted) resolve();
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      return tool.run(input, ctx);
+    },
+  };
+}
+
+/** The path when it is an executable file (what resolvePrograms will also find), else null. */
+async function executable(file: string): Promise<string | null> {
+  try {
+    await fs.access(file, constants.X_OK);
+    return (await fs.stat(file)).isFile() ? file : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,0 +1,243 @@
+// `npm run bench`: start-up time, peak memory, listing size and prompt-cache efficiency of the built CLI, measured in
+// one run against synthetic repositories and the project's local Messages API server. Offline; everything it creates
+// lives in one temp directory, removed at the end (also on failure or Ctrl+C). Exit 1 when a target is missed.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rgPath } from '@vscode/ripgrep';
+import Table from 'cli-table3';
+import { loadMockApi } from './bench/mock.mjs';
+import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
+import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
+
+/** Timed runs of each command, after one warm-up of each, interleaved. */
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95 };
+const DEFAULT_MAX_ENTRIES = 200;
+
+// Constants above, functions below (hoisted): the top-level await runs before any later `const` is initialised.
+const projectRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const dist = path.join(projectRoot, 'dist', 'spelunk.js');
+const sampleRepo = path.join(projectRoot, 'fixtures', 'sample-repo');
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'spelunk-bench-'));
+// `rm -rf` is several times faster than rmSync on 260k files; rmSync is the fallback.
+const removeTmp = () => {
+  if (spawnSync('rm', ['-rf', tmp], { stdio: 'ignore' }).status !== 0) rmSync(tmp, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, removing ${tmp}\n`);
+    removeTmp();
+    process.exit(130);
+  });
+}
+
+const servers = [];
+try {
+  process.exitCode = await bench();
+} catch (error) {
+  process.stderr.write(`bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await Promise.all(servers.map((api) => api.close()));
+  const removing = performance.now();
+  removeTmp();
+  log(`removed ${tmp} in ${seconds(performance.now() - removing)}`);
+}
+
+async function bench() {
+  if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`npm run build\` first (npm run bench does)`);
+  log(`temp dir ${tmp}; node ${process.version}; ${os.cpus().length} CPUs`);
+  const large = path.join(tmp, 'large');
+  const flat = path.join(tmp, 'flat');
+  const home = path.join(tmp, 'home');
+  mkdirSync(home);
+
+  log('generating the repositories (100k tracked + 100k ignored files; a flat one with 3 × 20k files) …');
+  const genStart = performance.now();
+  const [mock, largeInfo, flatInfo] = await Promise.all([loadMockApi(projectRoot, tmp), generate('large', large), generate('flat', flat)]);
+  const genMs = performance.now() - genStart;
+  log(
+    `  large: ${largeInfo.tracked.toLocaleString('en')} tracked + ${largeInfo.ignored.toLocaleString('en')} ignored files, ` +
+      `written in ${seconds(largeInfo.writeMs)}, committed in ${seconds(largeInfo.gitMs)}; flat: ${flatInfo.files.toLocaleString('en')} ` +
+      `files in ${seconds(flatInfo.writeMs)}; ${seconds(genMs)} in all`,
+  );
+
+  const api = await mock.startMockApi();
+  servers.push(api);
+  // Nothing inherited but PATH: no stray SPELUNK_MODEL, proxy or colour settings change what is measured.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: api.url, NO_COLOR: '1' };
+  const answer = mock.reply(mock.text('The router is built in packages/api/src/router.ts:1.'));
+  const ask = (repo, args = [], question = 'Where is the HTTP router built?') =>
+    runSpelunk({ api, dist, repo, env, args, question, replies: [answer] }).then(expectExit0);
+
+  log(`start-up and memory on the large repository: 1 warm-up + ${RUNS} interleaved runs of each …`);
+  await timeNode(env);
+  await timeRg(rgPath, large, env);
+  await ask(large);
+  await nodeHwm(env);
+  const runs = { node: [], rg: [], spelunk: [], nodeHwm: [], spelunkHwm: [], listings: [] };
+  for (let i = 0; i < RUNS; i++) {
+    runs.node.push((await timeNode(env)).ms);
+    runs.rg.push((await timeRg(rgPath, large, env)).ms);
+    const run = await ask(large);
+    runs.spelunk.push(run.ms);
+    runs.spelunkHwm.push(run.hwmKb);
+    runs.listings.push(listingOf(run.request).text);
+    runs.nodeHwm.push(await nodeHwm(env));
+  }
+  const startup = { spelunk: median(runs.spelunk), node: median(runs.node), rg: median(runs.rg) };
+  const memory = { spelunk: median(runs.spelunkHwm), node: median(runs.nodeHwm) };
+  log(`  spelunk to first request (ms): ${runs.spelunk.map(Math.round).join(' ')}`);
+  log(`  node -e 0 (ms): ${runs.node.map(Math.round).join(' ')}; rg --files --max-depth 3 (ms): ${runs.rg.map(Math.round).join(' ')}`);
+  log(`  VmHWM (MiB) spelunk: ${runs.spelunkHwm.map(mib).join(' ')}; node -e: ${runs.nodeHwm.map(mib).join(' ')}`);
+  const stable = runs.listings.every((text) => text === runs.listings[0]);
+
+  log('listings …');
+  const listings = [
+    { name: 'large (100k files)', maxEntries: DEFAULT_MAX_ENTRIES, listing: listingOf((await ask(large)).request) },
+    { name: 'large, --max-entries 50', maxEntries: 50, listing: listingOf((await ask(large, ['--max-entries', '50'])).request) },
+    { name: 'flat (3 × 20k files)', maxEntries: DEFAULT_MAX_ENTRIES, listing: listingOf((await ask(flat)).request) },
+    { name: 'flat, --max-entries 50', maxEntries: 50, listing: listingOf((await ask(flat, ['--max-entries', '50'])).request) },
+    { name: 'fixtures/sample-repo', maxEntries: DEFAULT_MAX_ENTRIES, listing: listingOf((await ask(sampleRepo)).request) },
+  ];
+  for (const { name, listing } of listings) {
+    log(`  ${name}: ${listing.entries} entries, ${listing.topLevel} top-level, ${listing.markers} "more" markers, ${listing.chars} chars`);
+  }
+
+  log('prompt cache: a scripted 10-request question, then a second run with another question …');
+  const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
+
+  const rows = [
+    row(
+      'start-up: spawn → first API request',
+      `${ms(startup.spelunk)} vs ${ms(startup.node)} node + ${ms(startup.rg)} rg = ${ms(startup.node + startup.rg)}`,
+      startup.spelunk / (startup.node + startup.rg),
+      '≤',
+      TARGETS.startup,
+    ),
+    row('peak memory (VmHWM) at first request', `${mib(memory.spelunk)} vs ${mib(memory.node)} MiB (node -e)`, memory.spelunk / memory.node, '≤', TARGETS.memory),
+    ...listings.flatMap(({ name, maxEntries, listing }) => [
+      row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
+      row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),
+    ]),
+    row(
+      'cache: Σ reads / Σ previous prompts (10 requests)',
+      `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,
+      cache.first.ratio,
+      '≥',
+      TARGETS.cache,
+    ),
+    row(
+      'cache: 2nd run, prefix read from cache',
+      `${cache.second.read.toLocaleString('en')} / ${cache.second.prefix.toLocaleString('en')} tools+system tokens`,
+      cache.second.ratio,
+      '≥',
+      TARGETS.secondRun,
+    ),
+    {
+      name: 'byte-stable system prompt',
+      detail: `${RUNS} runs on the large repo; 2nd cache run vs 1st`,
+      value: stable && cache.samePrefix ? 'identical' : 'DIFFERS',
+      target: 'identical',
+      pass: stable && cache.samePrefix,
+    },
+  ];
+
+  const table = new Table({ head: ['measure', 'measured', 'value', 'target', 'result'], style: { head: [], border: [] } });
+  for (const r of rows) table.push([r.name, r.detail, r.value, r.target, r.pass ? 'PASS' : 'FAIL']);
+  const failed = rows.filter((r) => !r.pass);
+  const notes = [
+    `node ${process.version}, ${os.cpus().length} CPUs, medians of ${RUNS} interleaved runs; repositories generated in ${seconds(genMs)}`,
+    `system prompt byte-identical across the ${RUNS} timed runs: ${stable ? 'yes' : 'NO'}; 2nd-run tools+system identical to the 1st: ` +
+      `${cache.samePrefix ? 'yes' : 'NO'}; tool errors in the scripted question: ${cache.toolErrors}`,
+  ];
+  process.stdout.write(`\n${table.toString()}\n${notes.join('\n')}\n`);
+  process.stdout.write(failed.length === 0 ? 'all targets met\n' : `${failed.length} target(s) missed: ${failed.map((r) => r.name).join('; ')}\n`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+/** Run 1: 9 tool-using replies then an answer; run 2 (new process, same server and cache): one answer. */
+async function measureCache(mock, repo, sources, env) {
+  const { reply, text, toolUse, startMockApi, tokensOf } = mock;
+  const api = await startMockApi(); // its own cache map, default minCacheTokens (1024)
+  servers.push(api);
+  env.ANTHROPIC_BASE_URL = api.url;
+  const [a, b, c] = sources;
+  const pkg = a.split('/').slice(0, 2).join('/');
+  const step = (note, ...tools) => reply(text(note), ...tools);
+  const replies = [
+    step('Searching for the server factory.', toolUse('bash', { command: `rg -n "createServer" ${pkg}` })),
+    step('Reading the first candidate.', toolUse('read_file', { path: a })),
+    step('Looking at the exports nearby.', toolUse('bash', { command: `rg -n "export function" ${path.posix.dirname(b)}` })),
+    step('Reading its head.', toolUse('read_file', { path: b, start_line: 1, end_line: 4 })),
+    step('Checking the base import.', toolUse('bash', { command: `rg -n -i "base" ${path.posix.dirname(c)}` })),
+    step('Reading two files at once.', toolUse('read_file', { path: c }), toolUse('read_file', { path: 'README.md' })),
+    step('Checking the workspaces.', toolUse('bash', { command: 'rg -n "workspaces" package.json' })),
+    step('Package manifest.', toolUse('read_file', { path: `${pkg}/package.json` })),
+    step('Project notes.', toolUse('read_file', { path: 'AGENTS.md' }), toolUse('bash', { command: `rg -n -c "import" ${pkg}/src` })),
+    reply(text(`The server factory is \`createServer\`, defined in ${a}:1 and re-exported from ${pkg}.`)),
+  ];
+  const first = await runSpelunk({ api, dist, repo, env, question: 'Where is the server created?', replies }).then(expectExit0);
+  if (first.requests.length !== replies.length) {
+    throw new Error(`the scripted question made ${first.requests.length} requests, expected ${replies.length}`);
+  }
+  const errors = first.requests.flatMap(toolErrors);
+  for (const [i, r] of first.requests.entries()) {
+    const u = r.usage;
+    log(`  #${i + 1}: prompt ${promptOf(u)} = in ${u.input_tokens} + write ${u.cache_creation_input_tokens} + read ${u.cache_read_input_tokens}`);
+  }
+  const second = await runSpelunk({ api, dist, repo, env, question: 'How are packages versioned?', replies: [reply(text('Each package.json has its own version.'))] }).then(expectExit0);
+  const prefix = prefixTokens(second.request.body, tokensOf);
+  const read = second.request.usage.cache_read_input_tokens;
+  log(`  2nd run #1: prefix ${prefix}, read ${read}, write ${second.request.usage.cache_creation_input_tokens}, in ${second.request.usage.input_tokens}`);
+  const sameness = (r) => JSON.stringify([r.body.tools, r.body.system]);
+  return {
+    first: cacheEfficiency(first.requests),
+    second: { read, prefix, ratio: read / prefix },
+    toolErrors: errors.length,
+    samePrefix: sameness(first.requests[0]) === sameness(second.request),
+  };
+}
+
+/** Generates a repository in a child process (see gen-repo.mjs for why) and returns its JSON summary. */
+function generate(kind, dir) {
+  const script = path.join(projectRoot, 'scripts', 'bench', 'gen-repo.mjs');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, kind, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`generating ${kind} failed: ${stderr.trim()}`))));
+  });
+}
+
+function expectExit0(run) {
+  if (run.code !== 0) throw new Error(`spelunk exited ${run.code}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  return run;
+}
+
+function row(name, detail, value, op, target, format = 'ratio') {
+  const pass = op === '≤' ? value <= target : value >= target;
+  const shown = format === 'int' ? value.toLocaleString('en') : value.toFixed(3);
+  const targetShown = `${op} ${format === 'int' ? target.toLocaleString('en') : target}`;
+  return { name, detail, value: shown, target: targetShown, pass };
+}
+
+function log(line) {
+  process.stderr.write(`${line}\n`);
+}
+function ms(value) {
+  return `${Math.round(value)} ms`;
+}
+function seconds(value) {
+  return `${(value / 1000).toFixed(1)} s`;
+}
+function mib(kb) {
+  return (kb / 1024).toFixed(1);
+}
