@@ -1,4 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import * as Errors from '@anthropic-ai/sdk/core/error';
+import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
+import type * as API from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Usage } from './events.js';
 import {
   ModelAbortError,
@@ -31,7 +34,8 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     if (notice) notices.push(notice);
     return response;
   };
-  const sdk = new Anthropic({
+  // Only the Messages resource: the full client pulls in every API resource (~1 MB more to compile at start-up).
+  const base = new BaseAnthropic({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL ?? null,
     maxRetries: MAX_RETRIES,
@@ -39,9 +43,10 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     fetch: observingFetch,
     logLevel: 'off',
   });
+  const sdk = { messages: new Messages(base) };
 
   async function* streamOnce(request: ModelRequest, signal: AbortSignal, shown: { text: boolean }): AsyncGenerator<ModelChunk> {
-    const stream = sdk.messages.stream(request as Anthropic.MessageStreamParams, { signal });
+    const stream = sdk.messages.stream(request as API.MessageStreamParams, { signal });
     try {
       for await (const event of stream) {
         while (notices.length > 0) yield { type: 'notice', message: notices.shift()! };
@@ -93,7 +98,7 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
       try {
         const { model, system, tools, messages, thinking } = request;
         const params = { model, system, tools, messages, ...(thinking ? { thinking } : {}) };
-        const counted = await sdk.messages.countTokens(params as Anthropic.MessageCountTokensParams, { signal, maxRetries: 1 });
+        const counted = await sdk.messages.countTokens(params as API.MessageCountTokensParams, { signal, maxRetries: 1 });
         return counted.input_tokens;
       } catch {
         return null;
@@ -102,7 +107,7 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
   };
 }
 
-function normaliseUsage(usage: Anthropic.Usage): Usage {
+function normaliseUsage(usage: API.Usage): Usage {
   const out: Usage = {
     input_tokens: usage.input_tokens ?? 0,
     cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
@@ -121,8 +126,8 @@ function normaliseUsage(usage: Anthropic.Usage): Usage {
 
 /** A failure after the HTTP response began: a cut body or an in-stream `event: error` (status undefined). */
 function isMidStreamFailure(error: unknown): boolean {
-  if (error instanceof Anthropic.APIUserAbortError) return false;
-  if (error instanceof Anthropic.APIError) return error.status === undefined && !(error instanceof Anthropic.APIConnectionError);
+  if (error instanceof Errors.APIUserAbortError) return false;
+  if (error instanceof Errors.APIError) return error.status === undefined && !(error instanceof Errors.APIConnectionError);
   return error instanceof Error;
 }
 
@@ -138,20 +143,20 @@ function retryNotice(response: Response): string | null {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Anthropic.APIError) return error.type ?? error.message;
+  if (error instanceof Errors.APIError) return error.type ?? error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
 /** One line per failure, with status, type and request id; 401 says how to fix the key. */
 function toModelError(error: unknown, afterOutput: boolean): ModelError {
   if (error instanceof ModelError) return error;
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (error instanceof Errors.APIConnectionTimeoutError) {
     return new ModelError('the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network', undefined, 'timeout', null, afterOutput);
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof Errors.APIConnectionError) {
     return new ModelError(`could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`, undefined, 'connection_error', null, afterOutput);
   }
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof Errors.APIError) {
     const requestId = error.requestID ?? null;
     const type = error.type ?? null;
     const detail = error.apiMessage ?? error.message;

@@ -92,18 +92,24 @@ export function formatCostUsd(cost: number | null): string {
   if (cost === null) return 'cost unknown';
   if (cost > 0 && cost < 0.00005) return '<$0.0001';
   // From 0.99995 on, four decimals would round to "1.0000": switch to cents there.
-  return `~$${(cost >= 0.99995 ? USD_WHOLE : USD_CENTS_FRACTION).format(cost)}`;
+  return `~$${fixed(cost, cost >= 0.99995 ? 2 : 4)}`;
 }
 
 /** Integer with `,` thousands separators whatever the process locale. */
 export function formatInt(n: number): string {
-  return INT.format(n);
+  return fixed(n, 0);
 }
 
-// Fixed to en-US so output (and tests) do not depend on the machine's locale.
-const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const USD_WHOLE = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const USD_CENTS_FRACTION = new Intl.NumberFormat('en-US', { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+/**
+ * `digits` decimals with `,` grouping, written by hand: output must not depend on the machine's locale, and an
+ * Intl.NumberFormat costs ICU set-up at start-up.
+ */
+function fixed(n: number, digits: number): string {
+  const [whole = '0', fraction] = Math.abs(n).toFixed(digits).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  const sign = n < 0 && Number(`${whole}.${fraction ?? 0}`) !== 0 ? '-' : '';
+  return fraction === undefined ? `${sign}${grouped}` : `${sign}${grouped}.${fraction}`;
+}
 
 function usageParts(u: Usage): string {
   const hit = cacheHitPercent(u);
