@@ -75,8 +75,12 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     io.signals.off('SIGTERM', onInterrupt);
   }
 
-  const before = await snapshot;
-  const readonly = await verifyReadOnly(before);
+  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
+  const before = await snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  const readonly =
+    typeof before === 'string'
+      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
+      : await verifyReadOnly(before);
   const beforeWarning = await snapshotWarning;
   const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(sink?.warnings ?? [])];
   if (infra.count > 0) {

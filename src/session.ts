@@ -1,14 +1,12 @@
-import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rgPath } from '@vscode/ripgrep';
 import { Conversation } from './agent/conversation.js';
 import type { ModelClient, SystemBlock } from './agent/model.js';
 import type { Config } from './config.js';
 import { buildListing, type Listing } from './preamble/listing.js';
 import { loadProjectInstructions, type ProjectInstructions } from './preamble/agents-md.js';
 import { buildSystemPrompt } from './preamble/system-prompt.js';
-import { resolvePrograms } from './sandbox/programs.js';
+import { bundledRg, resolvePrograms } from './sandbox/programs.js';
 import { createBashTool } from './tools/bash.js';
 import { readFileTool } from './tools/read-file.js';
 import { ToolRegistry } from './tools/registry.js';
@@ -44,7 +42,7 @@ export interface SessionOptions {
 export async function openSession(config: Config, extraTools: readonly Tool<any>[] = [], opts: SessionOptions = {}): Promise<Session> {
   // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
   const ready = opts.toolsReady?.then(() => undefined, () => undefined);
-  const rg = executable(rgPath);
+  const rg = bundledRg();
   const listingPromise = rg.then((rg) =>
     rg
       ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, rgPath: rg })
@@ -86,14 +84,4 @@ function gated<I>(tool: Tool<I>, ready: Promise<void>): Tool<I> {
       return tool.run(input, ctx);
     },
   };
-}
-
-/** The path when it is an executable file (what resolvePrograms will also find), else null. */
-async function executable(file: string): Promise<string | null> {
-  try {
-    await fs.access(file, constants.X_OK);
-    return (await fs.stat(file)).isFile() ? file : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,6 +1,5 @@
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { rgPath } from '@vscode/ripgrep';
 
 /** The only directories system programs are taken from; never the inherited PATH, never the repository. */
 export const TRUSTED_PATH = '/usr/bin:/bin';
@@ -21,11 +20,23 @@ export type Programs = ReadonlyMap<string, string>;
 export async function resolvePrograms(): Promise<Programs> {
   const found = new Map<string, string>();
   for (const name of WHITELIST) {
-    const candidates = name === 'rg' ? [rgPath] : TRUSTED_PATH.split(':').map((dir) => path.join(dir, name));
-    const file = await firstExecutable(candidates);
+    const file = name === 'rg' ? await bundledRg() : await firstExecutable(TRUSTED_PATH.split(':').map((dir) => path.join(dir, name)));
     if (file !== null) found.set(name, file);
   }
   return found;
+}
+
+/**
+ * The ripgrep binary shipped by @vscode/ripgrep, or null. Imported lazily: the package throws at import time when its
+ * platform package is missing, and that must become "rg is not installed", not a crash at start-up.
+ */
+export async function bundledRg(): Promise<string | null> {
+  try {
+    const { rgPath } = await import('@vscode/ripgrep');
+    return await firstExecutable([rgPath]);
+  } catch {
+    return null;
+  }
 }
 
 async function firstExecutable(candidates: readonly string[]): Promise<string | null> {

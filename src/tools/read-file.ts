@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { rgPath } from '@vscode/ripgrep';
 import { confine } from '../sandbox/paths.js';
+import { bundledRg } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 
 /** Lines shown when the call gives no end_line. */
@@ -340,6 +340,8 @@ async function missing(asked: string, rel: string, ctx: ToolContext): Promise<To
 async function suggest(root: string, rel: string, signal: AbortSignal): Promise<string[]> {
   const base = path.basename(rel);
   if (base === '' || base === '.' || base === '..' || signal.aborted) return [];
+  const rgPath = await bundledRg();
+  if (rgPath === null) return [];
   const candidates = await new Promise<string[]>((resolve) => {
     const found: string[] = [];
     let pending = '';
