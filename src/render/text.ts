@@ -52,6 +52,9 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const spinner = createSpinner(stderr, p, opts.spinner);
   const calls = new Map<string, string>();
   let stdoutOpen = false;
+  // True after the renderer ended an answer line itself (so activity could be shown): that newline already stands
+  // for the first newline of the next answer text.
+  let brokeAnswerLine = false;
   let stderrOpen = false;
   let questionStart: number | null = null;
   let lastLineTag: string | null = null;
@@ -60,6 +63,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     if (!stdoutOpen || !sharedTerminal) return;
     stdout.write('\n');
     stdoutOpen = false;
+    brokeAnswerLine = true;
   };
 
   const closeStderrLine = (): void => {
@@ -84,7 +88,9 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     spinner.start();
   };
 
-  const writeAnswer = (text: string): void => {
+  const writeAnswer = (chunk: string): void => {
+    const text = brokeAnswerLine && chunk.startsWith('\n') ? chunk.slice(1) : chunk;
+    brokeAnswerLine = false;
     if (text === '') return;
     if (sharedTerminal) closeStderrLine();
     // On a terminal, escape sequences echoed from repository content must not drive the terminal.

@@ -257,3 +257,21 @@ describe('createTextRenderer', () => {
     renderer.close();
   });
 });
+
+describe('paragraph break between requests', () => {
+  it.each([
+    [[true, true], 'Let me look.\n\nThe answer.\n'],
+    [[false, false], 'Let me look.\n\nThe answer.\n'],
+  ] as const)('stdout/stderr TTY %j: exactly one blank line before the next request’s text', (tty, expected) => {
+    const { stdout, feed } = setup({ tty: [...tty] as [boolean, boolean] });
+    feed([
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_start', id: 't1', name: 'bash', input: {}, display: 'ls' },
+      { type: 'tool_end', id: 't1', name: 'bash', input: {}, outcome: ok('2 lines'), durationMs: 3 },
+      { type: 'text', text: '\n\n' },
+      { type: 'text', text: 'The answer.' },
+      { type: 'done', stop: 'end_turn', text: 'The answer.', turns: 2 },
+    ]);
+    expect(stdout.text).toBe(expected);
+  });
+});
