@@ -44,6 +44,10 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
   io.stderr.write(`spelunk ${VERSION} · ${path.basename(config.root)} · ${config.model} · /help for commands\n`);
   for (const warning of session.warnings) io.stderr.write(`warning: ${warning}\n`);
 
+  // Piped input gets no prompt: stdout then holds only the answers.
+  const prompt = (): void => {
+    if (terminal) rl.prompt();
+  };
   let turn: AbortController | null = null;
   let armedExit = false;
   let closed = false;
@@ -75,7 +79,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     }
     armedExit = true;
     io.stderr.write('\n(press Ctrl+C again or Ctrl+D to exit)\n');
-    rl.prompt();
+    prompt();
   };
   const terminate = (): void => {
     terminated = true;
@@ -104,13 +108,13 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       const text = pasteBuffer.join('\n');
       pasteBuffer = [];
       if (text.trim() !== '') queue.push(text);
-      else if (!turn) rl.prompt();
+      else if (!turn) prompt();
       notify();
     }, PASTE_WINDOW_MS);
   });
 
   if (firstQuestion !== null) queue.push(firstQuestion);
-  else rl.prompt();
+  else prompt();
 
   try {
     for (;;) {
@@ -129,8 +133,9 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
         await askOnce(question, session, config, renderer, turn.signal);
         turn = null;
       }
-      if (closed) break;
-      rl.prompt();
+      // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
+      if (terminated || (closed && queue.length === 0)) break;
+      if (!closed) prompt();
     }
   } finally {
     io.signals.off('SIGINT', interrupt);

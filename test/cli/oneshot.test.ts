@@ -164,3 +164,15 @@ describe('one-shot text mode against the local Messages API', () => {
     expect(second!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(Math.floor(prefix * 0.95));
   });
 });
+
+describe('REPL on piped input (-i with a non-terminal stdin)', () => {
+  it('answers the argument, then every piped line, and exits 0 at the end of input', async () => {
+    await start();
+    api.enqueue(reply(text('first')), reply(text('second')), reply(text('third')));
+    const run = await runCli(['-C', repo.root, '-i', 'first question'], { env: env(), stdin: 'second question\nthird question\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('first\nsecond\nthird\n');
+    expect(messages()).toHaveLength(3);
+    expect(run.stderr).toContain('TOTAL');
+  });
+});
