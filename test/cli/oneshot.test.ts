@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { httpError, reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { httpError, reply, startMockApi, text, thinking, toolUse, type MockApi } from '../support/mock-api.js';
 import { APP_FILES, makeRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
@@ -174,5 +174,22 @@ describe('REPL on piped input (-i with a non-terminal stdin)', () => {
     expect(run.stdout).toBe('first\nsecond\nthird\n');
     expect(messages()).toHaveLength(3);
     expect(run.stderr).toContain('TOTAL');
+  });
+});
+
+describe('--thinking', () => {
+  it.each([
+    [['--thinking'], false],
+    [['--thinking', '--show-thinking'], true],
+  ])('%j: thinking is requested, signed blocks go back with the tool results, text shown only with --show-thinking', async (flags, shown) => {
+    await start();
+    api.enqueue(reply(thinking('private chain of thought', 'sig_1'), toolUse('bash', { command: 'ls' })), reply(text('done')));
+    const run = await runCli(['-C', repo.root, ...flags, 'q'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(messages()[0]!.body.thinking).toEqual({ type: 'adaptive' });
+    const assistant = messages()[1]!.body.messages!.at(-2)!.content as Array<Record<string, unknown>>;
+    expect(assistant[0]).toMatchObject({ type: 'thinking', signature: 'sig_1' });
+    expect(run.stdout).toBe('done\n');
+    expect(run.stderr.includes('private chain of thought')).toBe(shown);
   });
 });
