@@ -55,7 +55,7 @@ export async function openSession(config: Config, extraTools: readonly Tool<any>
     void globalThis.Headers;
     return module;
   });
-  const [programs, instructions, listing, clientModule] = await Promise.all([resolvePrograms(), instructionsPromise, listingPromise, sdk]);
+  const [programs, instructions, listing, clientModule] = await Promise.all([resolvePrograms(rg), instructionsPromise, listingPromise, sdk]);
   const programNames = [...programs.keys()];
   const system = buildSystemPrompt({
     repoName: path.basename(config.root),

@@ -15,12 +15,12 @@ export type Programs = ReadonlyMap<string, string>;
 /**
  * Resolves the whitelist once. rg is the binary shipped by @vscode/ripgrep (so no system ripgrep is needed and a
  * repository's own `bin/rg` can never shadow it); the others come only from TRUSTED_PATH. Missing programs are left
- * out, so the tool description lists only what can actually run.
+ * out, so the tool description lists only what can actually run. `rg` may be passed in when already looked up.
  */
-export async function resolvePrograms(): Promise<Programs> {
+export async function resolvePrograms(rg: Promise<string | null> = bundledRg()): Promise<Programs> {
   const found = new Map<string, string>();
   for (const name of WHITELIST) {
-    const file = name === 'rg' ? await bundledRg() : await firstExecutable(TRUSTED_PATH.split(':').map((dir) => path.join(dir, name)));
+    const file = name === 'rg' ? await rg : await firstExecutable(TRUSTED_PATH.split(':').map((dir) => path.join(dir, name)));
     if (file !== null) found.set(name, file);
   }
   return found;

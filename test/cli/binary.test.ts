@@ -1,19 +1,13 @@
 import { spawn } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
-import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 // The built binary as a separate process: bin.ts's signal wiring, process.exitCode and real pipes.
 let api: MockApi;
-let repo: { root: string; cleanup(): Promise<void> };
+const repo = useRepo(APP_FILES, { git: true });
 
-beforeAll(async () => {
-  repo = await makeRepo(APP_FILES, { git: true });
-});
-afterAll(async () => {
-  await repo.cleanup();
-});
 afterEach(async () => {
   await api?.close();
 });

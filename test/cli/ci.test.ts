@@ -2,15 +2,15 @@ import { promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv } from 'ajv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import resultSchema from '../../schema/result.schema.json' with { type: 'json' };
 import streamSchema from '../../schema/stream-event.schema.json' with { type: 'json' };
 import { runCli, type CliOptions } from '../support/cli.js';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply, type Scripted } from '../support/mock-api.js';
-import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
-let repo: { root: string; cleanup(): Promise<void> };
+const repo = useRepo(APP_FILES, { git: true });
 const env = () => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
 const messages = () => api.requests.filter((r) => r.path === '/v1/messages');
 
@@ -32,12 +32,6 @@ function validator() {
 }
 const validate = validator();
 
-beforeAll(async () => {
-  repo = await makeRepo(APP_FILES, { git: true });
-});
-afterAll(async () => {
-  await repo.cleanup();
-});
 afterEach(async () => {
   await api?.close();
 });

@@ -1,19 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { httpError, reply, startMockApi, text, thinking, toolUse, type MockApi } from '../support/mock-api.js';
-import { APP_FILES, makeRepo } from '../support/temp-repo.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
-let repo: { root: string; cleanup(): Promise<void> };
+const repo = useRepo(APP_FILES);
 const env = () => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
 const messages = () => api.requests.filter((r) => r.path === '/v1/messages');
 
-beforeAll(async () => {
-  repo = await makeRepo(APP_FILES);
-});
-afterAll(async () => {
-  await repo.cleanup();
-});
 afterEach(async () => {
   await api?.close();
 });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Creates a temporary repository from a map of relative path → content; `git: true` commits it. */
 export async function makeRepo(files: Record<string, string>, opts: { git?: boolean } = {}): Promise<{ root: string; cleanup(): Promise<void> }> {
@@ -20,6 +21,23 @@ export async function makeRepo(files: Record<string, string>, opts: { git?: bool
     execFileSync('git', ['commit', '-q', '-m', 'init'], { cwd: root, env });
   }
   return { root: await fs.realpath(root), cleanup: () => fs.rm(parent, { recursive: true, force: true }) };
+}
+
+/** Makes a repository before the file's tests and removes it after them; `root` is readable inside tests. */
+export function useRepo(files: Record<string, string>, opts: { git?: boolean } = {}): { readonly root: string } {
+  let made: Awaited<ReturnType<typeof makeRepo>> | null = null;
+  beforeAll(async () => {
+    made = await makeRepo(files, opts);
+  });
+  afterAll(async () => {
+    await made?.cleanup();
+  });
+  return {
+    get root(): string {
+      if (!made) throw new Error('useRepo: the repository exists only while the tests run');
+      return made.root;
+    },
+  };
 }
 
 /** A tiny HTTP app used by the CLI tests. */

@@ -30,3 +30,22 @@ describe('bash when a program cannot start', () => {
     expect(outcome.summary).toContain('could not start');
   });
 });
+
+describe('bash feeds the read-only manifest', () => {
+  it('reports the real path of every confined operand and path value to ctx.onRead, and nothing for a refused command', async () => {
+    const { makeRepo } = await import('../support/temp-repo.js');
+    const repo = await makeRepo({ 'src/a.ts': 'a\n', 'pats.txt': 'a\n' });
+    try {
+      const tool = createBashTool(new Map([['grep', '/usr/bin/grep'], ['cat', '/usr/bin/cat']]));
+      const reads: string[] = [];
+      const ctx = { root: repo.root, signal: new AbortController().signal, timeoutMs: 5000, onRead: (abs: string) => reads.push(abs) };
+      await tool.run({ command: 'grep -f pats.txt src/a.ts' }, ctx);
+      expect(reads).toEqual([`${repo.root}/pats.txt`, `${repo.root}/src/a.ts`]);
+      reads.length = 0;
+      await tool.run({ command: 'cat src/a.ts | grep a' }, ctx);
+      expect(reads).toEqual([]);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
