@@ -4,7 +4,7 @@ import { ABORT_INTERRUPT, ABORT_TIMEOUT } from './agent/loop.js';
 import { createReportFindingsTool, type FindingsSink } from './audit/findings.js';
 import { fileLineReader, toSarif, writeSarif } from './audit/sarif.js';
 import { exitCodeFor, ResultCollector, type ResultObject } from './ci/result.js';
-import { gitCommit, snapshotRepoState, verifyReadOnly } from './ci/readonly.js';
+import { snapshotRepoState, verifyReadOnly } from './sandbox/readonly.js';
 import { createStreamJsonRenderer } from './ci/stream-json.js';
 import type { Config } from './config.js';
 import type { Io } from './io.js';
@@ -28,16 +28,12 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const started = Date.now();
   const sessionId = randomUUID();
   const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
-  // The read-only snapshot (a full `git status`, ~0.5 s on 100k files) must exist before any tool runs, but taken
-  // before or beside the preamble it delays the first request and competes with it for the CPU: it starts once the
-  // session is open, and the tools wait for it (scripts/bench.mjs measures the difference).
+  // The read-only snapshot (the start time and HEAD: a few ms) must exist before any tool runs; it starts once the
+  // session is open so its git calls do not compete with the preamble's walk, and the tools wait for it.
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
-  const [commit, session] = await Promise.all([
-    gitCommit(config.root),
-    openSession(config, sink ? [createReportFindingsTool(sink)] : [], { toolsReady: snapshot }),
-  ]);
+  const session = await openSession(config, sink ? [createReportFindingsTool(sink)] : [], { toolsReady: snapshot });
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings];
@@ -92,7 +88,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     durationMs: Date.now() - started,
     sessionId,
     root: config.root,
-    gitCommit: commit,
+    gitCommit: typeof before === 'string' ? null : before.head,
     readonly,
     warnings,
     ...(sink ? { audit: { report: sink.report } } : {}),

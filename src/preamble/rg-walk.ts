@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execCapped } from '../sandbox/exec.js';
 
 /** Bytes of ripgrep's non-debug stderr kept for the "unavailable" message. */
 const STDERR_KEEP_BYTES = 2_048;
 /** A stderr line longer than this is dropped (debug lines are a few hundred bytes). */
 const STDERR_LINE_MAX_BYTES = 64 * 1024;
-/**
- * ripgrep runs with nothing inherited: no RIPGREP_CONFIG_PATH, no HOME (so no global git excludes), a fixed locale.
- * The same repository then gives the same listing on every machine, which keeps the system prompt cacheable.
- */
-const RG_ENV = { PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8' };
+/** Output one walk may produce (paths and debug lines); the listing walk is depth-limited and far below it. */
+const WALK_MAX_BYTES = 512 * 1024 * 1024;
 /** Ignore files honoured even outside git, hidden files shown, .git never walked, symlinks not followed (default). */
 const RG_WALK_FLAGS = ['--files', '--null', '--no-config', '--no-require-git', '--no-ignore-global', '--hidden', '-g', '!.git'];
 /**
@@ -34,59 +31,47 @@ export interface WalkOptions {
 }
 
 /**
- * Runs `rg --files` over `cwd` and streams its results. Exit code 2 with output means some subdirectory was
+ * Runs `rg --files` over `cwd` and streams its results. ripgrep runs with nothing inherited (no RIPGREP_CONFIG_PATH,
+ * no HOME, so no global git excludes; see exec.ts), so the same repository gives the same listing on every machine. Exit code 2 with output means some subdirectory was
  * unreadable: the rest is still valid. A timeout or abort is a failure, never a partial result, so a result depends
  * only on the repository. Never throws.
  */
-export function walkFiles(opts: WalkOptions): Promise<WalkResult> {
-  return new Promise((resolve) => {
-    const args = [...RG_WALK_FLAGS, ...(opts.onIgnored ? ['--debug'] : []), ...opts.args];
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(opts.rgPath, args, { cwd: opts.cwd, env: RG_ENV, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (error) {
-      resolve({ ok: false, reason: `ripgrep could not be started (${errorCode(error)})` });
+export async function walkFiles(opts: WalkOptions): Promise<WalkResult> {
+  const args = [...RG_WALK_FLAGS, ...(opts.onIgnored ? ['--debug'] : []), ...opts.args];
+  let sawOutput = false;
+  const stdout = splitter(0, Infinity, (rel) => {
+    sawOutput = true;
+    opts.onPath(rel);
+  });
+  const errors: string[] = [];
+  let errorBytes = 0;
+  const stderr = splitter(0x0a, STDERR_LINE_MAX_BYTES, (line) => {
+    if (!line.startsWith('rg: DEBUG|')) {
+      if (errorBytes < STDERR_KEEP_BYTES && line.trim() !== '') errors.push(line.trim());
+      errorBytes += line.length;
       return;
     }
-    let sawOutput = false;
-    let stopped: string | null = null;
-    const stop = (reason: string) => {
-      stopped ??= reason;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => stop(`ripgrep took longer than ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
-    const onAbort = () => stop('cancelled');
-    if (opts.signal?.aborted) onAbort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const stdout = splitter(0, Infinity, (rel) => {
-      sawOutput = true;
-      opts.onPath(rel);
-    });
-    const errors: string[] = [];
-    let errorBytes = 0;
-    const stderr = splitter(0x0a, STDERR_LINE_MAX_BYTES, (line) => {
-      if (!line.startsWith('rg: DEBUG|')) {
-        if (errorBytes < STDERR_KEEP_BYTES && line.trim() !== '') errors.push(line.trim());
-        errorBytes += line.length;
-        return;
-      }
-      const match = opts.onIgnored && IGNORED_LINE.exec(line);
-      if (match) opts.onIgnored!(match[1]!);
-    });
-    child.stdout!.on('data', stdout.push);
-    child.stderr!.on('data', stderr.push);
-    child.on('error', (error) => stop(`ripgrep could not be started (${errorCode(error)})`));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (stopped !== null) return resolve({ ok: false, reason: stopped });
-      stdout.end();
-      stderr.end();
-      // 0: files found; 1: none (an empty or fully ignored repository); 2 with output: partial errors only.
-      if (code === 0 || code === 1 || (code === 2 && sawOutput)) return resolve({ ok: true });
-      resolve({ ok: false, reason: `ripgrep failed: ${(errors[0] ?? `exit code ${code}`).slice(0, 200)}` });
-    });
+    const match = opts.onIgnored && IGNORED_LINE.exec(line);
+    if (match) opts.onIgnored!(match[1]!);
   });
+  const run = await execCapped(opts.rgPath, args, {
+    cwd: opts.cwd,
+    timeoutMs: opts.timeoutMs,
+    maxBytes: WALK_MAX_BYTES,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onStdout: stdout.push,
+    onStderr: stderr.push,
+  });
+  if (run.timedOut) return { ok: false, reason: `ripgrep took longer than ${opts.timeoutMs / 1000} s` };
+  if (run.aborted) return { ok: false, reason: 'cancelled' };
+  if (run.capped) return { ok: false, reason: `ripgrep printed more than ${WALK_MAX_BYTES / (1024 * 1024)} MiB` };
+  if (run.exitCode === null && run.signal === null) return { ok: false, reason: `ripgrep could not be started (${run.stderr.trim()})` };
+  stdout.end();
+  stderr.end();
+  // 0: files found; 1: none (an empty or fully ignored repository); 2 with output: partial errors only.
+  const code = run.exitCode;
+  if (code === 0 || code === 1 || (code === 2 && sawOutput)) return { ok: true };
+  return { ok: false, reason: `ripgrep failed: ${(errors[0] ?? `exit code ${code ?? run.signal}`).slice(0, 200)}` };
 }
 
 /** Splits a byte stream on `separator` and decodes each record as UTF-8 (invalid bytes become U+FFFD). */

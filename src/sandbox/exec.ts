@@ -1,9 +1,19 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { TRUSTED_PATH } from './programs.js';
 
+/**
+ * The one place spelunk starts a process (git for HEAD, rg for the listing and suggestions, find for the read-only
+ * proof, the bash tool's programs): a fixed environment, no shell, its own process group, stdin closed, a time
+ * limit, an output cap and kernel resource limits. Callers pass absolute paths from a trusted resolver.
+ */
+
 /** Hard cap on stdout + stderr bytes read from one process; past it reading stops and the process group is killed. */
 export const MAX_CAPTURE_BYTES = 10 * 1024 * 1024;
+
+/** Address space of a child (1 GiB): `grep -E '(a{1,1000}){1,1000}'` fails with "memory exhausted" instead of taking the machine. */
+export const CHILD_ADDRESS_SPACE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The complete environment of every spawned program. Nothing is inherited: no API key, no RIPGREP_CONFIG_PATH,
@@ -14,6 +24,12 @@ export const CHILD_ENV: Readonly<Record<string, string>> = Object.freeze({
   LANG: 'C.UTF-8',
   LC_ALL: 'C.UTF-8',
 });
+
+/**
+ * util-linux prlimit, which sets the limits and then execs the program: Node cannot call setrlimit for a child, and
+ * setting them after spawn (`prlimit --pid`) would leave a window in which the child runs unbounded. Looked up once.
+ */
+export const LIMITER: string | null = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/prlimit`));
 
 export interface ExecResult {
   stdout: string;
@@ -28,24 +44,41 @@ export interface ExecResult {
   durationMs: number;
 }
 
+export interface ExecOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxBytes?: number;
+  /** The name messages should use (`wc:` rather than `/usr/bin/wc:`). */
+  argv0?: string;
+  /** Added to CHILD_ENV (git's isolation variables); nothing from process.env is ever passed. */
+  env?: Readonly<Record<string, string>>;
+  /** Streaming consumers: a chunk given to one of them is not collected into the result. */
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+  /** Tests only: run without the kernel limits, as on a machine without prlimit. */
+  limiter?: string | null;
+}
+
 /**
- * Runs one program without a shell (`argv0` lets messages say `wc:` rather than `/usr/bin/wc:`), in its own process group, with stdin closed to /dev/null. On timeout, abort or
- * output cap the whole group gets SIGKILL, so a grandchild can never outlive the call. Never rejects.
+ * Runs one program without a shell, in its own process group, with stdin closed to /dev/null, under CPU, memory,
+ * file-size (0: nothing can be written) and core limits. On timeout, abort or output cap the whole group gets
+ * SIGKILL, so a grandchild can never outlive the call. Never rejects.
  */
-export async function execCapped(
-  file: string,
-  args: string[],
-  opts: { cwd: string; timeoutMs: number; signal: AbortSignal; maxBytes?: number; argv0?: string },
-): Promise<ExecResult> {
+export async function execCapped(file: string, args: readonly string[], opts: ExecOptions): Promise<ExecResult> {
   const started = performance.now();
   const maxBytes = opts.maxBytes ?? MAX_CAPTURE_BYTES;
-  const result = { timedOut: false, aborted: opts.signal.aborted, capped: false };
+  const result = { timedOut: false, aborted: opts.signal?.aborted === true, capped: false };
   if (result.aborted) return finish(started, result, [], [], null, null);
+  // Checked here because a limiter that fails to exec the program would look like the program failing.
+  if (!isExecutable(file)) return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
 
-  const child = spawn(file, args, {
+  const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
+  const [command, argv] = limiter === null ? [file, [...args]] : [limiter, [...limitArgs(opts.timeoutMs), '--', file, ...args]];
+  const child = spawn(command, argv, {
     cwd: opts.cwd,
-    ...(opts.argv0 === undefined ? {} : { argv0: opts.argv0 }),
-    env: { ...CHILD_ENV },
+    ...(opts.argv0 === undefined || limiter !== null ? {} : { argv0: opts.argv0 }),
+    env: { ...CHILD_ENV, ...opts.env },
     shell: false,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,18 +100,20 @@ export async function execCapped(
     child.stdout?.destroy();
     child.stderr?.destroy();
   };
-  const collect = (into: Buffer[]) => (chunk: Buffer): void => {
-    if (result.capped) return;
+  const collect = (into: Buffer[], consumer: ((chunk: Buffer) => void) | undefined) => (chunk: Buffer): void => {
+    if (result.capped || killed) return;
     const room = maxBytes - total;
-    into.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    total += Math.min(chunk.length, room);
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    total += kept.length;
+    if (consumer) consumer(kept);
+    else into.push(kept);
     if (total >= maxBytes) {
       result.capped = true;
       killGroup();
     }
   };
-  child.stdout?.on('data', collect(stdout));
-  child.stderr?.on('data', collect(stderr));
+  child.stdout?.on('data', collect(stdout, opts.onStdout));
+  child.stderr?.on('data', collect(stderr, opts.onStderr));
 
   const timer = setTimeout(() => {
     result.timedOut = true;
@@ -88,18 +123,28 @@ export async function execCapped(
     result.aborted = true;
     killGroup();
   };
-  opts.signal.addEventListener('abort', onAbort, { once: true });
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
 
   return new Promise<ExecResult>((resolve) => {
     const done = (code: number | null, signal: NodeJS.Signals | null, spawnError?: Error): void => {
       clearTimeout(timer);
-      opts.signal.removeEventListener('abort', onAbort);
+      opts.signal?.removeEventListener('abort', onAbort);
       if (spawnError !== undefined) stderr.push(Buffer.from(`could not start ${file}: ${spawnError.message}\n`));
-      resolve(finish(started, result, stdout, stderr, code, signal));
+      const shown = opts.argv0 === undefined ? undefined : { from: `${file}:`, to: `${opts.argv0}:` };
+      resolve(finish(started, result, stdout, stderr, code, signal, shown));
     };
     child.once('error', (error) => done(null, null, error));
     child.once('close', (code, signal) => done(code, signal));
   });
+}
+
+/**
+ * prlimit options: address space, CPU seconds (the wall-clock limit plus one, so a busy child is stopped by the
+ * kernel even if the timer is late), no file may grow past 0 bytes (pipes are not files), no core dumps.
+ */
+function limitArgs(timeoutMs: number): string[] {
+  const cpuSeconds = Math.ceil(timeoutMs / 1000) + 1;
+  return [`--as=${CHILD_ADDRESS_SPACE_BYTES}`, `--cpu=${cpuSeconds}`, '--fsize=0', '--core=0'];
 }
 
 function finish(
@@ -109,13 +154,30 @@ function finish(
   stderr: Buffer[],
   exitCode: number | null,
   signal: NodeJS.Signals | null,
+  rename?: { from: string; to: string },
 ): ExecResult {
+  const errors = Buffer.concat(stderr).toString('utf8');
   return {
     stdout: Buffer.concat(stdout).toString('utf8'),
-    stderr: Buffer.concat(stderr).toString('utf8'),
+    // Under the limiter argv[0] is the absolute path; messages keep the short name the model used.
+    stderr: rename === undefined ? errors : errors.replaceAll(rename.from, rename.to),
     exitCode,
     signal,
     ...flags,
     durationMs: performance.now() - started,
   };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first candidate that is an executable regular file, or null. */
+export function firstExecutableSync(candidates: readonly string[]): string | null {
+  return candidates.find(isExecutable) ?? null;
 }

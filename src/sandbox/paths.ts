@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /** Pseudo-filesystems that expose the host (processes, devices, kernel state); never readable even if linked. */
@@ -14,76 +14,125 @@ export function isInside(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
 }
 
+/** Symlinks followed for one path before it counts as a loop (the kernel's limit is 40). */
+const MAX_LINK_HOPS = 40;
+
 /**
- * Resolves a model-supplied path against the real root and confines it.
- * Symlinks are followed with the native realpath (which resolves `link/..` after following `link`, as the kernel
- * does); the result must stay inside the root. A path that does not exist is refused when `mustExist`, otherwise its
- * nearest existing ancestor is realpath'd and must be inside. Broken symlinks and symlink loops are always refused.
- * Never throws.
+ * Resolves a model-supplied path against the real root and confines it, one component at a time, the way the
+ * kernel does (`link/..` follows `link` first), but without ever asking the filesystem about anything outside the
+ * root: a step that leaves the root (a `..` above it, a symlink whose target lies outside) is refused at once, so
+ * the answer is the same whether the outside path exists or not. A symlink whose target starts in /proc, /dev or /sys
+ * is refused by its text, so a `/proc/self/…` link can never mean one thing here and another in a child process.
+ * The result is symlink-free (`abs`, and `rel` from the root), which is what callers hand to a child: the path that
+ * was checked is the path that is used. Never throws.
  */
 export async function confine(root: string, input: string, opts: { mustExist: boolean }): Promise<Confined> {
   if (input.includes('\0')) return { ok: false, reason: 'path contains a NUL byte' };
-  // Plain concatenation, not path.join/resolve: those collapse `link/..` lexically, so `link-to-etc/../etc/passwd`
-  // would be checked as `<root>/etc/passwd` while a program given the same string opens /etc/passwd.
-  const joined = path.isAbsolute(input) ? input : `${root}${root.endsWith(path.sep) ? '' : path.sep}${input}`;
-  const forbidden = forbiddenRoot(path.resolve(joined));
+  const lexical = path.resolve(root, input);
+  const forbidden = forbiddenRoot(lexical);
   if (forbidden) return { ok: false, reason: `${forbidden} is never readable` };
-  const resolved = await realpathOf(joined);
-  if ('code' in resolved) {
-    if (resolved.code !== 'ENOENT') return { ok: false, reason: failureReason(resolved.code, input) };
-    if (opts.mustExist) return { ok: false, reason: `no such file or directory: ${input}` };
-    return confineMissing(root, joined, input);
+  const outside = { ok: false as const, reason: `${input} is outside the repository root` };
+  const start = path.isAbsolute(input) ? insideTail(root, input) : input;
+  if (start === null) return outside;
+  const walked = walk(root, start, input);
+  if (!walked.ok) return walked.outside ? outside : walked;
+  const rel = walked.parts.join('/');
+  const abs = rel === '' ? root : `${root}${root.endsWith(path.sep) ? '' : path.sep}${rel}`;
+  if (walked.missing && opts.mustExist) return { ok: false, reason: `no such file or directory: ${input}` };
+  if (forbiddenRoot(abs)) return { ok: false, reason: `${forbiddenRoot(abs)} is never readable` };
+  return { ok: true, abs, rel: rel || '.', exists: !walked.missing };
+}
+
+type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: boolean; reason: string };
+
+/** The component walk behind confine: `parts` is the real position below the root, never above it. */
+function walk(root: string, relative: string, input: string): Walked {
+  const parts: string[] = [];
+  const queue = relative.split('/');
+  let hops = 0;
+  let missing = false;
+  while (queue.length > 0) {
+    const name = queue.shift() as string;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      if (parts.length === 0) return { ok: false, outside: true, reason: '' };
+      parts.pop();
+      continue;
+    }
+    if (missing) {
+      parts.push(name);
+      continue;
+    }
+    const here = path.join(root, ...parts, name);
+    const st = lstatOrCode(here);
+    if (typeof st === 'string') {
+      if (st !== 'ENOENT') return { ok: false, outside: false, reason: failureReason(st, input) };
+      missing = true;
+      parts.push(name);
+      continue;
+    }
+    if (!st.isSymbolicLink()) {
+      // Anything after a file, even a trailing slash, makes the kernel answer ENOTDIR.
+      if (!st.isDirectory() && queue.length > 0) {
+        return { ok: false, outside: false, reason: failureReason('ENOTDIR', input) };
+      }
+      parts.push(name);
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_LINK_HOPS) return { ok: false, outside: false, reason: failureReason('ELOOP', input) };
+    const target = readlinkOrNull(here);
+    if (target === null) return { ok: false, outside: false, reason: `${input} cannot be resolved (the link changed while it was read)` };
+    if (path.isAbsolute(target)) {
+      const forbidden = forbiddenRoot(path.resolve(target));
+      if (forbidden) return { ok: false, outside: false, reason: `${forbidden} is never readable (${input} is a link into it)` };
+      const tail = insideTail(root, target);
+      if (tail === null) return { ok: false, outside: true, reason: '' };
+      parts.length = 0;
+      queue.unshift(...tail.split('/'));
+      continue;
+    }
+    queue.unshift(...target.split('/'));
   }
-  const real = resolved.real;
-  const forbiddenReal = forbiddenRoot(real);
-  if (forbiddenReal) return { ok: false, reason: `${forbiddenReal} is never readable` };
-  if (!isInside(root, real)) return { ok: false, reason: `${input} is outside the repository root` };
-  return { ok: true, abs: real, rel: path.relative(root, real) || '.', exists: true };
+  return { ok: true, parts, missing };
+}
+
+/**
+ * For an absolute path, what follows the root when its leading components are exactly the root's (no `..` among
+ * them); null when it does not start inside the root. The root is a real path, so those components hold no link.
+ */
+function insideTail(root: string, absolute: string): string | null {
+  const rootParts = root.split('/').filter((p) => p !== '');
+  const parts = absolute.split('/');
+  let i = 0;
+  let matched = 0;
+  for (; i < parts.length && matched < rootParts.length; i += 1) {
+    const part = parts[i] as string;
+    if (part === '' || part === '.') continue;
+    if (part !== rootParts[matched]) return null;
+    matched += 1;
+  }
+  return matched === rootParts.length ? parts.slice(i).join('/') : null;
+}
+
+function readlinkOrNull(p: string): string | null {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function lstatOrCode(p: string): Stats | string {
+  try {
+    return lstatSync(p);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
+  }
 }
 
 function forbiddenRoot(p: string): string | undefined {
   return FORBIDDEN_ROOTS.find((forbidden) => isInside(forbidden, p));
-}
-
-/** Walks up to the nearest ancestor that resolves; the missing tail is appended to its real path. */
-async function confineMissing(root: string, joined: string, input: string): Promise<Confined> {
-  let probe = joined.replace(/(.)\/+$/, '$1');
-  for (;;) {
-    // An entry that lstat sees but realpath cannot resolve is a broken symlink: where it points is unknown to
-    // us but not to a program that later opens it (or to whoever creates the target), so refuse it.
-    if (await isSymlink(probe)) return { ok: false, reason: `${input} goes through a broken symlink` };
-    const parent = path.dirname(probe);
-    if (parent === probe) return { ok: false, reason: `${input} is outside the repository root` };
-    probe = parent;
-    const resolved = await realpathOf(probe);
-    if ('code' in resolved) {
-      if (resolved.code !== 'ENOENT') return { ok: false, reason: failureReason(resolved.code, input) };
-      continue;
-    }
-    const forbidden = forbiddenRoot(resolved.real);
-    if (forbidden) return { ok: false, reason: `${forbidden} is never readable` };
-    if (!isInside(root, resolved.real)) return { ok: false, reason: `${input} is outside the repository root` };
-    const abs = path.join(resolved.real, path.relative(probe, joined));
-    if (!isInside(root, abs)) return { ok: false, reason: `${input} is outside the repository root` };
-    return { ok: true, abs, rel: path.relative(root, abs) || '.', exists: false };
-  }
-}
-
-async function realpathOf(p: string): Promise<{ real: string } | { code: string }> {
-  try {
-    // fs.promises.realpath uses the native realpath(3): `a/link/../b` follows `link` before applying `..`.
-    return { real: await fs.realpath(p) };
-  } catch (error) {
-    return { code: (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN' };
-  }
-}
-
-async function isSymlink(p: string): Promise<boolean> {
-  try {
-    return (await fs.lstat(p)).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 function failureReason(code: string, input: string): string {

@@ -13,7 +13,16 @@ export const MAX_EXPANDED_ARGS = 1024;
 
 /** The outcome of checking a command: the exact argv to spawn, or a refusal written for the model. */
 export type Verdict =
-  | { ok: true; file: string; args: string[]; program: string; /** real paths of every confined operand and path value */ paths: string[] }
+  | {
+      ok: true;
+      file: string;
+      args: string[];
+      program: string;
+      /** Real paths of every confined operand and path value. */
+      paths: string[];
+      /** What the model should know although the command runs (glob matches that were skipped). */
+      notes: string[];
+    }
   | { ok: false; reason: string };
 
 /** Programs that run other programs; named so the refusal can say "run it directly". */
@@ -48,7 +57,7 @@ export async function checkCommand(command: string, ctx: { root: string; program
   if (!parsed.ok) return parsed;
   const args = await materialise(program.name, words, parsed.roles, ctx.root);
   if (!args.ok) return args;
-  return { ok: true, program: program.name, file: program.file, args: args.args, paths: args.paths };
+  return { ok: true, program: program.name, file: program.file, args: args.args, paths: args.paths, notes: args.notes };
 }
 
 type Resolved = { ok: true; name: string; file: string } | { ok: false; reason: string };
@@ -80,24 +89,43 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   return { ok: false, reason: `${name} is not an allowed program${instead ? `; ${instead}` : ''}. Allowed: ${allowed} (no shell; rg is preferred for searching)` };
 }
 
-type Materialised = { ok: true; args: string[]; paths: string[] } | { ok: false; reason: string };
+type Materialised = { ok: true; args: string[]; paths: string[]; notes: string[] } | { ok: false; reason: string };
 
-/** Expands operand globs and confines every path; refuses unquoted globs anywhere a shell would mangle them. */
+/**
+ * Expands operand globs and confines every path; refuses unquoted globs anywhere a shell would mangle them. Each
+ * path is handed to the program as the symlink-free form confine() checked, relative to the root (the child's cwd),
+ * so the program cannot resolve the string differently (`/proc/self/…` differs per process).
+ */
 async function materialise(program: string, words: readonly Word[], roles: readonly Role[], root: string): Promise<Materialised> {
   const args: string[] = [];
   const paths: string[] = [];
+  const notes: string[] = [];
   for (const [i, word] of words.entries()) {
     const role = roles[i] ?? { kind: 'operand', value: 'path' };
     const isGlob = word.glob.some(Boolean);
     if (role.kind === 'operand' && role.value === 'path') {
       const expanded = await expandGlob(root, word);
       if (!expanded.ok) return expanded;
+      const skipped: string[] = [];
       for (const p of expanded.paths) {
         const checked = await checkPath(root, p, isGlob && !expanded.matched ? ' (the glob matched nothing)' : '');
-        if ('error' in checked) return { ok: false, reason: `${program}: ${checked.error}` };
+        if ('error' in checked) {
+          // One bad match (a symlink out of the root) does not sink the command: bash would list it, we skip it.
+          if (isGlob && expanded.matched) {
+            skipped.push(p);
+            continue;
+          }
+          return { ok: false, reason: `${program}: ${checked.error}` };
+        }
         paths.push(checked.abs);
+        args.push(childPath(checked.rel, p));
       }
-      args.push(...expanded.paths);
+      if (skipped.length > 0) {
+        if (skipped.length === expanded.paths.length) {
+          return { ok: false, reason: `${program}: every match of ${word.text} is a link out of the repository or a file that cannot be read here (${listed(skipped)})` };
+        }
+        notes.push(`skipped ${skipped.length} match(es) of ${word.text} that cannot be read here (links out of the repository, special or hard-linked files): ${listed(skipped)}`);
+      }
       if (args.length > MAX_EXPANDED_ARGS) {
         return { ok: false, reason: `${program}: the arguments expand to more than ${MAX_EXPANDED_ARGS} paths; search a directory instead` };
       }
@@ -105,14 +133,31 @@ async function materialise(program: string, words: readonly Word[], roles: reado
     }
     if (isGlob) return { ok: false, reason: globReason(program, word, role) };
     const pathValue = role.kind === 'value' && role.value === 'path' ? word.text : role.kind === 'flag' ? role.attachedPath : undefined;
-    if (pathValue !== undefined) {
-      const checked = await checkPath(root, pathValue, '');
-      if ('error' in checked) return { ok: false, reason: `${program} ${role.kind === 'value' ? role.flag : word.text}: ${checked.error}` };
-      paths.push(checked.abs);
+    if (pathValue === undefined) {
+      args.push(word.text);
+      continue;
     }
-    args.push(word.text);
+    const checked = await checkPath(root, pathValue, '');
+    if ('error' in checked) return { ok: false, reason: `${program} ${role.kind === 'value' ? role.flag : word.text}: ${checked.error}` };
+    paths.push(checked.abs);
+    // An attached value (`--ignore-file=x`, `-fx`) keeps its flag text before the checked path.
+    args.push(word.text.slice(0, word.text.length - pathValue.length) + childPath(checked.rel, pathValue));
   }
-  return { ok: true, args, paths };
+  return { ok: true, args, paths, notes };
+}
+
+/** Characters that make a leading word an option or an operator (find's `!`, `(`): such a path gets `./`. */
+const LEADING_SPECIAL = /^[-+()!,]/;
+
+/** The checked relative path as the child receives it; a trailing slash is kept, so a glob ending in a slash lists directories only. */
+function childPath(rel: string, asked: string): string {
+  const withSlash = asked.endsWith('/') && rel !== '.' ? `${rel}/` : rel;
+  return LEADING_SPECIAL.test(withSlash) ? `./${withSlash}` : withSlash;
+}
+
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, 5).join(', ');
+  return items.length > 5 ? `${shown} and ${items.length - 5} more` : shown;
 }
 
 function globReason(program: string, word: Word, role: Role): string {
@@ -126,14 +171,22 @@ function globReason(program: string, word: Word, role: Role): string {
   return `${program}: ${word.text} contains an unquoted glob, which a shell would expand; quote it: ${quoted}`;
 }
 
-/** The real path when `p` is an existing regular file or directory inside the root; otherwise why not. */
-async function checkPath(root: string, p: string, note: string): Promise<{ abs: string } | { error: string }> {
+/**
+ * The checked path when `p` is an existing regular file or directory inside the root; otherwise why not. A regular
+ * file with several hard links is refused: another link may be a file outside the root, and which one is the
+ * original cannot be told.
+ */
+async function checkPath(root: string, p: string, note: string): Promise<{ abs: string; rel: string } | { error: string }> {
   if (p === '-') return { error: 'reading standard input ("-") is not supported; pass a file path' };
   const confined = await confine(root, p, { mustExist: true });
   if (!confined.ok) return { error: confined.reason + note };
-  const stat = await fs.stat(confined.abs).catch(() => null);
+  const stat = await fs.lstat(confined.abs).catch(() => null);
   if (stat === null) return { error: `${p} cannot be examined; check the path` };
-  if (stat.isFile() || stat.isDirectory()) return { abs: confined.abs };
+  if (stat.isDirectory()) return { abs: confined.abs, rel: confined.rel };
+  if (stat.isFile() && stat.nlink > 1) {
+    return { error: `${p} has ${stat.nlink} hard links, and another link may be a file outside the repository; it is not read` };
+  }
+  if (stat.isFile()) return { abs: confined.abs, rel: confined.rel };
   const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isSocket() ? 'a socket' : 'a device';
   return { error: `${p} is ${kind}; only regular files and directories can be read (reading it could hang)` };
 }

@@ -53,7 +53,9 @@ export function createBashTool(programs: Programs): Tool<BashInput> {
         signal: ctx.signal,
         argv0: verdict.program,
       });
-      return shape(verdict.program, result, ctx.timeoutMs);
+      const outcome = shape(verdict.program, result, ctx.timeoutMs);
+      if (verdict.notes.length === 0) return outcome;
+      return { ...outcome, content: `${outcome.content}\n${verdict.notes.map((note) => `[${note}]`).join('\n')}` };
     },
   };
 }

@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { confine } from '../sandbox/paths.js';
+import { execCapped } from '../sandbox/exec.js';
 import { bundledRg } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 
@@ -30,8 +31,6 @@ const SUGGEST_CANDIDATES = 200;
 const SUGGEST_SHOWN = 3;
 /** Cut lines listed by number in the trailer before "and N more". */
 const CUT_LINES_LISTED = 5;
-/** Programs run by this tool get this fixed environment: nothing inherited (no API key, no RIPGREP_CONFIG_PATH). */
-const CHILD_ENV = { PATH: '/usr/bin:/bin' };
 
 export interface ReadFileInput {
   path: string;
@@ -131,6 +130,13 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
   if (!st.isFile()) {
     return fail(`${rel} is ${describeSpecial(st)}, not a regular file; read_file only reads regular files.`, 'not a regular file');
   }
+  // Another link to the same file may be outside the root, and no link is "the original": refused, saying why.
+  if (st.nlink > 1) {
+    return fail(
+      `${rel} has ${st.nlink} hard links, and another link may be a file outside the repository, so it is not read.`,
+      `hard-linked file (${st.nlink} links)`,
+    );
+  }
 
   let handle: FileHandle;
   try {
@@ -154,10 +160,19 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
     }
     const start = input.start_line ?? 1;
     const end = input.end_line ?? start + DEFAULT_WINDOW_LINES - 1;
-    const win = await readWindow(handle, { start, end }, DEFAULT_LIMITS, ctx.signal);
+    // Bounded in time as well as bytes: counting to start_line=10^9 in a 2 GB file must not outlast a tool call.
+    const deadline = AbortSignal.timeout(ctx.timeoutMs);
+    const win = await readWindow(handle, { start, end }, DEFAULT_LIMITS, AbortSignal.any([ctx.signal, deadline]));
     return renderWindow(win, start, rel);
   } catch (error) {
     if (ctx.signal.aborted) return fail(`read_file of ${rel} was cancelled.`, 'cancelled');
+    if ((error as Error).name === 'TimeoutError') {
+      return fail(
+        `read_file of ${rel} took longer than ${ctx.timeoutMs / 1000} s (${formatSize(st.size)}) and was stopped; ` +
+          `find the line you need with bash \`rg -n 'pattern' ${shellQuote(rel)}\` and read near it.`,
+        'timed out',
+      );
+    }
     return fail(`Cannot read ${rel}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`, 'read error');
   } finally {
     await handle.close().catch(() => undefined);
@@ -342,30 +357,23 @@ async function suggest(root: string, rel: string, signal: AbortSignal): Promise<
   if (base === '' || base === '.' || base === '..' || signal.aborted) return [];
   const rgPath = await bundledRg();
   if (rgPath === null) return [];
-  const candidates = await new Promise<string[]>((resolve) => {
-    const found: string[] = [];
-    let pending = '';
-    const args = ['--files', '--hidden', '--no-config', '--no-messages', '--null'];
-    args.push('--iglob', `**/${escapeGlob(base)}`, '--glob', '!.git');
-    const child = spawn(rgPath, args, { cwd: root, env: CHILD_ENV, shell: false, stdio: ['ignore', 'pipe', 'ignore'] });
-    const finish = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', finish);
-      child.kill('SIGKILL');
-      resolve(found);
-    };
-    const timer = setTimeout(finish, SUGGEST_TIMEOUT_MS);
-    signal.addEventListener('abort', finish, { once: true });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (data: string) => {
-      const names = (pending + data).split('\0');
+  const found: string[] = [];
+  let pending = '';
+  const enough = new AbortController();
+  const decoder = new StringDecoder('utf8');
+  const args = ['--files', '--hidden', '--no-config', '--no-messages', '--null', '--iglob', `**/${escapeGlob(base)}`, '--glob', '!.git'];
+  await execCapped(rgPath, args, {
+    cwd: root,
+    timeoutMs: SUGGEST_TIMEOUT_MS,
+    signal: AbortSignal.any([signal, enough.signal]),
+    onStdout: (chunk) => {
+      const names = (pending + decoder.write(chunk)).split('\0');
       pending = names.pop() ?? '';
       found.push(...names.filter((n) => n !== ''));
-      if (found.length >= SUGGEST_CANDIDATES) finish();
-    });
-    child.on('error', finish);
-    child.on('close', finish);
+      if (found.length >= SUGGEST_CANDIDATES) enough.abort();
+    },
   });
+  const candidates = found;
   return rank(candidates, rel).slice(0, SUGGEST_SHOWN);
 }
 

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHILD_ENV, execCapped } from '../../src/sandbox/exec.js';
+import { CHILD_ADDRESS_SPACE_BYTES, execCapped, LIMITER } from '../../src/sandbox/exec.js';
 
 const CANARY = 'sk-canary-exec-5b1e0c';
 const LONG = 60_000;
@@ -37,7 +38,8 @@ describe('execCapped', () => {
     process.env.RIPGREP_CONFIG_PATH = '/tmp/evil-rgrc';
     try {
       const result = await execCapped('/usr/bin/env', [], opts());
-      expect(result.stdout.trim().split('\n').sort()).toEqual(Object.entries(CHILD_ENV).map(([k, v]) => `${k}=${v}`).sort());
+      // A literal, not CHILD_ENV: a test that compared against the constant it tests could not catch a leak added there.
+      expect(result.stdout.trim().split('\n').sort()).toEqual(['LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin']);
       expect(result.stdout + result.stderr).not.toContain(CANARY);
     } finally {
       delete process.env.RIPGREP_CONFIG_PATH;
@@ -99,5 +101,61 @@ describe('execCapped', () => {
     const result = await execCapped('/nonexistent/program', [], opts());
     expect(result.exitCode).toBeNull();
     expect(result.stderr).toContain('could not start /nonexistent/program');
+  });
+
+  it('adds only the extra variables it is given', async () => {
+    const result = await execCapped('/usr/bin/env', [], opts({ env: { GIT_CONFIG_NOSYSTEM: '1' } }));
+    expect(result.stdout.trim().split('\n').sort()).toEqual(['GIT_CONFIG_NOSYSTEM=1', 'LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin']);
+  });
+
+  it('names the program as the model wrote it in messages, not by its absolute path', async () => {
+    const result = await execCapped('/usr/bin/cat', ['no-such-file'], opts({ argv0: 'cat' }));
+    expect(result.stderr).toMatch(/^cat: no-such-file: No such file or directory/);
+  });
+});
+
+describe('kernel resource limits on every child', () => {
+  it('finds prlimit on this machine (util-linux)', () => {
+    expect(LIMITER).toMatch(/^\/(usr\/)?bin\/prlimit$/);
+  });
+
+  it.each([
+    ['Max address space', `${CHILD_ADDRESS_SPACE_BYTES}`],
+    ['Max file size', '0'],
+    ['Max core file size', '0'],
+    ['Max cpu time', '11'],
+  ])('%s is %s', async (name, value) => {
+    const result = await execCapped('/usr/bin/cat', ['/proc/self/limits'], opts({ timeoutMs: 10_000 }));
+    const line = result.stdout.split('\n').find((l) => l.startsWith(name));
+    expect(line?.replace(name, '').trim().split(/\s+/).slice(0, 2)).toEqual([value, value]);
+  });
+
+  it('a regular expression that would take gigabytes fails instead of taking the machine', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-exec-'));
+    try {
+      await fs.writeFile(path.join(dir, 'f.txt'), 'aaa\n');
+      const result = await execCapped('/usr/bin/grep', ['-E', '(a{1,1000}){1,1000}', 'f.txt'], opts({ cwd: dir, argv0: 'grep' }));
+      expect(result.timedOut).toBe(false);
+      expect(result.exitCode === 2 || result.signal !== null).toBe(true);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a child cannot write a byte to a file', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-exec-'));
+    try {
+      const result = await execCapped('/bin/sh', ['-c', 'echo data > out.txt'], opts({ cwd: dir }));
+      expect(result.exitCode === 0).toBe(false);
+      expect(await fs.readFile(path.join(dir, 'out.txt'), 'utf8').catch(() => '')).toBe('');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('without prlimit the program still runs (time and output limits only)', async () => {
+    const result = await execCapped('/usr/bin/cat', ['/proc/self/limits'], opts({ limiter: null }));
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toMatch(/Max file size\s+0\s/);
   });
 });

@@ -92,6 +92,10 @@ export async function makeHostileRepo(opts: { big?: boolean } = {}): Promise<Hos
     ['link-proc', '/proc/self/environ'],
     ['link-dev', '/dev/zero'],
     ['link-fifo', 'pipe.fifo'],
+    ['dangling-inside', 'nope/missing.txt'],
+    ['link-proc-cwd', '/proc/self/cwd'],
+    ['link-proc-dotdot', '/tmp/../proc/self/root'],
+    ['link-abs-dotdot', `${root}/../${path.basename(root)}/src/a.ts`],
   ];
   for (const [name, target] of links) await fs.symlink(target, path.join(root, name));
   execFileSync('/usr/bin/mkfifo', [path.join(root, 'pipe.fifo')], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' } });

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitCommit, snapshotRepoState, verifyReadOnly } from '../../src/ci/readonly.js';
+import { gitCommit, snapshotRepoState, verifyReadOnly } from '../../src/sandbox/readonly.js';
 
 let root: string;
 
@@ -20,6 +20,15 @@ function git(cwd: string, ...args: string[]): string {
 function write(rel: string, content: string): void {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), content);
+}
+
+/** Lets the clock pass the proof's margin, so the set-up's own writes predate the snapshot. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 60));
+
+/** The snapshot, taken once the set-up's writes are in the past. */
+async function snapshot(dir = root): Promise<Awaited<ReturnType<typeof snapshotRepoState>>> {
+  await settle();
+  return snapshotRepoState(dir);
 }
 
 const indexHash = (): string => createHash('sha256').update(readFileSync(path.join(root, '.git', 'index'))).digest('hex');
@@ -42,22 +51,31 @@ describe('read-only proof in a git work tree', () => {
   });
 
   it('verifies an untouched repository and records HEAD', async () => {
-    const before = await snapshotRepoState(root);
-    expect(before.git?.head).toMatch(/^[0-9a-f]{40}$/);
+    const before = await snapshot();
+    expect(before.head).toMatch(/^[0-9a-f]{40}$/);
     expect(before.warning).toBeNull();
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
-    expect(await gitCommit(root)).toBe(before.git?.head);
+    expect(await gitCommit(root)).toBe(before.head);
   });
 
   it.each<[string, () => void, string]>([
-    ['a modified tracked file', () => appendFileSync(path.join(root, 'src/a.ts'), '// x\n'), 'modified: src/a.ts'],
-    ['a created file', () => write('src/new.ts', 'x'), 'created: src/new.ts'],
-    ['a file created in a new directory', () => write('fresh/deep/x.ts', 'x'), 'created: fresh/deep/x.ts'],
-    ['a deleted file', () => rmSync(path.join(root, 'src/b.ts')), 'deleted: src/b.ts'],
-    ['a staged change', () => (appendFileSync(path.join(root, 'src/a.ts'), 'y'), git(root, 'add', 'src/a.ts')), 'modified: src/a.ts'],
+    ['a modified tracked file', () => appendFileSync(path.join(root, 'src/a.ts'), '// x\n'), 'changed: src/a.ts'],
+    ['a created file', () => write('src/new.ts', 'x'), 'changed: src/new.ts'],
+    ['a file created in a new directory', () => write('fresh/deep/x.ts', 'x'), 'changed: fresh/deep/x.ts'],
+    ['a deleted file', () => rmSync(path.join(root, 'src/b.ts')), 'entries created, deleted or renamed in: src/'],
+    ['a staged change', () => (appendFileSync(path.join(root, 'src/a.ts'), 'y'), git(root, 'add', 'src/a.ts')), 'changed: .git/index'],
     ['a new commit', () => git(root, 'commit', '-q', '--allow-empty', '-m', 'x'), 'HEAD moved'],
+    ['a git-ignored file', () => appendFileSync(path.join(root, 'dist/out.js'), 'x'), 'changed: dist/out.js'],
+    ['a mode change', () => chmodSync(path.join(root, 'src/a.ts'), 0o600), 'changed: src/a.ts'],
+    ['a modification with the old mtime put back', () => {
+      const file = path.join(root, 'src/a.ts');
+      const { atime, mtime } = statSync(file);
+      appendFileSync(file, 'z');
+      utimesSync(file, atime, mtime);
+    }, 'changed: src/a.ts'],
+    ['a rename', () => renameSync(path.join(root, 'src/b.ts'), path.join(root, 'src/b2.ts')), 'changed: src/b2.ts'],
   ])('detects %s', async (_name, change, fragment) => {
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     change();
     const after = await verifyReadOnly(before);
     expect(after.verified).toBe(false);
@@ -67,37 +85,31 @@ describe('read-only proof in a git work tree', () => {
   it('detects a second change to a file that was already dirty before the run', async () => {
     appendFileSync(path.join(root, 'src/a.ts'), '// local edit\n');
     write('notes.txt', 'untracked before the run');
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
     appendFileSync(path.join(root, 'src/a.ts'), '// and again\n');
     appendFileSync(path.join(root, 'notes.txt'), '!');
     const after = await verifyReadOnly(before);
     expect(after.verified).toBe(false);
-    expect(after.detail).toContain('modified: src/a.ts');
-    expect(after.detail).toContain('modified: notes.txt');
+    expect(after.detail).toContain('changed: src/a.ts');
+    expect(after.detail).toContain('changed: notes.txt');
   });
 
-  it('detects a change to a git-ignored file the tools read, which status cannot see', async () => {
-    const before = await snapshotRepoState(root);
+  it('names a file the tools read as modified, from its stamp, even without find', async () => {
+    const before = await snapshotRepoState(root, { find: null });
+    expect(before.warning).toContain('without find');
     before.noteRead(path.join(root, 'dist/out.js'));
     appendFileSync(path.join(root, 'dist/out.js'), 'changed\n');
-    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail: 'modified: dist/out.js' });
-  });
-
-  it('ignores the paths it is told spelunk wrote itself', async () => {
-    const before = await snapshotRepoState(root);
-    write('report.sarif', '{}');
-    expect((await verifyReadOnly(before)).verified).toBe(false);
-    expect(await verifyReadOnly(before, { ignore: [path.join(root, 'report.sarif')] })).toEqual({ verified: true, detail: null });
+    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: 'modified: dist/out.js' });
   });
 
   it('with a subdirectory as root, compares only what lies below it', async () => {
     const sub = path.join(root, 'src');
-    const before = await snapshotRepoState(sub);
+    const before = await snapshot(sub);
     write('elsewhere.txt', 'outside the searched root');
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
     write('src/c.ts', 'x');
-    expect((await verifyReadOnly(before)).detail).toBe('created: src/c.ts');
+    expect((await verifyReadOnly(before)).detail).toBe('entries created, deleted or renamed in: ./; changed: c.ts');
   });
 
   it('does not rewrite .git/index, although a plain git status would', async () => {
@@ -106,7 +118,7 @@ describe('read-only proof in a git work tree', () => {
     const touch = (): void => utimesSync(path.join(root, 'src/a.ts'), future, future);
     touch();
     const hash = indexHash();
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
     expect(indexHash()).toBe(hash);
 
@@ -119,10 +131,10 @@ describe('read-only proof in a git work tree', () => {
     mkdirSync(fresh);
     git(fresh, 'init', '-q');
     expect(await gitCommit(fresh)).toBeNull();
-    const before = await snapshotRepoState(fresh);
-    expect(before.git).not.toBeNull();
+    const before = await snapshot(fresh);
+    expect(before.head).toBeNull();
     write('fresh/x.txt', 'x');
-    expect((await verifyReadOnly(before)).detail).toBe('created: x.txt');
+    expect((await verifyReadOnly(before)).detail).toBe('entries created, deleted or renamed in: ./; changed: x.txt');
   });
 });
 
@@ -132,15 +144,15 @@ describe('read-only proof outside git', () => {
     write('b.txt', 'beta\n');
   });
 
-  it('has no git state and no warning', async () => {
-    const before = await snapshotRepoState(root);
-    expect(before.git).toBeNull();
+  it('has no HEAD and no warning', async () => {
+    const before = await snapshot();
+    expect(before.head).toBeNull();
     expect(before.warning).toBeNull();
     expect(await gitCommit(root)).toBeNull();
   });
 
   it('verifies when the files read are unchanged', async () => {
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
   });
@@ -149,24 +161,39 @@ describe('read-only proof outside git', () => {
     ['modified', () => appendFileSync(path.join(root, 'a.txt'), 'more'), 'modified: a.txt'],
     ['deleted', () => rmSync(path.join(root, 'a.txt')), 'deleted: a.txt'],
   ])('detects a read file that was %s', async (_name, change, detail) => {
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
     change();
-    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail });
+    expect(await verifyReadOnly(before)).toMatchObject({ verified: false, detail: expect.stringContaining(detail) });
   });
 
   it('stamps a file at its first read, not at a later one', async () => {
-    const before = await snapshotRepoState(root);
+    const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
     appendFileSync(path.join(root, 'a.txt'), 'more');
     before.noteRead(path.join(root, 'a.txt'));
     expect((await verifyReadOnly(before)).verified).toBe(false);
   });
 
-  it('only proves what was read: a change to an unread file is not seen', async () => {
-    const before = await snapshotRepoState(root);
+  it('sees a change to a file nobody read', async () => {
+    const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
     appendFileSync(path.join(root, 'b.txt'), 'more');
-    expect((await verifyReadOnly(before)).verified).toBe(true);
+    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail: 'changed: b.txt' });
+  });
+
+  it('without find, only proves what was read: a change to an unread file is not seen', async () => {
+    await settle();
+    const before = await snapshotRepoState(root, { find: null });
+    before.noteRead(path.join(root, 'a.txt'));
+    appendFileSync(path.join(root, 'b.txt'), 'more');
+    expect((await verifyReadOnly(before, { find: null })).verified).toBe(true);
+  });
+
+  it('fails closed when the walk cannot run', async () => {
+    const before = await snapshot();
+    const after = await verifyReadOnly(before, { find: '/bin/false' });
+    expect(after.verified).toBe(false);
+    expect(after.detail).toContain('could not walk the repository');
   });
 });

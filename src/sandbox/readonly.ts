@@ -1,0 +1,171 @@
+import { opendirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { execCapped, firstExecutableSync } from './exec.js';
+import { runGit } from './git.js';
+import { TRUSTED_PATH } from './programs.js';
+
+/**
+ * The read-only proof. Every change to a file, a directory entry or a symlink sets its ctime to the kernel's clock,
+ * and nothing a process can do sets it back (touch -d moves mtime, not ctime). So instead of comparing two full
+ * snapshots, spelunk notes when the tools could first run and afterwards lists, with one `find` walk, every entry of
+ * the root whose ctime is later: a created or modified file names itself, a deleted or renamed one names its
+ * directory. git is asked only for HEAD (hardened, see git.ts); its work-tree comparison, which runs the
+ * repository's filter drivers, is never used. Files the tools read are also stamped (size, mtime, ctime) at first
+ * read and compared, which does not depend on clocks at all.
+ */
+
+/**
+ * How far before the snapshot a ctime still counts as "during the run". File timestamps come from the kernel's
+ * coarse clock, which lags the one Date.now() reads by up to one tick (1-10 ms); on a filesystem that keeps whole
+ * seconds only, a change can carry a time up to a second earlier than it happened.
+ */
+const CLOCK_MARGIN_MS = 25;
+const COARSE_CLOCK_MARGIN_MS = 2_000;
+const FIND_TIMEOUT_MS = 120_000;
+/** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
+const FIND_MAX_BYTES = 1024 * 1024;
+/** Differences listed in the detail line; the rest are counted. */
+const MAX_DETAIL_ITEMS = 10;
+/** Top-level entries sampled to tell a filesystem that keeps only whole seconds. */
+const GRANULARITY_SAMPLE = 8;
+
+const FIND_BINARY = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/find`));
+
+/** What identifies a file's content without reading it; ctime cannot be set back by `touch`, so it catches resets. */
+export interface Stamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** Repository state before a run; `noteRead` adds each file the tools read, stamped at its first read. */
+export interface RepoState {
+  root: string;
+  /** Epoch milliseconds from which a ctime counts as a change made during the run. */
+  since: number;
+  /** HEAD's commit, or null outside git, before the first commit, or when git cannot say. */
+  head: string | null;
+  /** Something that weakens the proof (no find on this machine); the CLI shows it as a warning. */
+  warning: string | null;
+  reads: Map<string, Stamp | null>;
+  noteRead(absPath: string): void;
+}
+
+export interface ProofOptions {
+  /** Tests only: the find binary (null: not installed). */
+  find?: string | null;
+}
+
+/** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
+export async function snapshotRepoState(root: string, opts: ProofOptions = {}): Promise<RepoState> {
+  const since = Date.now() - (coarseTimestamps(root) ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS);
+  const reads = new Map<string, Stamp | null>();
+  const find = opts.find === undefined ? FIND_BINARY : opts.find;
+  return {
+    root,
+    since,
+    head: await gitCommit(root),
+    warning: find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
+    reads,
+    noteRead(absPath) {
+      if (!reads.has(absPath)) reads.set(absPath, stampSync(absPath));
+    },
+  };
+}
+
+/**
+ * Compares the repository with `before`. Files spelunk writes on request (a SARIF file inside the repository) are
+ * written after this check. Fails closed: a walk that cannot finish is not a proof.
+ */
+export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<{ verified: boolean; detail: string | null }> {
+  const find = opts.find === undefined ? FIND_BINARY : opts.find;
+  const changes: string[] = [];
+  const head = await gitCommit(before.root);
+  if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
+  if (find !== null) {
+    const changed = await changedSince(find, before.root, before.since);
+    if (typeof changed === 'string') return { verified: false, detail: changed };
+    changes.push(...changed.map(describeEntry));
+  }
+  for (const [abs, stamp] of before.reads) {
+    const change = compareStamp(stamp, stampSync(abs));
+    if (change !== null) changes.push(`${change}: ${path.relative(before.root, abs) || abs}`);
+  }
+  const unique = [...new Set(changes)];
+  if (unique.length === 0) return { verified: true, detail: null };
+  const shown = unique.slice(0, MAX_DETAIL_ITEMS).join('; ');
+  const more = unique.length > MAX_DETAIL_ITEMS ? ` (and ${unique.length - MAX_DETAIL_ITEMS} more)` : '';
+  return { verified: false, detail: `${shown}${more}` };
+}
+
+/** Full SHA of HEAD, or null outside git, before the first commit, or when git is missing or refuses. */
+export async function gitCommit(root: string): Promise<string | null> {
+  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  return head.ok ? head.stdout.trim() || null : null;
+}
+
+interface ChangedEntry {
+  /** find's %y: f, d, l, … */
+  type: string;
+  rel: string;
+}
+
+/** Every entry below `root` (the root included) whose ctime is later than `since`, found by one `find -P` walk. */
+async function changedSince(find: string, root: string, since: number): Promise<ChangedEntry[] | string> {
+  const at = `@${(since / 1000).toFixed(3)}`;
+  const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %P\\0'], {
+    cwd: root,
+    timeoutMs: FIND_TIMEOUT_MS,
+    maxBytes: FIND_MAX_BYTES,
+    argv0: 'find',
+  });
+  if (run.timedOut) return `the read-only check did not finish within ${FIND_TIMEOUT_MS / 1000} s`;
+  if (run.capped) return 'the repository changed during the run (more changed entries than can be listed)';
+  // Exit 1 with output on stderr: some directory could not be read; what could be read is still compared.
+  if (run.exitCode !== 0 && !(run.exitCode === 1 && run.stderr !== '')) {
+    return `the read-only check could not walk the repository (${run.stderr.trim().split('\n')[0] ?? `exit ${run.exitCode}`})`;
+  }
+  return run.stdout
+    .split('\0')
+    .filter((record) => record.length >= 2)
+    .map((record) => ({ type: record[0] as string, rel: record.slice(2) }));
+}
+
+function describeEntry(entry: ChangedEntry): string {
+  const rel = entry.rel === '' ? '.' : entry.rel;
+  if (entry.type === 'd') return `entries created, deleted or renamed in: ${rel}/`;
+  return `changed: ${rel}`;
+}
+
+/** True when the root and a sample of its entries all carry whole-second timestamps (FAT, HFS+, small-inode ext). */
+function coarseTimestamps(root: string): boolean {
+  try {
+    const dir = opendirSync(root);
+    const names: string[] = [];
+    try {
+      for (let entry = dir.readSync(); entry !== null && names.length < GRANULARITY_SAMPLE; entry = dir.readSync()) names.push(entry.name);
+    } finally {
+      dir.closeSync();
+    }
+    const stats = [root, ...names.map((name) => path.join(root, name))].map((p) => statSync(p, { bigint: true }));
+    return stats.every((st) => st.ctimeNs % 1_000_000_000n === 0n && st.mtimeNs % 1_000_000_000n === 0n);
+  } catch {
+    return true;
+  }
+}
+
+function stampSync(abs: string): Stamp | null {
+  try {
+    const stat = statSync(abs);
+    return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+  } catch {
+    return null;
+  }
+}
+
+function compareStamp(before: Stamp | null, after: Stamp | null): string | null {
+  if (before === null) return after === null ? null : 'created';
+  if (after === null) return 'deleted';
+  if (before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs) return 'modified';
+  return null;
+}

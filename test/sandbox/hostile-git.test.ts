@@ -1,0 +1,222 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
+import { runGit } from '../../src/sandbox/git.js';
+import { BIN, PtySession } from '../support/pty.js';
+import { snapshot } from './sandbox-fixture.js';
+
+/**
+ * A repository that arrived with a hostile `.git` (an archive, a CI cache): every configuration key we know that
+ * makes git run a program points at a script that leaves a marker, stat data is stale so a refreshing git would
+ * re-read (and filter) every file, and `bin/git` / `bin/rg` stand first on PATH. spelunk runs as the README's CI
+ * recipe does: from the parent directory, with `-C code`. Nothing may run, nothing may change, no secret may leak.
+ */
+
+const CANARY = 'sk-ant-canary-hostile-git-51f0';
+const HOOKS = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
+  'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update',
+  'proc-receive', 'post-receive', 'post-update', 'reference-transaction', 'push-to-checkout', 'pre-auto-gc',
+  'post-rewrite', 'sendemail-validate', 'fsmonitor-watchman', 'p4-changelist', 'p4-prepare-changelist',
+  'p4-post-changelist', 'p4-pre-submit', 'post-index-change'];
+
+let ws: string;
+let root: string;
+let markers: string;
+let api: MockApi;
+
+/** A script that records that it ran (under `markers/<name>`) and passes stdin through, as a filter would. */
+async function plant(file: string, name: string): Promise<string> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, `#!/bin/sh\ntouch '${path.join(markers, name)}'\ncat\n`, { mode: 0o755 });
+  return file;
+}
+
+function git(...args: string[]): void {
+  execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], {
+    cwd: root,
+    env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: 'ignore',
+  });
+}
+
+beforeAll(async () => {
+  ws = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-hostile-git-')));
+  root = path.join(ws, 'code');
+  markers = path.join(ws, 'markers');
+  await fs.mkdir(markers);
+  const files: Record<string, string> = {
+    'README.md': '# app\nneedle in the readme\n',
+    'src/a.ts': 'export const a = "needle";\n',
+    'src/b.p': 'process filter target\n',
+    'src/c.js': 'module.exports = 1;\n',
+    '.gitattributes': '* filter=evil diff=evil\n*.p filter=evilp\n*.ts filter=wtevil\n*.js filter=incevil\n',
+  };
+  for (const [rel, body] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await fs.writeFile(path.join(root, rel), body);
+  }
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'init');
+  // Links for the /proc/self/cwd attacks: in spelunk's process (cwd = ws) z/proc is the root's own `code` link,
+  // in a child (cwd = root) it would be `/`.
+  await fs.symlink('/', path.join(root, 'code'));
+  await fs.symlink('/proc/self/cwd/code', path.join(root, 'z'));
+
+  const gitDir = path.join(root, '.git');
+  const script = (name: string) => plant(path.join(ws, 'scripts', name), name);
+  const config = [
+    '[core]', '\trepositoryformatversion = 1', `\tfsmonitor = ${await script('fsmonitor')}`, `\thooksPath = ${path.join(ws, 'hooks')}`,
+    `\tpager = ${await script('core-pager')}`, `\tsshCommand = ${await script('ssh-command')}`, '[extensions]', '\tworktreeConfig = true',
+    '[filter "evil"]', `\tclean = ${await script('filter-clean')}`, `\tsmudge = ${await script('filter-smudge')}`, '\trequired = true',
+    '[filter "evilp"]', `\tprocess = ${await script('filter-process')}`,
+    '[filter "infoevil"]', `\tclean = ${await script('info-attributes-filter')}`,
+    '[diff "evil"]', `\ttextconv = ${await script('textconv')}`, '[diff]', `\texternal = ${await script('diff-external')}`,
+    '[gpg]', `\tprogram = ${await script('gpg-program')}`, '[log]', '\tshowSignature = true',
+    '[pager]', `\tlog = ${await script('pager-log')}`, `\tstatus = ${await script('pager-status')}`,
+    '[include]', `\tpath = ${path.join(gitDir, 'evil-include')}`,
+    `[includeIf "gitdir:${gitDir}"]`, `\tpath = ${path.join(gitDir, 'evil-include-if')}`,
+  ];
+  await fs.writeFile(path.join(gitDir, 'config'), `${config.join('\n')}\n`, { flag: 'a' });
+  await fs.writeFile(path.join(gitDir, 'config.worktree'), `[filter "wtevil"]\n\tclean = ${await script('worktree-filter')}\n`);
+  await fs.writeFile(path.join(gitDir, 'evil-include'), `[filter "incevil"]\n\tclean = ${await script('include-filter')}\n`);
+  await fs.writeFile(path.join(gitDir, 'evil-include-if'), `[filter "ifevil"]\n\tclean = ${await script('include-if-filter')}\n`);
+  await fs.mkdir(path.join(gitDir, 'info'), { recursive: true });
+  await fs.writeFile(path.join(gitDir, 'info', 'attributes'), '*.md filter=infoevil\n');
+  for (const hook of HOOKS) {
+    await plant(path.join(ws, 'hooks', hook), `hooks-path-${hook}`);
+    await plant(path.join(gitDir, 'hooks', hook), `git-hooks-${hook}`);
+  }
+  await plant(path.join(root, 'bin', 'git'), 'planted-bin-git');
+  await plant(path.join(root, 'bin', 'rg'), 'planted-bin-rg');
+  // Stale stat data on every tracked file: a refreshing `git status` would re-hash each one through the filters.
+  const past = new Date(Date.now() - 3_600_000);
+  for (const rel of Object.keys(files)) await fs.utimes(path.join(root, rel), past, past);
+});
+
+afterAll(async () => {
+  await fs.rm(ws, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await api?.close();
+});
+
+/** The tool calls of every run: ordinary searches that touch every filtered file, and the outside-read attacks. */
+const ATTACKS = [
+  "rg -a -uu --max-depth 2 -g environ --no-messages -o 'ANTHROPIC_API_KEY=[^\\x00]*' z/proc",
+  'ls -la z/',
+  'cat z/etc/passwd',
+  'rg -n needle z',
+  'find z/proc/self -maxdepth 1',
+];
+const SEARCHES = ['rg -n needle', 'grep -rn needle .', 'cat README.md src/b.p', 'ls -la', 'find . -name "*.ts"', 'wc -l src/a.ts'];
+
+function script(final: Reply): Reply[] {
+  return [
+    reply(...SEARCHES.map((command) => toolUse('bash', { command }))),
+    reply(...ATTACKS.map((command) => toolUse('bash', { command })), toolUse('read_file', { path: 'z/proc/self/environ' })),
+    final,
+  ];
+}
+
+function env(): Record<string, string> {
+  return {
+    PATH: `${path.join(root, 'bin')}:/usr/bin:/bin`,
+    HOME: ws,
+    ANTHROPIC_API_KEY: CANARY,
+    ANTHROPIC_BASE_URL: api.url,
+    NO_COLOR: '1',
+  };
+}
+
+function runBinary(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, '-C', 'code', ...args], { cwd: ws, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Every tool_result the model was sent, as text. */
+function toolResults(): string {
+  return api.requests.map((r) => JSON.stringify(r.body?.messages ?? '')).join('\n');
+}
+
+async function expectUntouched(before: Map<string, string>, output: string): Promise<void> {
+  expect(await fs.readdir(markers)).toEqual([]);
+  expect(await snapshot(root)).toEqual(before);
+  expect(output).not.toContain(CANARY);
+  expect(output).not.toMatch(/root:x?:0:0/);
+  const results = toolResults();
+  expect(results).not.toContain(CANARY);
+  expect(results).not.toMatch(/root:x?:0:0/);
+  // Each attack (and the read_file one) is refused by the text of the link, without looking outside.
+  expect(results.split('/proc is never readable').length - 1).toBeGreaterThanOrEqual(ATTACKS.length + 1);
+}
+
+const REPORT = { verdict: 'pass', summary: 'nothing found', findings: [] };
+
+describe('a repository with a hostile .git, spelunk run from its parent directory', () => {
+  it.each<[string, string[], Reply, number]>([
+    ['text', ['where is the needle?'], reply(text('In src/a.ts:1.')), 0],
+    ['json', ['--output-format', 'json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
+    ['stream-json', ['--output-format', 'stream-json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
+    ['audit', ['audit', '--output-format', 'json', 'is there a needle?'], reply(toolUse('report_findings', REPORT)), 0],
+  ])('%s mode: no program of the repository runs, nothing changes, nothing outside is read', async (_mode, args, final, code) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...script(final), reply(text('Done.')));
+    const before = await snapshot(root);
+    const run = await runBinary(args);
+    expect(run.code, run.stderr).toBe(code);
+    await expectUntouched(before, run.stdout + run.stderr);
+    if (args.includes('json')) expect(JSON.parse(run.stdout)).toMatchObject({ readonly_verified: true, repo: { git_commit: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+  });
+
+  it('REPL mode in a terminal: the same', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...script(reply(text('In src/a.ts:1.'))));
+    const before = await snapshot(root);
+    // Started from the test runner's directory, which is not the root either.
+    const pty = new PtySession(['-C', root], { ...env(), XDG_STATE_HOME: ws });
+    try {
+      await pty.waitFor(/\/help for commands[\s\S]*› $/);
+      pty.type('where is the needle?\r');
+      await pty.waitFor(/In src\/a\.ts:1\.[\s\S]*› $/);
+      pty.type('\x04');
+      await pty.exited;
+    } finally {
+      pty.kill();
+    }
+    await expectUntouched(before, pty.screen());
+  });
+
+  it.each([
+    [['status', '--porcelain']],
+    // Diffing commands must pass --no-textconv --no-ext-diff (see filterOverrides). A diff against the work tree is
+    // not here: it takes .git/index.lock to refresh the index even with --no-optional-locks (so a git tool must
+    // refuse it); only revision-to-revision diffs are read-only.
+    [['diff', '--no-textconv', '--no-ext-diff', 'HEAD', 'HEAD']],
+    [['log', '-p', '--no-textconv', '--no-ext-diff', '-n', '1']],
+    [['show', '--no-textconv', '--no-ext-diff', 'HEAD']],
+    [['log', '--show-signature', '-n', '1']],
+    [['rev-parse', 'HEAD']],
+  ])('the hardened git runner runs %j without starting any configured program or writing', async (args) => {
+    const before = await snapshot(root);
+    const run = await runGit(root, args);
+    expect(run.ok, JSON.stringify(run)).toBe(true);
+    expect(await fs.readdir(markers)).toEqual([]);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  // Last: proves the fixture is live, so the tests above could fail. A plain git run in it starts the programs.
+  it('the fixture is live: plain git runs its programs (and this test runs last)', async () => {
+    execFileSync('/usr/bin/git', ['status'], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: '' }, stdio: 'ignore' });
+    const ran = await fs.readdir(markers);
+    expect(ran).toEqual(expect.arrayContaining(['fsmonitor', 'filter-clean']));
+  });
+});
