@@ -10,11 +10,12 @@ import { rgPath } from '@vscode/ripgrep';
 import Table from 'cli-table3';
 import { loadMockApi } from './bench/mock.mjs';
 import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
+import { measureSandbox } from './bench/sandbox.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95 };
+const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
 const DEFAULT_MAX_ENTRIES = 200;
 
 // Constants above, functions below (hoisted): the top-level await runs before any later `const` is initialised.
@@ -108,6 +109,9 @@ async function bench() {
     log(`  ${name}: ${listing.entries} entries, ${listing.topLevel} top-level, ${listing.markers} "more" markers, ${listing.chars} chars`);
   }
 
+  log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
+  const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
+
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
@@ -120,6 +124,27 @@ async function bench() {
       TARGETS.startup,
     ),
     row('peak memory (VmHWM) at first request', `${mib(memory.spelunk)} vs ${mib(memory.node)} MiB (node -e)`, memory.spelunk / memory.node, '≤', TARGETS.memory),
+    row(
+      'read-only snapshot before the tools run',
+      `${sandbox.snapshotMs.toFixed(1)} ms vs ${ms(sandbox.statusMs)} for the git status it replaced`,
+      sandbox.snapshotMs / sandbox.statusMs,
+      '≤',
+      TARGETS.snapshot,
+    ),
+    row(
+      'read-only proof in all (before + after)',
+      `${ms(sandbox.snapshotMs + sandbox.verifyMs)} (find walk ${ms(sandbox.verifyMs)}) vs 2 × git status ${ms(2 * sandbox.statusMs)}`,
+      (sandbox.snapshotMs + sandbox.verifyMs) / (2 * sandbox.statusMs),
+      '≤',
+      TARGETS.snapshot,
+    ),
+    row(
+      'kernel limits (prlimit) per tool call, ms',
+      `wc -l: with − without; whole bash tool call ${sandbox.toolMs.toFixed(2)} ms`,
+      sandbox.limitsMs,
+      '≤',
+      TARGETS.limitsMs,
+    ),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
       row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),

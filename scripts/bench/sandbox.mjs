@@ -1,0 +1,81 @@
+// Sandbox costs measured in the bench's run: the read-only proof against the `git status` snapshot it replaced, and
+// the per-call overhead of the kernel limits (prlimit) on a tool call. The sandbox modules are bundled from src/ on
+// the fly (esbuild) into the bench's temp directory, so what is measured is the current source.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+/** Bundles the sandbox modules into `tmp` and imports them. */
+async function loadSandbox(projectRoot, tmp) {
+  const entry = path.join(tmp, 'sandbox-entry.ts');
+  const src = (rel) => JSON.stringify(path.join(projectRoot, 'src', rel));
+  writeFileSync(
+    entry,
+    `export { execCapped } from ${src('sandbox/exec.ts')};\n` +
+      `export { snapshotRepoState, verifyReadOnly } from ${src('sandbox/readonly.ts')};\n` +
+      `export { createBashTool } from ${src('tools/bash.ts')};\n` +
+      `export { resolvePrograms } from ${src('sandbox/programs.ts')};\n`,
+  );
+  const outfile = path.join(tmp, 'sandbox-bench.mjs');
+  await build({ entryPoints: [entry], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning',
+    banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" } });
+  return import(pathToFileURL(outfile).href);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timed(fn) {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/**
+ * Read-only proof on `repo`: the old snapshot (one `git status` of the work tree, untracked files included) against
+ * the new one (start time and HEAD), and the old check after the run (the same status again) against the new one
+ * (one `find -newerct` walk plus HEAD). Interleaved, `runs` times each.
+ */
+export async function measureSandbox(projectRoot, tmp, repo, runs, log) {
+  const sandbox = await loadSandbox(projectRoot, tmp);
+  const status = () => {
+    const r = spawnSync('git', ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored=no', '--', '.'],
+      { cwd: repo, env: { PATH: '/usr/bin:/bin', GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 256 * 1024 * 1024 });
+    if (r.status !== 0) throw new Error(`git status failed: ${r.stderr}`);
+  };
+  const times = { status: [], snapshot: [], verify: [] };
+  for (let i = 0; i < runs + 1; i++) {
+    const statusMs = await timed(status);
+    let before;
+    const snapshotMs = await timed(async () => (before = await sandbox.snapshotRepoState(repo)));
+    let verdict;
+    const verifyMs = await timed(async () => (verdict = await sandbox.verifyReadOnly(before)));
+    if (!verdict.verified) throw new Error(`the read-only check failed on an untouched repository: ${verdict.detail}`);
+    if (i === 0) continue; // warm-up
+    times.status.push(statusMs);
+    times.snapshot.push(snapshotMs);
+    times.verify.push(verifyMs);
+  }
+  log(`  git status (ms): ${times.status.map(Math.round).join(' ')}`);
+  log(`  snapshot (ms): ${times.snapshot.map((x) => x.toFixed(1)).join(' ')}; verify (ms): ${times.verify.map(Math.round).join(' ')}`);
+
+  // Tool overhead: the same bash tool call with and without the kernel limits, interleaved.
+  const programs = await sandbox.resolvePrograms();
+  const wc = programs.get('wc');
+  const call = { with: [], without: [], tool: [] };
+  const bash = sandbox.createBashTool(programs);
+  const ctx = { root: repo, signal: new AbortController().signal, timeoutMs: 30_000 };
+  for (let i = 0; i < 10 * runs; i++) {
+    call.with.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000 })));
+    call.without.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, limiter: null })));
+    call.tool.push(await timed(() => bash.run({ command: 'wc -l README.md packages/../README.md' }, ctx)));
+  }
+  return {
+    statusMs: median(times.status),
+    snapshotMs: median(times.snapshot),
+    verifyMs: median(times.verify),
+    limitsMs: median(call.with) - median(call.without),
+    toolMs: median(call.tool),
+  };
+}
