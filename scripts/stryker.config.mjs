@@ -1,0 +1,19 @@
+// `npm run mutate`: StrykerJS mutation testing of the sandbox, the tools and the exit/result code, incremental (only
+// mutants in changed code or covered by changed tests are re-run). Not part of `npm test`: a full run takes tens of
+// minutes on two cores. Scope one file with `npm run mutate -- --mutate src/sandbox/paths.ts`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.config.ts' },
+  mutate: ['src/sandbox/**/*.ts', 'src/tools/**/*.ts', 'src/exit-codes.ts', 'src/ci/result.ts'],
+  coverageAnalysis: 'perTest',
+  incremental: true,
+  incrementalFile: '.stryker/incremental.json',
+  tempDirName: '.stryker/tmp',
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: '.stryker/mutation.json' },
+  thresholds: { high: 90, low: 80, break: null },
+  concurrency: 2,
+  timeoutMS: 20_000,
+  cleanTempDir: 'always',
+};

@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filterOverrides, findWorkTree, GIT_BINARY, runGit } from '../../src/sandbox/git.js';
+
+let base: string;
+let root: string;
+
+beforeAll(async () => {
+  base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-test-')));
+  root = path.join(base, 'repo');
+  await fs.mkdir(path.join(root, 'sub', 'deeper'), { recursive: true });
+  await fs.writeFile(path.join(root, 'a.txt'), 'a\n');
+  const env = { PATH: '/usr/bin:/bin', HOME: base, GIT_CONFIG_NOSYSTEM: '1' };
+  for (const args of [['init', '-q'], ['add', '.'], ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x']]) {
+    execFileSync('/usr/bin/git', args, { cwd: root, env, stdio: 'ignore' });
+  }
+});
+afterAll(async () => {
+  await fs.rm(base, { recursive: true, force: true });
+});
+
+describe('findWorkTree', () => {
+  it('finds the directory holding .git from the root or any directory below it', () => {
+    expect(findWorkTree(root)).toBe(root);
+    expect(findWorkTree(path.join(root, 'sub', 'deeper'))).toBe(root);
+  });
+
+  it('accepts a gitdir file (a linked work tree) and answers null where there is none', async () => {
+    const linked = path.join(base, 'linked');
+    await fs.mkdir(linked);
+    await fs.writeFile(path.join(linked, '.git'), `gitdir: ${path.join(root, '.git')}\n`);
+    expect(findWorkTree(linked)).toBe(linked);
+    expect(findWorkTree('/')).toBeNull();
+  });
+});
+
+describe('filterOverrides', () => {
+  it.each<[string, string[]]>([
+    ['', []],
+    ['filter.evil.clean\0', ['-c', 'filter.evil.clean=', '-c', 'filter.evil.smudge=', '-c', 'filter.evil.process=', '-c', 'filter.evil.required=false']],
+    // Several keys of one driver give one set of overrides; a driver name may hold dots.
+    ['filter.lfs.clean\0filter.lfs.smudge\0filter.lfs.process\0filter.lfs.required\0', ['-c', 'filter.lfs.clean=', '-c', 'filter.lfs.smudge=', '-c', 'filter.lfs.process=', '-c', 'filter.lfs.required=false']],
+    ['filter.a.b.clean\0', ['-c', 'filter.a.b.clean=', '-c', 'filter.a.b.smudge=', '-c', 'filter.a.b.process=', '-c', 'filter.a.b.required=false']],
+    [' filter.spaced.clean\n\0', ['-c', 'filter.spaced.clean=', '-c', 'filter.spaced.smudge=', '-c', 'filter.spaced.process=', '-c', 'filter.spaced.required=false']],
+    // Not filter keys: a prefix before "filter.", or no key after the driver name.
+    ['xfilter.evil.clean\0filter.onlyname\0', []],
+  ])('%j → %j', (names, expected) => {
+    expect(filterOverrides(names)).toEqual(expected);
+  });
+});
+
+describe('runGit', () => {
+  it('reads HEAD from any directory of the work tree', async () => {
+    const head = await runGit(path.join(root, 'sub'), ['rev-parse', 'HEAD']);
+    expect(head).toMatchObject({ ok: true, stdout: expect.stringMatching(/^[0-9a-f]{40}\n$/) });
+  });
+
+  it('gives git exactly the isolating environment, and removes its private HOME afterwards', async () => {
+    // A shell alias prints the environment git's children would see (a test-only way in: spelunk passes no -c).
+    const run = await runGit(root, ['-c', 'alias.env=!env', 'env']);
+    if (!run.ok) throw new Error(run.error);
+    const env = new Map(run.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    // Git adds its own: the -c overrides for its children, its exec path before PATH, and the alias's shell state.
+    expect(env.get('GIT_CONFIG_PARAMETERS')).toContain("'core.fsmonitor'='false' 'core.hooksPath'=");
+    const own = /^GIT_(PREFIX|EXEC_PATH|DIR|WORK_TREE|CONFIG_PARAMETERS)$|^(PWD|OLDPWD|SHLVL|_)$/;
+    expect(Object.fromEntries([...env].filter(([key]) => !own.test(key)))).toEqual({
+      PATH: expect.stringMatching(/^(\/usr\/lib\/git-core:)?\/usr\/bin:\/bin$/),
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      HOME: expect.stringMatching(/\/spelunk-git-[^/]+$/),
+      XDG_CONFIG_HOME: env.get('HOME'),
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_ATTR_NOSYSTEM: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_NO_LAZY_FETCH: '1',
+      GIT_CEILING_DIRECTORIES: base,
+      GIT_PAGER: 'cat',
+    });
+    expect(existsSync(env.get('HOME') as string)).toBe(false);
+  });
+
+  it.each<[string, () => Promise<unknown>, unknown]>([
+    ['git not installed', () => runGit(root, ['rev-parse', 'HEAD'], null), { ok: false, error: 'git is not installed', exitCode: null }],
+    ['no work tree', () => runGit('/', ['rev-parse', 'HEAD']), { ok: false, error: 'not a git repository', exitCode: null }],
+    ['git fails: its first stderr line', () => runGit(root, ['rev-parse', '--verify', 'no-such-rev']), { ok: false, error: 'fatal: Needed a single revision', exitCode: 128 }],
+    ['git fails silently: the exit code', () => runGit(root, ['rev-parse', '--verify', '--quiet', 'no-such-rev']), { ok: false, error: 'exit 1', exitCode: 1 }],
+  ])('%s', async (_name, call, expected) => {
+    expect(await call()).toEqual(expected);
+  });
+
+  it('uses git from the trusted directories only', () => {
+    expect(GIT_BINARY).toMatch(/^\/(usr\/)?bin\/git$/);
+  });
+});
