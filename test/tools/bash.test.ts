@@ -164,6 +164,44 @@ describe('running commands', () => {
   });
 });
 
+describe('file names and links that attack the command line', () => {
+  let base: string;
+  let root: string;
+  beforeAll(async () => {
+    base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bash-names-')));
+    root = path.join(base, 'repo');
+    await fs.mkdir(root);
+    // rg's --pre runs a program on every file it searches; `touch` would change every file's times.
+    for (const name of ['--pre=touch', '-e', '+5f', 'a.txt', '!', '(']) await fs.writeFile(path.join(root, name), 'x marks\n');
+    await fs.writeFile(path.join(base, 'outside.txt'), `${OUTSIDE_SECRET}\n`);
+    await fs.link(path.join(base, 'outside.txt'), path.join(root, 'hardlink.txt'));
+  });
+  afterAll(async () => {
+    await fs.rm(base, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['rg -l x *', ['./!', './(', './+5f', './--pre=touch', './-e', 'a.txt']],
+    ['find * -maxdepth 0', ['./!', './(', './+5f', './--pre=touch', './-e', 'a.txt']],
+    ['wc -l -- --pre=touch', ['./--pre=touch']],
+  ])('%s: every expanded or named file stays a file name, nothing runs, nothing changes', async (command, names) => {
+    const before = await snapshot(root);
+    const out = await run(command, root);
+    expect(out.isError, out.content).toBe(false);
+    for (const name of names) expect(out.content).toContain(name);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it('refuses a named file with a second hard link, and skips it as a glob match, without reading it', async () => {
+    const named = await run('cat hardlink.txt', root);
+    expect(named).toMatchObject({ isError: true, content: expect.stringContaining('hardlink.txt has 2 hard links') });
+    const globbed = await run('cat *', root);
+    expect(globbed.isError).toBe(false);
+    expect(globbed.content).toContain('[skipped 1 match(es) of * that cannot be read here');
+    for (const out of [named, globbed]) expect(out.content).not.toContain(OUTSIDE_SECRET);
+  });
+});
+
 describe('against the hostile repository', () => {
   it('runs every allowed command of the policy table, leaks nothing and leaves every byte as it was', async () => {
     process.env.ANTHROPIC_API_KEY = CANARY;

@@ -30,6 +30,9 @@ beforeAll(async () => {
     'dups/three/dup.txt': '3\n',
     'dups/four/dup.txt': '4\n',
     'dups/five/dup.txt': '5\n',
+    // Text but for one NUL byte: only the NUL rule calls it binary. A NUL past the 8 KiB sniff is not looked for.
+    'one-nul.dat': `${'plain text line\n'.repeat(60)}\0tail\n`,
+    'late-nul.txt': `${'x'.repeat(9000)}\n\0\n`,
   };
   for (const [rel, body] of Object.entries(extra)) {
     await fs.mkdir(path.dirname(path.join(repo.root, rel)), { recursive: true });
@@ -150,6 +153,7 @@ describe('file types', () => {
     ['logo.png', '1.1 KiB, 1096 bytes'],
     ['random.bin', '64.0 KiB, 65536 bytes'],
     ['noisy.bin', '16.0 KiB, 16384 bytes'],
+    ['one-nul.dat', '966 bytes'],
   ])('refuses the binary %s naming its size', async (p, size) => {
     const reads: string[] = [];
     const out = await read({ path: p }, (abs) => reads.push(abs));
@@ -354,6 +358,11 @@ describe('cancellation', () => {
     const out = await readFileTool.run({ path: 'big.log' }, { root: repo.root, signal: controller.signal, timeoutMs: 5_000 });
     expect(out).toEqual({ content: 'read_file of big.log was cancelled.', summary: 'cancelled', isError: true });
   });
+});
+
+it('reads a file whose only NUL byte lies past the sniffed 8 KiB', async () => {
+  const out = await read({ path: 'late-nul.txt', start_line: 2, end_line: 2 });
+  expect(out).toMatchObject({ isError: false, content: expect.stringMatching(/^2\t\0/) });
 });
 
 describe('bounded in time', () => {
