@@ -43,7 +43,8 @@ export class ToolRegistry {
     } catch (error) {
       if (ctx.signal.aborted) return cancelled();
       const message = error instanceof Error ? error.message : String(error);
-      return { content: `${name} failed: ${message}`, summary: `failed: ${message}`, isError: true };
+      // A crash is spelunk's failure, not the model's request: the run must not end as a success.
+      return { content: `${name} failed: ${message}`, summary: `failed: ${message}`, isError: true, infrastructure: true };
     }
   }
 }

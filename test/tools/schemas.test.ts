@@ -31,6 +31,14 @@ describe('bash when a program cannot start', () => {
   });
 });
 
+describe('a tool that crashes inside spelunk', () => {
+  it('comes back as an infrastructure failure, never thrown, so the run cannot exit 0', async () => {
+    const crashing = { ...readFileTool, name: 'crash', run: async () => { throw new Error('boom'); } };
+    const outcome = await new ToolRegistry([crashing]).dispatch('crash', { path: 'a' }, { root: '/tmp', signal: new AbortController().signal, timeoutMs: 1000 });
+    expect(outcome).toEqual({ content: 'crash failed: boom', summary: 'failed: boom', isError: true, infrastructure: true });
+  });
+});
+
 describe('bash feeds the read-only manifest', () => {
   it('reports the real path of every confined operand and path value to ctx.onRead, and nothing for a refused command', async () => {
     const { makeRepo } = await import('../support/temp-repo.js');
