@@ -29,10 +29,17 @@ function run(args: string[], opts: { env?: Record<string, string>; onSpawn?: (pi
 }
 
 describe('the built binary', () => {
-  it('--version works without a key, from any directory', async () => {
-    const result = await run(['--version']);
+  it.each([['--version'], ['-v']])('%s works without a key, from any directory', async (flag) => {
+    const result = await run([flag]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('spelunk help prints the help and sends nothing', async () => {
+    const result = await run(['help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--max-turns');
+    expect(result.stderr).toBe('');
   });
 
   it('a question with no stdin: the answer alone on stdout, exit 0', async () => {

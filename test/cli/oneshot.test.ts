@@ -21,6 +21,8 @@ describe('command line contract', () => {
   it.each([
     [['--help'], 0, /--max-turns/],
     [['--version'], 0, /^\d+\.\d+\.\d+\n$/],
+    [['-v'], 0, /^\d+\.\d+\.\d+\n$/],
+    [['help'], 0, /--max-turns[\s\S]*Exit codes/],
   ])('%j works without an API key', async (argv, code, pattern) => {
     const run = await runCli(argv, { env: {} });
     expect(run.code).toBe(code);
@@ -34,11 +36,14 @@ describe('command line contract', () => {
     [['-C', '/etc/hostname', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'not a directory'],
     [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'Unknown argument'],
     [['--max-turns', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
-    [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
+    [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns needs a number, e.g. --max-turns 10 (got "lots")'],
+    [['--timeout=soon', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--timeout needs a number, e.g. --timeout 10 (got "soon")'],
     [['--output-format', 'xml', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--output-format must be'],
     [['--tool-timeout', '-1', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--tool-timeout must be'],
     [[], { ANTHROPIC_API_KEY: 'k' }, 'no question'],
-    [['audit'], { ANTHROPIC_API_KEY: 'k' }, 'Not enough non-option arguments'],
+    [['audit'], { ANTHROPIC_API_KEY: 'k' }, 'audit needs a question: spelunk audit "'],
+    [['adit'], { ANTHROPIC_API_KEY: 'k' }, '"adit" is not a command; did you mean spelunk audit "'],
+    [['hlep'], { ANTHROPIC_API_KEY: 'k' }, 'did you mean spelunk help?'],
     [['--max-budget-usd', '1', '-m', 'claude-unknown-9', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'needs a known price'],
   ])('%j → exit 2 with one line', async (argv, envVars, fragment) => {
     const run = await runCli(argv as string[], { env: envVars, cwd: repo.root });
@@ -67,6 +72,14 @@ describe('one-shot text mode against the local Messages API', () => {
     expect(system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
     expect(system.map((b) => b.text).join('')).toContain('Run tests with `npm test`.');
     expect(system.map((b) => b.text).join('')).toContain('server.js');
+  });
+
+  it('a single word that is not near a subcommand is still a question (spelunk auth)', async () => {
+    await start();
+    api.enqueue(reply(text('Auth is in src/auth.js.')));
+    const run = await runCli(['-C', repo.root, 'auth'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(JSON.stringify(messages()[0]!.body.messages)).toContain('auth');
   });
 
   it('reads the question from stdin when there is no argument', async () => {
