@@ -123,19 +123,33 @@ describe('one-shot text mode against the local Messages API', () => {
   });
 
   it.each([
-    ['a 429 with retry-after, then success', [httpError(429, 'rate_limit_error', 'slow down', { 'retry-after-ms': '5' }), reply(text('ok'))], 0, /rate limited \(429\)/],
-    ['a 529 every time', Array.from({ length: 5 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' })), 1, /API 529 overloaded_error: Overloaded \(request req_mock_\d+\)/],
-    ['a 401', [httpError(401, 'authentication_error', 'invalid x-api-key')], 1, /export ANTHROPIC_API_KEY/],
-    ['a 400', [httpError(400, 'invalid_request_error', 'bad thing')], 1, /API 400 invalid_request_error: bad thing/],
-    ['a stream cut before any text (retried once)', [{ kind: 'stream_cut' as const, content: [text('never shown')], afterBlocks: 0 }, reply(text('ok'))], 0, /stream interrupted/],
-    ['an in-stream error after text', [{ kind: 'stream_error' as const, afterText: 'partial ' }], 1, /overloaded_error/],
-  ])('%s', async (_name, replies, code, pattern) => {
+    ['a 429 with retry-after, then success', [], [httpError(429, 'rate_limit_error', 'slow down', { 'retry-after-ms': '100' }), reply(text('ok'))], 0, /retry 1\/4 in 0\.1 s \(429 rate limited\)/],
+    ['a 529 every time', [], Array.from({ length: 5 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '100' })), 1, /retry 1\/4 in 0\.1 s \(529 overloaded\)\n[\s\S]*retry 4\/4 in 0\.1 s \(529 overloaded\)\n[\s\S]*API 529 overloaded_error: Overloaded \(request req_mock_5\)/],
+    ['a 500 without retry-after (the SDK backoff)', [], [httpError(500, 'api_error', 'boom'), reply(text('ok'))], 0, /retry 1\/4 in ~0\.5 s \(500 server error\)/],
+    ['a 401', [], [httpError(401, 'authentication_error', 'invalid x-api-key')], 1, /export ANTHROPIC_API_KEY=sk-ant-… \(request req_mock_1\)/],
+    ['a 400', [], [httpError(400, 'invalid_request_error', 'bad thing')], 1, /API 400 invalid_request_error: bad thing/],
+    ['a 403', [], [httpError(403, 'permission_error', 'not allowed')], 1, /API 403 permission_error: not allowed; this API key is not allowed to use claude-sonnet-5-5 .*console\.anthropic\.com \(request req_mock_1\)/],
+    ['a 404 for an unknown model', ['-m', 'claude-sonet-5-5'], [httpError(404, 'not_found_error', 'model: claude-sonet-5-5')], 1, /unknown model "claude-sonet-5-5" \(API 404 not_found_error\); pick another with -m or SPELUNK_MODEL, e\.g\. claude-sonnet-5-5, .* \(request req_mock_1\)/],
+    ['a 404 for another path', [], [httpError(404, 'not_found_error', 'Not found: POST /v1/v1/messages')], 1, /check that ANTHROPIC_BASE_URL points at the Messages API \(request req_mock_1\)/],
+    ['a stream cut before any text (retried once)', [], [{ kind: 'stream_cut' as const, content: [text('never shown')], afterBlocks: 0 }, reply(text('ok'))], 0, /stream interrupted before any text/],
+    ['a stream cut mid-answer', [], [{ kind: 'stream_cut' as const, afterText: 'partial ' }], 1, /the API stream was cut mid-answer \(the text above is incomplete\) \(.+\); retryable: ask again \(request req_mock_1\)/],
+    ['a malformed server event', [], [{ kind: 'stream_malformed' as const, afterText: 'partial ' }], 1, /the API sent an event spelunk could not read \(.+\); ask again, and report it if it repeats \(request req_mock_1\)/],
+    ['an in-stream error after text', [], [{ kind: 'stream_error' as const, afterText: 'partial ' }], 1, /API stream failed mid-answer \(the text above is incomplete\): overloaded_error: Overloaded; retryable: ask again \(request req_mock_1\)/],
+  ])('%s', async (_name, args, replies, code, pattern) => {
     await start();
     api.enqueue(...replies);
-    const run = await runCli(['-C', repo.root, 'q'], { env: env() });
+    const run = await runCli(['-C', repo.root, ...args, 'q'], { env: env() });
     expect(run.code).toBe(code);
     expect(run.stderr).toMatch(pattern);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--max-budget-usd below the first request\'s worst case names the worst case and suggests --max-tokens', async () => {
+    await start();
+    const run = await runCli(['-C', repo.root, '--max-budget-usd', '0.05', 'q'], { env: env() });
+    expect(run.code).toBe(3);
+    expect(messages()).toHaveLength(0);
+    expect(run.stderr).toMatch(/--max-budget-usd 0\.05 is below the first request's worst case of ~\$0\.16\d\d \([\d,]+ prompt tokens \+ 16,000 output\); lower it with --max-tokens [\d,]+ or raise the budget\n/);
   });
 
   it('Ctrl+C while waiting for the model exits 130', async () => {
@@ -155,7 +169,7 @@ describe('one-shot text mode against the local Messages API', () => {
     api.enqueue({ kind: 'hang' });
     const run = await runCli(['-C', repo.root, '--timeout', '0.3', 'q'], { env: env() });
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain('--timeout');
+    expect(run.stderr).toMatch(/stopped: the run reached --timeout 0\.3 \(seconds for the whole run\) before an answer; raise it, e\.g\. --timeout 0\.6\n/);
   });
 
   it('keeps the prompt prefix byte-stable and cached across runs', async () => {
