@@ -174,7 +174,8 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         return;
       case 'tools_waited':
         spinner.stop();
-        errLine(p.dim(`  waited ${formatDuration(event.durationMs)} for the read-only snapshot`));
+        // Seconds even below one: the wait is a start-up cost, read next to the first request's time, not a tool time.
+        errLine(p.dim(`  waited ${(event.durationMs / 1000).toFixed(1)} s for the read-only snapshot`));
         return;
       case 'warning':
         errLine(p.yellow(`warning: ${oneLine(event.message)}`));
