@@ -54,9 +54,9 @@ export type Reply =
   | { kind: 'stream_cut'; content?: Block[]; afterBlocks?: number; afterText?: string }
   /** message_start, optional `afterText`, then an `event: error` (default overloaded_error). */
   | { kind: 'stream_error'; errorType?: string; message?: string; afterText?: string }
-  /** message_start, optional `afterText`, then an event whose data is not JSON (a malformed server event). */
+  /** Streaming only: message_start, optional `afterText`, then an event whose data is not JSON (a malformed event). */
   | { kind: 'stream_malformed'; afterText?: string }
-  /** message_start (usage reported, so billed), optional `afterText`, then nothing until the client aborts. */
+  /** Streaming only: message_start (usage reported, so billed), optional `afterText`, then silence until the client aborts. */
   | { kind: 'stall'; afterText?: string }
   /** Accepts the request and never answers, until the client aborts or the server closes. */
   | { kind: 'hang' }
