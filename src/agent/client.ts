@@ -70,37 +70,45 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     notices.clear();
     const stream = sdk.messages.stream(request as API.MessageStreamParams, { signal });
     const events = stream[Symbol.asyncIterator]();
-    for (;;) {
-      // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
-      const next = events.next();
-      let result: IteratorResult<API.MessageStreamEvent> | null = null;
-      while (result === null) {
-        result = await Promise.race([next, notices.arrival().then(() => null)]);
-        state.requestId ??= stream.request_id ?? null;
-        for (const message of notices.drain()) yield { type: 'notice', message };
+    let finished = false;
+    try {
+      for (;;) {
+        // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
+        const next = events.next();
+        let result: IteratorResult<API.MessageStreamEvent> | null = null;
+        while (result === null) {
+          result = await Promise.race([next, notices.arrival().then(() => null)]);
+          state.requestId ??= stream.request_id ?? null;
+          for (const message of notices.drain()) yield { type: 'notice', message };
+        }
+        if (result.done) break;
+        const event = result.value;
+        if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
+        else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
+        if (event.type !== 'content_block_delta') continue;
+        if (event.delta.type === 'text_delta') {
+          state.text = true;
+          yield { type: 'text', text: event.delta.text };
+        } else if (event.delta.type === 'thinking_delta') {
+          yield { type: 'thinking', text: event.delta.thinking };
+        }
       }
-      if (result.done) break;
-      const event = result.value;
-      if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
-      else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
-      if (event.type !== 'content_block_delta') continue;
-      if (event.delta.type === 'text_delta') {
-        state.text = true;
-        yield { type: 'text', text: event.delta.text };
-      } else if (event.delta.type === 'thinking_delta') {
-        yield { type: 'thinking', text: event.delta.thinking };
-      }
+      const message = await stream.finalMessage();
+      finished = true;
+      yield {
+        type: 'message',
+        response: {
+          content: message.content as unknown as Block[],
+          stopReason: message.stop_reason,
+          usage: normaliseUsage(message.usage),
+          requestId: stream.request_id ?? null,
+        },
+      };
+    } finally {
+      state.requestId ??= stream.request_id ?? null;
+      // A consumer that stops early (or a failure) must not leave the HTTP stream open.
+      if (!finished) stream.abort();
     }
-    const message = await stream.finalMessage();
-    yield {
-      type: 'message',
-      response: {
-        content: message.content as unknown as Block[],
-        stopReason: message.stop_reason,
-        usage: normaliseUsage(message.usage),
-        requestId: stream.request_id ?? null,
-      },
-    };
   }
 
   return {
