@@ -1,10 +1,14 @@
 import yargs from 'yargs';
 import type { RawFlags } from './config.js';
 import { UsageError } from './errors.js';
+import { closest } from './suggest.js';
 import { VERSION } from './version.js';
 
+/** Subcommands a single mistyped word is compared with (one edit away gets a hint instead of a model request). */
+const COMMANDS = ['audit', 'help'] as const;
+
 export type Parsed =
-  | { kind: 'output'; text: string } // --help / --version
+  | { kind: 'output'; text: string } // --help / -v / help
   | { kind: 'run'; audit: boolean; question: string | null; flags: RawFlags };
 
 const EPILOG = `Exit codes: 0 answered · 1 runtime/API failure · 2 usage error · 3 limit reached · 4 audit failed · 5 audit inconclusive · 130 interrupted
@@ -18,7 +22,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
     .scriptName('spelunk')
     .usage('$0 [question]  ask about a repository (REPL when no question and stdin is a terminal)')
     .command('$0 [question..]', false as unknown as string, (y) => y.positional('question', { type: 'string', array: true }))
-    .command('audit <question..>', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) =>
+    .command('audit [question..]', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) =>
       y.positional('question', { type: 'string', array: true }),
       () => {
         audit = true;
@@ -49,6 +53,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
     .help()
     .alias('h', 'help')
     .version(VERSION)
+    .alias('v', 'version')
     .epilog(EPILOG)
     .wrap(width ? Math.min(width, 120) : 100)
     .exitProcess(false)
@@ -59,8 +64,34 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
     captured = output;
   });
-  if (args.help || args.version) return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
+  // `spelunk help` is yargs' help command too: it fills `captured` without setting args.help.
+  if (args.help || args.version || captured !== '') return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
+  rejectNaN(argv, args as Record<string, unknown>);
   const words = (args.question as string[] | undefined) ?? [];
   const question = words.join(' ').trim();
+  if (!audit) rejectNearCommand(question);
   return { kind: 'run', audit, question: question === '' ? null : question, flags: args as RawFlags };
+}
+
+/**
+ * A lone lowercase word one edit away from a subcommand (`spelunk adit`, `spelunk hlep`) is a typo, not a question:
+ * sending it would cost a request. Any other single word (`spelunk auth`) is still asked, as is anything with a `?`.
+ */
+function rejectNearCommand(question: string): void {
+  if (!/^[a-z]+$/i.test(question)) return;
+  const [near] = closest(question, COMMANDS, 1, 1);
+  if (near === undefined || near === question) return;
+  const usage = near === 'audit' ? 'spelunk audit "does every handler check auth?"' : 'spelunk help';
+  throw new UsageError(`"${question}" is not a command; did you mean ${usage}? To ask it as a question, add a "?": spelunk "${question}?"`);
+}
+
+/** yargs turns `--max-turns abc` into NaN; say what was typed instead. */
+function rejectNaN(argv: readonly string[], args: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== 'number' || !Number.isNaN(value) || key.length < 2) continue;
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const at = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+    const typed = at < 0 ? undefined : argv[at]!.startsWith(`${flag}=`) ? argv[at]!.slice(flag.length + 1) : argv[at + 1];
+    throw new UsageError(`${flag} needs a number, e.g. ${flag} 10 (got ${typed === undefined ? 'nothing' : `"${typed}"`})`);
+  }
 }

@@ -32,6 +32,8 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     registry: session.registry,
     root: config.root,
     toolTimeoutMs: config.toolTimeoutMs,
+    timeoutMs: config.timeoutMs,
+    ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),
     ...(budget ? { budget } : {}),
   };

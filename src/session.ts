@@ -23,6 +23,8 @@ export interface Session {
   instructions: ProjectInstructions;
   listing: Listing;
   programs: string[];
+  /** The tools' gate (the read-only snapshot), settled never rejected; the loop waits for it and reports the wait. */
+  toolsReady: Promise<void> | null;
   /** Things the person should know about the preamble (AGENTS.md cut or refused); shown once on stderr. */
   warnings: string[];
 }
@@ -68,10 +70,14 @@ export async function openSession(config: Config, extraTools: readonly Tool<any>
   const tools = [readFileTool, createBashTool(programs), ...extraTools];
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
   const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
-  return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, warnings: instructions.warnings ?? [] };
+  return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, toolsReady: ready ?? null, warnings: instructions.warnings ?? [] };
 }
 
-/** `tool`, whose runs start only once `ready` resolves or the call is cancelled (the tool then reports that itself). */
+/**
+ * `tool`, whose runs start only once `ready` resolves or the call is cancelled (the tool then reports that itself).
+ * The loop already waits for `ready` before it starts the clock on a call; this gate keeps the guarantee for any
+ * other caller of the registry.
+ */
 function gated<I>(tool: Tool<I>, ready: Promise<void>): Tool<I> {
   return {
     ...tool,

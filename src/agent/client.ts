@@ -2,6 +2,8 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import * as Errors from '@anthropic-ai/sdk/core/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type * as API from '@anthropic-ai/sdk/resources/messages/messages';
+import { KNOWN_MODELS } from '../render/pricing.js';
+import { closest } from '../suggest.js';
 import type { Usage } from './events.js';
 import {
   ModelAbortError,
@@ -20,17 +22,36 @@ const REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
 export interface ClientOptions {
   apiKey: string;
   baseURL?: string;
-  /** Lets a caller observe retried responses (429 wait times) without the SDK's console logger. */
+  /** The transport under the retry observer (tests); default the global fetch. */
   fetchImpl?: typeof fetch;
+}
+
+/** What one streamed attempt has shown and learned so far (for error messages and cancelled-request usage). */
+interface AttemptState {
+  text: boolean;
+  usage: Usage | null;
+  requestId: string | null;
 }
 
 /** The real model client: the only runtime user of @anthropic-ai/sdk. */
 export function createAnthropicClient(opts: ClientOptions): ModelClient {
-  const notices: string[] = [];
+  const notices = new NoticeChannel();
   const baseFetch = opts.fetchImpl ?? fetch;
+  // The SDK retries inside one `stream()` call and says nothing: every HTTP attempt passes through here, so a
+  // retryable answer becomes a live "retry 2/4 in 1.0 s (529 overloaded)" line.
   const observingFetch: typeof fetch = async (input, init) => {
-    const response = await baseFetch(input, init);
-    const notice = retryNotice(response);
+    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
+    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      if (counted && attempt < MAX_RETRIES && !init?.signal?.aborted) {
+        notices.push(`retry ${attempt + 1}/${MAX_RETRIES} in ~${seconds(backoffMs(attempt))} (connection failed: ${causeOf(error)})`);
+      }
+      throw error;
+    }
+    const notice = counted && attempt < MAX_RETRIES ? retryNotice(response, attempt) : null;
     if (notice) notices.push(notice);
     return response;
   };
@@ -45,20 +66,35 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
   });
   const sdk = { messages: new Messages(base) };
 
-  async function* streamOnce(request: ModelRequest, signal: AbortSignal, shown: { text: boolean }): AsyncGenerator<ModelChunk> {
+  async function* streamOnce(request: ModelRequest, signal: AbortSignal, state: AttemptState): AsyncGenerator<ModelChunk> {
+    notices.clear();
     const stream = sdk.messages.stream(request as API.MessageStreamParams, { signal });
+    const events = stream[Symbol.asyncIterator]();
+    let finished = false;
     try {
-      for await (const event of stream) {
-        while (notices.length > 0) yield { type: 'notice', message: notices.shift()! };
+      for (;;) {
+        // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
+        const next = events.next();
+        let result: IteratorResult<API.MessageStreamEvent> | null = null;
+        while (result === null) {
+          result = await Promise.race([next, notices.arrival().then(() => null)]);
+          state.requestId ??= stream.request_id ?? null;
+          for (const message of notices.drain()) yield { type: 'notice', message };
+        }
+        if (result.done) break;
+        const event = result.value;
+        if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
+        else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
         if (event.type !== 'content_block_delta') continue;
         if (event.delta.type === 'text_delta') {
-          shown.text = true;
+          state.text = true;
           yield { type: 'text', text: event.delta.text };
         } else if (event.delta.type === 'thinking_delta') {
           yield { type: 'thinking', text: event.delta.thinking };
         }
       }
       const message = await stream.finalMessage();
+      finished = true;
       yield {
         type: 'message',
         response: {
@@ -69,29 +105,32 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
         },
       };
     } finally {
-      while (notices.length > 0) notices.shift();
+      state.requestId ??= stream.request_id ?? null;
+      // A consumer that stops early (or a failure) must not leave the HTTP stream open.
+      if (!finished) stream.abort();
     }
   }
 
   return {
     async *stream(request, signal) {
-      const shown = { text: false };
+      const state: AttemptState = { text: false, usage: null, requestId: null };
       try {
-        yield* streamOnce(request, signal, shown);
+        yield* streamOnce(request, signal, state);
       } catch (error) {
-        if (signal.aborted) throw new ModelAbortError();
+        if (signal.aborted) throw new ModelAbortError(state.usage, state.requestId);
         // The SDK never retries once a response has started; a cut before any visible text is safe to repeat once.
-        if (!shown.text && isMidStreamFailure(error)) {
-          yield { type: 'notice', message: `stream interrupted (${describe(error)}); retrying once` };
+        if (!state.text && isMidStreamFailure(error)) {
+          yield { type: 'notice', message: `stream interrupted before any text (${describe(error)}); retrying once` };
+          const again: AttemptState = { text: false, usage: null, requestId: null };
           try {
-            yield* streamOnce(request, signal, shown);
+            yield* streamOnce(request, signal, again);
             return;
-          } catch (again) {
-            if (signal.aborted) throw new ModelAbortError();
-            throw toModelError(again, shown.text);
+          } catch (second) {
+            if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
+            throw toModelError(second, again, request.model, true);
           }
         }
-        throw toModelError(error, shown.text);
+        throw toModelError(error, state, request.model, false);
       }
     },
     async countTokens(request, signal) {
@@ -105,6 +144,35 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
       }
     },
   };
+}
+
+/** Retry notices from the fetch observer, waiting to be yielded by the stream that is being retried. */
+class NoticeChannel {
+  #queue: string[] = [];
+  #wake: (() => void) | null = null;
+  #arrived: Promise<void> | null = null;
+
+  push(message: string): void {
+    this.#queue.push(message);
+    this.#wake?.();
+    this.#wake = null;
+    this.#arrived = null;
+  }
+
+  /** Resolves at the next push (at once when notices are queued). */
+  arrival(): Promise<void> {
+    if (this.#queue.length > 0) return Promise.resolve();
+    this.#arrived ??= new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#arrived;
+  }
+
+  drain(): string[] {
+    return this.#queue.splice(0);
+  }
+
+  clear(): void {
+    this.#queue.length = 0;
+  }
 }
 
 function normaliseUsage(usage: API.Usage): Usage {
@@ -131,15 +199,53 @@ function isMidStreamFailure(error: unknown): boolean {
   return error instanceof Error;
 }
 
-function retryNotice(response: Response): string | null {
+/** `retry 2/4 in 1.0 s (529 overloaded)` for a response the SDK will retry, else null (as the SDK decides). */
+function retryNotice(response: Response, attempt: number): string | null {
   const status = response.status;
-  if (status !== 408 && status !== 409 && status !== 429 && status < 500) return null;
-  if (response.headers.get('x-should-retry') === 'false') return null;
-  const ms = Number(response.headers.get('retry-after-ms'));
-  const seconds = Number(response.headers.get('retry-after'));
-  const wait = Number.isFinite(ms) && ms > 0 ? `${(ms / 1000).toFixed(1)} s` : Number.isFinite(seconds) && seconds >= 0 && response.headers.has('retry-after') ? `${seconds} s` : 'a moment';
-  const what = status === 429 ? 'rate limited (429)' : status === 529 ? 'API overloaded (529)' : `API error ${status}`;
-  return `${what}; retrying after ${wait} if retries remain`;
+  const header = response.headers.get('x-should-retry');
+  const retried = header === 'true' || (header !== 'false' && (status === 408 || status === 409 || status === 429 || status >= 500));
+  if (!retried) return null;
+  const wait = serverWaitMs(response.headers);
+  const when = wait === null ? `~${seconds(backoffMs(attempt))}` : seconds(wait);
+  return `retry ${attempt + 1}/${MAX_RETRIES} in ${when} (${status} ${STATUS_WORDS[status] ?? (status >= 500 ? 'server error' : 'error')})`;
+}
+
+const STATUS_WORDS: Record<number, string> = { 408: 'request timeout', 409: 'conflict', 429: 'rate limited', 500: 'server error', 529: 'overloaded' };
+
+/** The wait the server asked for, read as the SDK reads it (retry-after-ms, then retry-after seconds or date). */
+function serverWaitMs(headers: Headers): number | null {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (ms > 0) return ms;
+  const after = headers.get('retry-after');
+  if (!after) return null;
+  const secs = Number.parseFloat(after);
+  const wait = Number.isNaN(secs) ? Date.parse(after) - Date.now() : secs * 1000;
+  return wait > 0 ? wait : null;
+}
+
+/** The SDK's default backoff before retry `attempt + 1` (it subtracts up to 25 % jitter, hence the `~`). */
+function backoffMs(attempt: number): number {
+  return Math.min(500 * 2 ** attempt, 8000);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function causeOf(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+function mergeDelta(usage: Usage, delta: API.MessageDeltaUsage): Usage {
+  // message_delta usage is cumulative: overwrite what it reports.
+  return {
+    ...usage,
+    input_tokens: delta.input_tokens ?? usage.input_tokens,
+    cache_creation_input_tokens: delta.cache_creation_input_tokens ?? usage.cache_creation_input_tokens,
+    cache_read_input_tokens: delta.cache_read_input_tokens ?? usage.cache_read_input_tokens,
+    output_tokens: delta.output_tokens ?? usage.output_tokens,
+  };
 }
 
 function describe(error: unknown): string {
@@ -147,9 +253,10 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One line per failure, with status, type and request id; 401 says how to fix the key. */
-function toModelError(error: unknown, afterOutput: boolean): ModelError {
+/** One line per failure that says what happened and what to do, ending with the request id when there is one. */
+function toModelError(error: unknown, state: AttemptState, model: string, retriedOnce: boolean): ModelError {
   if (error instanceof ModelError) return error;
+  const afterOutput = state.text;
   if (error instanceof Errors.APIConnectionTimeoutError) {
     return new ModelError('the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network', undefined, 'timeout', null, afterOutput);
   }
@@ -157,19 +264,34 @@ function toModelError(error: unknown, afterOutput: boolean): ModelError {
     return new ModelError(`could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`, undefined, 'connection_error', null, afterOutput);
   }
   if (error instanceof Errors.APIError) {
-    const requestId = error.requestID ?? null;
+    const requestId = error.requestID ?? state.requestId;
     const type = error.type ?? null;
     const detail = error.apiMessage ?? error.message;
-    const where = requestId ? ` (request ${requestId})` : '';
-    if (error.status === 401) {
-      return new ModelError(`API 401 authentication_error: ${detail}${where}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…`, 401, type, requestId, afterOutput);
+    const id = requestId ? ` (request ${requestId})` : '';
+    const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
+    switch (error.status) {
+      case 401:
+        return fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
+      case 403:
+        return fail(`API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`);
+      case 404:
+        return /model/i.test(detail)
+          ? fail(`unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`)
+          : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
+      case undefined: {
+        const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
+        return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
+      }
+      default:
+        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
     }
-    if (error.status === undefined) {
-      const when = afterOutput ? 'after the answer had started' : 'mid-stream';
-      return new ModelError(`API stream failed ${when}: ${type ?? 'error'}: ${detail}${where}`, undefined, type, requestId, afterOutput);
-    }
-    return new ModelError(`API ${error.status} ${type ?? 'error'}: ${detail}${where}`, error.status, type, requestId, afterOutput);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelError(`API stream failed: ${message}`, undefined, null, null, afterOutput);
+  const id = state.requestId ? ` (request ${state.requestId})` : '';
+  // The SDK re-wraps a JSON.parse failure of an SSE event in an AnthropicError whose cause is the SyntaxError.
+  if (error instanceof SyntaxError || (error instanceof Error && error.cause instanceof SyntaxError)) {
+    return new ModelError(`the API sent an event spelunk could not read (${message}); ask again, and report it if it repeats${id}`, undefined, 'malformed_event', state.requestId, afterOutput);
+  }
+  const what = afterOutput ? 'mid-answer (the text above is incomplete)' : retriedOnce ? 'before any text, twice' : 'before any text';
+  return new ModelError(`the API stream was cut ${what} (${message}); retryable: ask again${id}`, undefined, 'stream_cut', state.requestId, afterOutput);
 }

@@ -31,7 +31,10 @@ export type AgentEvent =
   | { type: 'thinking'; text: string }
   | { type: 'tool_start'; id: string; name: string; input: unknown; display: string }
   | { type: 'tool_end'; id: string; name: string; input: unknown; outcome: ToolOutcome; durationMs: number }
-  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null }
+  /** `interrupted`: the request was cancelled after the API had reported (and billed) its usage. */
+  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean }
+  /** The first tool calls waited this long for the read-only snapshot (not counted in their durations). */
+  | { type: 'tools_waited'; durationMs: number }
   | { type: 'warning'; message: string }
   | { type: 'retry'; message: string }
   | {

@@ -11,6 +11,12 @@ const DEFAULT_COMPACT_AT_TOKENS = 150_000;
 /** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
 const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 
+/** A wait for the tools' gate shorter than this is not worth a line. */
+const WAIT_NOTICE_MS = 50;
+/** Appended to a question whose answer was cancelled, so the next question is not read as a continuation of it. */
+export const INTERRUPTED_MARK = '[interrupted by the user before an answer]';
+const TIMED_OUT_MARK = '[stopped by the time limit before an answer]';
+
 /** Why an abort happened; the run's AbortController is aborted with one of these as its reason. */
 export const ABORT_TIMEOUT = 'timeout';
 export const ABORT_INTERRUPT = 'interrupt';
@@ -36,6 +42,10 @@ export interface LoopConfig {
   onRead?: (absPath: string) => void;
   budget?: Budget;
   compactAtTokens?: number;
+  /** --timeout in ms, for the message when it is reached. */
+  timeoutMs?: number | null;
+  /** Tools run only once this settles (the read-only snapshot); the wait is reported, not counted as tool time. */
+  toolsReady?: Promise<unknown>;
 }
 
 /**
@@ -56,7 +66,7 @@ export async function* askQuestion(
   let textShown = false;
 
   for (;;) {
-    if (signal.aborted) return yield done(abortStop(signal), lastText, turns, abortMessage(signal));
+    if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
     if (turns >= config.maxTurns) {
       return yield done('max_turns', lastText, turns, `stopped after ${turns} model requests (--max-turns ${config.maxTurns}) before a final answer; raise --max-turns or ask a narrower question`);
     }
@@ -69,6 +79,7 @@ export async function* askQuestion(
 
     if (config.budget) {
       const over = await budgetExceeded(config, request, signal);
+      if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
       if (over) return yield done('max_budget', lastText, turns, over);
     }
 
@@ -103,7 +114,13 @@ export async function* askQuestion(
         yield { type: 'text', text: chunk.text };
       }
     } catch (error) {
-      if (error instanceof ModelAbortError || signal.aborted) return yield done(abortStop(signal), lastText, turns, abortMessage(signal));
+      if (error instanceof ModelAbortError || signal.aborted) {
+        // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
+        if (error instanceof ModelAbortError && error.usage) {
+          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true };
+        }
+        return yield aborted(conversation, signal, config, lastText, turns);
+      }
       const message = error instanceof ModelError ? error.message : `unexpected failure: ${String(error)}`;
       return yield done('api_error', lastText, turns, message);
     }
@@ -146,6 +163,10 @@ async function* runTools(content: Block[], config: LoopConfig, signal: AbortSign
   for (const call of calls) {
     yield { type: 'tool_start', id: call.id, name: call.name, input: call.input, display: config.registry.display(call.name, call.input) };
   }
+  if (config.toolsReady) {
+    const waited = await waitFor(config.toolsReady, signal);
+    if (waited >= WAIT_NOTICE_MS) yield { type: 'tools_waited', durationMs: waited };
+  }
   const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead };
   const outcomes = new Map<string, ToolOutcome>();
   const pending = new Map<string, Promise<{ id: string; outcome: ToolOutcome; durationMs: number }>>();
@@ -175,6 +196,20 @@ async function* runTools(content: Block[], config: LoopConfig, signal: AbortSign
   });
 }
 
+/** Milliseconds until `ready` settles (or the signal aborts; the tools then report the cancel themselves). */
+async function waitFor(ready: Promise<unknown>, signal: AbortSignal): Promise<number> {
+  const started = Date.now();
+  let onAbort = (): void => {};
+  await new Promise<void>((resolve) => {
+    onAbort = resolve;
+    void ready.then(() => resolve(), () => resolve());
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  signal.removeEventListener('abort', onAbort);
+  return Date.now() - started;
+}
+
 async function budgetExceeded(config: LoopConfig, request: Parameters<ModelClient['countTokens']>[0], signal: AbortSignal): Promise<string | null> {
   const budget = config.budget!;
   const counted = await config.client.countTokens(request, signal);
@@ -183,19 +218,41 @@ async function budgetExceeded(config: LoopConfig, request: Parameters<ModelClien
   const spent = budget.spentUsd();
   if (worst === null) return `no price is known for ${config.model}, so --max-budget-usd cannot be enforced`;
   if (spent + worst <= budget.maxUsd) return null;
+  if (spent === 0) return firstRequestOverBudget(budget, prompt, config.maxTokens, worst);
   return `stopped before the next request: spent ~$${spent.toFixed(4)}, and the next could cost up to ~$${worst.toFixed(4)} (${prompt} prompt tokens + ${config.maxTokens} output), over --max-budget-usd ${budget.maxUsd}`;
+}
+
+/** The budget cannot cover even the first request: say its worst case and the --max-tokens that would fit. */
+function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): string {
+  const head = `--max-budget-usd ${budget.maxUsd} is below the first request's worst case of ~$${worst.toFixed(4)} (${grouped(prompt)} prompt tokens + ${grouped(maxTokens)} output)`;
+  const promptOnly = budget.worstCaseUsd(prompt, 0) ?? worst;
+  const perToken = (budget.worstCaseUsd(prompt, 1) ?? worst) - promptOnly;
+  const fits = perToken > 0 ? Math.floor((budget.maxUsd - promptOnly) / perToken) : 0;
+  // Below ~1,000 output tokens an answer with evidence rarely fits: suggest a budget instead.
+  if (fits < 1000) return `${head}; raise it to at least ~$${(promptOnly + 1000 * perToken).toFixed(2)}`;
+  const nice = fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100;
+  return `${head}; lower it with --max-tokens ${grouped(nice)} or raise the budget`;
+}
+
+function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 function done(stop: StopKind, text: string, turns: number, message?: string): AgentEvent {
   return { type: 'done', stop, text, turns, ...(message ? { message } : {}) };
 }
 
-function abortStop(signal: AbortSignal): StopKind {
-  return signal.reason === ABORT_TIMEOUT ? 'timeout' : 'aborted';
-}
-
-function abortMessage(signal: AbortSignal): string {
-  return signal.reason === ABORT_TIMEOUT ? 'stopped: the run reached --timeout' : 'cancelled';
+/**
+ * The `done` of a cancelled question. The question stays in the conversation, marked, so the model reads the next
+ * question as new rather than answering both (and the conversation still ends on a user message).
+ */
+function aborted(conversation: Conversation, signal: AbortSignal, config: LoopConfig, text: string, turns: number): AgentEvent {
+  const timedOut = signal.reason === ABORT_TIMEOUT;
+  conversation.addQuestion(timedOut ? TIMED_OUT_MARK : INTERRUPTED_MARK);
+  if (!timedOut) return done('aborted', text, turns, 'cancelled');
+  const limit = config.timeoutMs ? ` ${config.timeoutMs / 1000} (seconds for the whole run)` : '';
+  const raise = config.timeoutMs ? `, e.g. --timeout ${(config.timeoutMs * 2) / 1000}` : '';
+  return done('timeout', text, turns, `stopped: the run reached --timeout${limit} before an answer; raise it${raise}`);
 }
 
 function promptTokens(usage: Usage): number {

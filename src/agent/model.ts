@@ -96,7 +96,11 @@ export class ModelError extends Error {
 
 /** The request was cancelled by the caller (Ctrl+C, SIGTERM, --timeout). */
 export class ModelAbortError extends Error {
-  constructor() {
+  constructor(
+    /** Usage the API had reported before the cancel (message_start onwards): that request is billed. */
+    readonly usage: Usage | null = null,
+    readonly requestId: string | null = null,
+  ) {
     super('request cancelled');
     this.name = 'ModelAbortError';
   }

@@ -56,6 +56,9 @@ const PRICE_TABLE: ReadonlyMap<string, Omit<ModelPrice, 'model'>> = new Map([
   ['claude-haiku-4-5', { rates: rates(1, 1.25, 2, 0.1, 5) }],
 ]);
 
+/** Every model id with a price, newest families first (also the "did you mean" list for an unknown model). */
+export const KNOWN_MODELS: readonly string[] = [...PRICE_TABLE.keys()];
+
 /** Snapshot ids such as `claude-haiku-4-5-20251001` are billed like their undated alias. */
 const DATED_SUFFIX = /-\d{8}$/;
 

@@ -169,8 +169,13 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         return;
       case 'usage':
         spinner.stop();
-        ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs });
-        errLine(formatUsageLine(event.model, event.usage, { color: opts.color }));
+        ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
+        errLine(formatUsageLine(event.model, event.usage, { color: opts.color, interrupted: event.interrupted === true }));
+        return;
+      case 'tools_waited':
+        spinner.stop();
+        // Seconds even below one: the wait is a start-up cost, read next to the first request's time, not a tool time.
+        errLine(p.dim(`  waited ${(event.durationMs / 1000).toFixed(1)} s for the read-only snapshot`));
         return;
       case 'warning':
         errLine(p.yellow(`warning: ${oneLine(event.message)}`));

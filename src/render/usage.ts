@@ -9,7 +9,11 @@ export interface LedgerRow {
   model: string;
   usage: Usage;
   durationMs: number;
+  /** Cancelled (Ctrl+C) after the API had reported usage: billed, so counted, and marked in the table. */
+  interrupted?: boolean;
 }
+
+const INTERRUPTED = 'interrupted';
 
 /** Sums of a run of requests; `costUsd` is null when any of them used a model without a price. */
 export interface UsageSummary {
@@ -54,8 +58,8 @@ export class UsageLedger {
 }
 
 /** `  ↳ in 412 · cache write 1,203 · cache read 11,870 (88%) · out 96 · ~$0.0043` for one request. */
-export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean }): string {
-  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}`;
+export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean }): string {
+  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
   return createPalette(opts.color).dim(line);
 }
 
@@ -73,11 +77,13 @@ export function usageTable(ledger: UsageLedger, opts: { color: boolean }): strin
     style: { head: [], border: [], compact: true },
   });
   ledger.rows().forEach((row, i) => {
-    table.push([String(i + 1), row.model, ...usageCells(row.usage), tableCost(estimateCostUsd(row.model, row.usage))]);
+    table.push([String(i + 1), row.interrupted ? `${row.model} (${INTERRUPTED})` : row.model, ...usageCells(row.usage), tableCost(estimateCostUsd(row.model, row.usage))]);
   });
   const total = ledger.summarySince(0);
   table.push([{ content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' }, ...usageCells(total.usage), p.bold(tableCost(total.costUsd))]);
-  return `${table.toString()}\n${p.dim(`cost is an estimate from list prices as of ${PRICES_AS_OF}`)}\n`;
+  const notes = [`cost is an estimate from list prices as of ${PRICES_AS_OF}`];
+  if (ledger.rows().some((r) => r.interrupted)) notes.push(`${INTERRUPTED}: cancelled mid-answer; output as reported before the cancel`);
+  return `${table.toString()}\n${p.dim(notes.join('; '))}\n`;
 }
 
 /** Cache hit share in whole percent (floored, so 100% means every prompt token was read from cache); null for an empty prompt. */

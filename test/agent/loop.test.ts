@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
-import { ABORT_INTERRUPT, ABORT_TIMEOUT, askQuestion, type LoopConfig } from '../../src/agent/loop.js';
+import { ABORT_INTERRUPT, ABORT_TIMEOUT, askQuestion, INTERRUPTED_MARK, type LoopConfig } from '../../src/agent/loop.js';
 import { ModelError, type Message } from '../../src/agent/model.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { Tool } from '../../src/tools/tool.js';
@@ -153,7 +153,19 @@ describe('askQuestion', () => {
     }
     expect(lastDone(events).stop).toBe('aborted');
     assertValid(conversation.messages);
-    expect(conversation.messages.at(-1)!.content.map((b) => b.type)).toEqual(['tool_result', 'tool_result']);
+    expect(conversation.messages.at(-1)!.content.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'text']);
+    expect(conversation.messages.at(-1)!.content.at(-1)).toEqual({ type: 'text', text: INTERRUPTED_MARK });
+  });
+
+  it('marks a question cancelled before any answer, so the next one is not read as its continuation', async () => {
+    const { config, conversation, client } = setup([{ hang: true }, { blocks: [text('second answer')] }]);
+    const controller = new AbortController();
+    for await (const e of askQuestion('tell me something long', conversation, config, controller.signal)) {
+      if (e.type === 'request_start') controller.abort(ABORT_INTERRUPT);
+    }
+    await collect(askQuestion('and now?', conversation, config, new AbortController().signal));
+    expect(client.requests[1]!.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['tell me something long', INTERRUPTED_MARK, 'and now?']);
+    assertValid(conversation.messages);
   });
 
   it('reports a timeout abort as timeout', async () => {

@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
@@ -29,10 +32,17 @@ function run(args: string[], opts: { env?: Record<string, string>; onSpawn?: (pi
 }
 
 describe('the built binary', () => {
-  it('--version works without a key, from any directory', async () => {
-    const result = await run(['--version']);
+  it.each([['--version'], ['-v']])('%s works without a key, from any directory', async (flag) => {
+    const result = await run([flag]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('spelunk help prints the help and sends nothing', async () => {
+    const result = await run(['help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--max-turns');
+    expect(result.stderr).toBe('');
   });
 
   it('a question with no stdin: the answer alone on stdout, exit 0', async () => {
@@ -43,6 +53,21 @@ describe('the built binary', () => {
     expect(result.stdout).toBe('Three files in src/.\n');
     expect(result.stderr).toContain('● bash ls src');
     expect(result.stderr).not.toMatch(/\x1b\[/);
+  });
+
+  it('tool time excludes the wait for the read-only snapshot, and the wait is said once', async () => {
+    // A git whose `status` (the snapshot) takes 1.5 s, so the first tool call certainly waits for it.
+    const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-slow-git-'));
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await fs.writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) sleep 1.5;; esac\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('read_file', { path: 'src/auth.js' })), reply(toolUse('read_file', { path: 'src/server.js' })), reply(text('done')));
+    const result = await run(['q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } });
+    await fs.rm(bin, { recursive: true, force: true });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/waited \d\.\d s for the read-only snapshot/g)).toHaveLength(1);
+    const timings = [...result.stderr.matchAll(/⎿ .* · (\d+(?:\.\d)?) (ms|s)/g)].map((m) => m[2]);
+    expect(timings).toEqual(['ms', 'ms']);
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run: the partial json result is written, exit 130', async (signal) => {

@@ -21,6 +21,8 @@ describe('command line contract', () => {
   it.each([
     [['--help'], 0, /--max-turns/],
     [['--version'], 0, /^\d+\.\d+\.\d+\n$/],
+    [['-v'], 0, /^\d+\.\d+\.\d+\n$/],
+    [['help'], 0, /--max-turns[\s\S]*Exit codes/],
   ])('%j works without an API key', async (argv, code, pattern) => {
     const run = await runCli(argv, { env: {} });
     expect(run.code).toBe(code);
@@ -34,11 +36,14 @@ describe('command line contract', () => {
     [['-C', '/etc/hostname', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'not a directory'],
     [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'Unknown argument'],
     [['--max-turns', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
-    [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
+    [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns needs a number, e.g. --max-turns 10 (got "lots")'],
+    [['--timeout=soon', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--timeout needs a number, e.g. --timeout 10 (got "soon")'],
     [['--output-format', 'xml', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--output-format must be'],
     [['--tool-timeout', '-1', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--tool-timeout must be'],
     [[], { ANTHROPIC_API_KEY: 'k' }, 'no question'],
-    [['audit'], { ANTHROPIC_API_KEY: 'k' }, 'Not enough non-option arguments'],
+    [['audit'], { ANTHROPIC_API_KEY: 'k' }, 'audit needs a question: spelunk audit "'],
+    [['adit'], { ANTHROPIC_API_KEY: 'k' }, '"adit" is not a command; did you mean spelunk audit "'],
+    [['hlep'], { ANTHROPIC_API_KEY: 'k' }, 'did you mean spelunk help?'],
     [['--max-budget-usd', '1', '-m', 'claude-unknown-9', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'needs a known price'],
   ])('%j → exit 2 with one line', async (argv, envVars, fragment) => {
     const run = await runCli(argv as string[], { env: envVars, cwd: repo.root });
@@ -67,6 +72,14 @@ describe('one-shot text mode against the local Messages API', () => {
     expect(system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
     expect(system.map((b) => b.text).join('')).toContain('Run tests with `npm test`.');
     expect(system.map((b) => b.text).join('')).toContain('server.js');
+  });
+
+  it('a single word that is not near a subcommand is still a question (spelunk auth)', async () => {
+    await start();
+    api.enqueue(reply(text('Auth is in src/auth.js.')));
+    const run = await runCli(['-C', repo.root, 'auth'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(JSON.stringify(messages()[0]!.body.messages)).toContain('auth');
   });
 
   it('reads the question from stdin when there is no argument', async () => {
@@ -110,19 +123,34 @@ describe('one-shot text mode against the local Messages API', () => {
   });
 
   it.each([
-    ['a 429 with retry-after, then success', [httpError(429, 'rate_limit_error', 'slow down', { 'retry-after-ms': '5' }), reply(text('ok'))], 0, /rate limited \(429\)/],
-    ['a 529 every time', Array.from({ length: 5 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' })), 1, /API 529 overloaded_error: Overloaded \(request req_mock_\d+\)/],
-    ['a 401', [httpError(401, 'authentication_error', 'invalid x-api-key')], 1, /export ANTHROPIC_API_KEY/],
-    ['a 400', [httpError(400, 'invalid_request_error', 'bad thing')], 1, /API 400 invalid_request_error: bad thing/],
-    ['a stream cut before any text (retried once)', [{ kind: 'stream_cut' as const, content: [text('never shown')], afterBlocks: 0 }, reply(text('ok'))], 0, /stream interrupted/],
-    ['an in-stream error after text', [{ kind: 'stream_error' as const, afterText: 'partial ' }], 1, /overloaded_error/],
-  ])('%s', async (_name, replies, code, pattern) => {
+    ['a 429 with retry-after, then success', [], [httpError(429, 'rate_limit_error', 'slow down', { 'retry-after-ms': '100' }), reply(text('ok'))], 0, /retry 1\/4 in 0\.1 s \(429 rate limited\)/],
+    ['a 529 every time', [], Array.from({ length: 5 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '100' })), 1, /retry 1\/4 in 0\.1 s \(529 overloaded\)\n[\s\S]*retry 4\/4 in 0\.1 s \(529 overloaded\)\n[\s\S]*API 529 overloaded_error: Overloaded \(request req_mock_5\)/],
+    ['a 500 without retry-after (the SDK backoff)', [], [httpError(500, 'api_error', 'boom'), reply(text('ok'))], 0, /retry 1\/4 in ~0\.5 s \(500 server error\)/],
+    ['a 401', [], [httpError(401, 'authentication_error', 'invalid x-api-key')], 1, /export ANTHROPIC_API_KEY=sk-ant-… \(request req_mock_1\)/],
+    ['a 400', [], [httpError(400, 'invalid_request_error', 'bad thing')], 1, /API 400 invalid_request_error: bad thing/],
+    ['a 403', [], [httpError(403, 'permission_error', 'not allowed')], 1, /API 403 permission_error: not allowed; this API key is not allowed to use claude-sonnet-5-5 .*console\.anthropic\.com \(request req_mock_1\)/],
+    ['a 404 for an unknown model', ['-m', 'claude-sonet-5-5'], [httpError(404, 'not_found_error', 'model: claude-sonet-5-5')], 1, /unknown model "claude-sonet-5-5" \(API 404 not_found_error\); pick another with -m or SPELUNK_MODEL, e\.g\. claude-sonnet-5-5, .* \(request req_mock_1\)/],
+    ['a 404 for another path', [], [httpError(404, 'not_found_error', 'Not found: POST /v1/v1/messages')], 1, /check that ANTHROPIC_BASE_URL points at the Messages API \(request req_mock_1\)/],
+    ['a stream cut before any text (retried once)', [], [{ kind: 'stream_cut' as const, content: [text('never shown')], afterBlocks: 0 }, reply(text('ok'))], 0, /stream interrupted before any text/],
+    ['a stream cut before any text, twice', [], [{ kind: 'stream_cut' as const }, { kind: 'stream_cut' as const }], 1, /the API stream was cut before any text, twice \(.+\); retryable: ask again \(request req_mock_2\)/],
+    ['a stream cut mid-answer', [], [{ kind: 'stream_cut' as const, afterText: 'partial ' }], 1, /the API stream was cut mid-answer \(the text above is incomplete\) \(.+\); retryable: ask again \(request req_mock_1\)/],
+    ['a malformed server event', [], [{ kind: 'stream_malformed' as const, afterText: 'partial ' }], 1, /the API sent an event spelunk could not read \(.+\); ask again, and report it if it repeats \(request req_mock_1\)/],
+    ['an in-stream error after text', [], [{ kind: 'stream_error' as const, afterText: 'partial ' }], 1, /API stream failed mid-answer \(the text above is incomplete\): overloaded_error: Overloaded; retryable: ask again \(request req_mock_1\)/],
+  ])('%s', async (_name, args, replies, code, pattern) => {
     await start();
     api.enqueue(...replies);
-    const run = await runCli(['-C', repo.root, 'q'], { env: env() });
+    const run = await runCli(['-C', repo.root, ...args, 'q'], { env: env() });
     expect(run.code).toBe(code);
     expect(run.stderr).toMatch(pattern);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--max-budget-usd below the first request\'s worst case names the worst case and suggests --max-tokens', async () => {
+    await start();
+    const run = await runCli(['-C', repo.root, '--max-budget-usd', '0.05', 'q'], { env: env() });
+    expect(run.code).toBe(3);
+    expect(messages()).toHaveLength(0);
+    expect(run.stderr).toMatch(/--max-budget-usd 0\.05 is below the first request's worst case of ~\$0\.16\d\d \([\d,]+ prompt tokens \+ 16,000 output\); lower it with --max-tokens [\d,]+ or raise the budget\n/);
   });
 
   it('Ctrl+C while waiting for the model exits 130', async () => {
@@ -142,7 +170,7 @@ describe('one-shot text mode against the local Messages API', () => {
     api.enqueue({ kind: 'hang' });
     const run = await runCli(['-C', repo.root, '--timeout', '0.3', 'q'], { env: env() });
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain('--timeout');
+    expect(run.stderr).toMatch(/stopped: the run reached --timeout 0\.3 \(seconds for the whole run\) before an answer; raise it, e\.g\. --timeout 0\.6\n/);
   });
 
   it('keeps the prompt prefix byte-stable and cached across runs', async () => {

@@ -174,6 +174,18 @@ describe('createTextRenderer', () => {
     expect(lines.at(-1)).toContain(expected);
   });
 
+  it('marks an interrupted request in its usage line and the ledger, and says once that tools waited for the snapshot', () => {
+    const { stderr, ledger, feed, renderer } = setup();
+    feed([
+      { type: 'tools_waited', durationMs: 720 },
+      { type: 'usage', turn: 1, model: MODEL, usage: U1, durationMs: 900, requestId: 'req_1', interrupted: true },
+      { type: 'done', stop: 'aborted', text: '', turns: 1, message: 'cancelled' },
+    ]);
+    renderer.close();
+    expect(stderr.text.split('\n').slice(0, 2)).toEqual(['  waited 0.7 s for the read-only snapshot', `${line(U1)} · interrupted`]);
+    expect(ledger.rows()[0]!.interrupted).toBe(true);
+  });
+
   it('totals each question separately when one renderer serves a session', () => {
     const { stderr, feed } = setup();
     feed(script());

@@ -134,6 +134,17 @@ describe('UsageLedger', () => {
 });
 
 describe('usageTable', () => {
+  it('marks an interrupted row and explains it under the table', () => {
+    const ledger = new UsageLedger();
+    ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: usage(10, 0, 0, 1), durationMs: 5, interrupted: true });
+    ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: usage(10, 0, 0, 5), durationMs: 5 });
+    const table = usageTable(ledger, { color: false });
+    expect(table).toMatch(/│ 1 │ claude-sonnet-5-5 \(interrupted\) │/);
+    expect(table).toMatch(/│ 2 │ claude-sonnet-5-5 {2,}│/);
+    expect(table).toContain('interrupted: cancelled mid-answer');
+    expect(usageTable(new UsageLedger(), { color: false })).not.toContain('interrupted');
+  });
+
   it('has a row per request, a TOTAL row and the estimate footnote, without ANSI when colour is off', () => {
     const table = usageTable(sampleLedger(), { color: false });
     expect(hasAnsi(table)).toBe(false);

@@ -84,6 +84,20 @@ export async function streamError(
   if (await sendEvents(x, events, 0)) x.res.end();
 }
 
+/** Streams the beginning of a message, then an event whose data is not JSON, then ends the body. */
+export async function streamMalformed(x: Exchange, message: OutMessage, afterText?: string): Promise<void> {
+  openStream(x);
+  if (!(await sendEvents(x, partialEvents(message, [], afterText), 0))) return;
+  if (await write(x, 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n')) x.res.end();
+}
+
+/** Streams the beginning of a message (its usage included), then waits until the client leaves or the server closes. */
+export async function streamStall(x: Exchange, message: OutMessage, afterText?: string): Promise<void> {
+  openStream(x);
+  if (!(await sendEvents(x, partialEvents(message, [], afterText), 0))) return;
+  await new Promise<void>((resolve) => (x.signal.aborted ? resolve() : x.signal.addEventListener('abort', () => resolve(), { once: true })));
+}
+
 /** A JSON response with the mock's request-id header. */
 export function sendJson(x: Exchange, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (x.res.destroyed) return;

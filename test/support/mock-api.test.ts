@@ -311,6 +311,31 @@ describe('auth and faults', () => {
     expect(await done).toBeInstanceOf(APIUserAbortError);
   });
 
+  it('stall: reports message_start usage and text, then waits for the client to abort', async () => {
+    api.enqueue({ kind: 'stall', afterText: 'partial' });
+    const abort = new AbortController();
+    const s = client().messages.stream(base as Anthropic.MessageCreateParamsStreaming, { signal: abort.signal });
+    const deltas: string[] = [];
+    let usage: unknown = null;
+    s.on('streamEvent', (e) => {
+      if (e.type === 'message_start') usage = e.message.usage;
+    });
+    s.on('text', (d) => {
+      deltas.push(d);
+      if (deltas.join('') === 'partial') abort.abort();
+    });
+    expect(await failure(s.finalMessage())).toBeInstanceOf(APIUserAbortError);
+    expect(usage).toMatchObject({ output_tokens: 1 });
+    expect(api.requests[0]!.status).toBe(200);
+  });
+
+  it('stream_malformed: an event whose data is not JSON reaches the client as a parse failure', async () => {
+    api.enqueue({ kind: 'stream_malformed', afterText: 'partial' });
+    const err = await failure(stream({}).finalMessage());
+    expect(err.cause).toBeInstanceOf(SyntaxError);
+    expect(api.requests[0]!.error).toBe('malformed event');
+  });
+
   it('closes while a request hangs, ending its connection', async () => {
     api.enqueue({ kind: 'hang' });
     const done = failure(stream({}).finalMessage());

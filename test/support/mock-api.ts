@@ -54,6 +54,10 @@ export type Reply =
   | { kind: 'stream_cut'; content?: Block[]; afterBlocks?: number; afterText?: string }
   /** message_start, optional `afterText`, then an `event: error` (default overloaded_error). */
   | { kind: 'stream_error'; errorType?: string; message?: string; afterText?: string }
+  /** Streaming only: message_start, optional `afterText`, then an event whose data is not JSON (a malformed event). */
+  | { kind: 'stream_malformed'; afterText?: string }
+  /** Streaming only: message_start (usage reported, so billed), optional `afterText`, then silence until the client aborts. */
+  | { kind: 'stall'; afterText?: string }
   /** Accepts the request and never answers, until the client aborts or the server closes. */
   | { kind: 'hang' }
   | { kind: 'slow'; delayMs: number; then: Reply };
@@ -230,6 +234,13 @@ export async function startMockApi(opts: MockOptions = {}): Promise<MockApi> {
         Object.assign(record, { status: 200, error: 'stream cut' });
         if (!streaming) return wire.cutJson(x, toJson(message));
         return wire.streamCut(x, message, message.content.slice(0, r.afterBlocks ?? 0), r.afterText);
+      }
+      case 'stream_malformed':
+      case 'stall': {
+        const message = compose(record, [], undefined, undefined);
+        Object.assign(record, { status: 200 }, r.kind === 'stream_malformed' ? { error: 'malformed event' } : {});
+        if (r.kind === 'stall') return wire.streamStall(x, message, r.afterText);
+        return wire.streamMalformed(x, message, r.afterText);
       }
       case 'stream_error': {
         const error = { type: r.errorType ?? 'overloaded_error', message: r.message ?? 'Overloaded' };
