@@ -1,6 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
@@ -56,14 +55,14 @@ describe('the built binary', () => {
   });
 
   it('tool time excludes the wait for the read-only snapshot, and the wait is said once', async () => {
-    // A git whose `status` (the snapshot) takes 1.5 s, so the first tool call certainly waits for it.
-    const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-slow-git-'));
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await fs.writeFile(path.join(bin, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) sleep 1.5;; esac\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    // The snapshot asks git for HEAD; git is taken from /usr/bin:/bin only (a slow git on PATH is never run), so it
+    // is slowed the one way a repository can: a 10 MB .git/config takes git ~0.5 s to parse, twice.
+    const config = path.join(repo.root, '.git', 'config');
+    const original = await fs.readFile(config, 'utf8');
+    await fs.appendFile(config, Array.from({ length: 400_000 }, (_, i) => `[pad "${i}"]\n\tv = ${i}\n`).join(''));
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(toolUse('read_file', { path: 'src/auth.js' })), reply(toolUse('read_file', { path: 'src/server.js' })), reply(text('done')));
-    const result = await run(['q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } });
-    await fs.rm(bin, { recursive: true, force: true });
+    const result = await run(['q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } }).finally(() => fs.writeFile(config, original));
     expect(result.code).toBe(0);
     expect(result.stderr.match(/waited \d\.\d s for the read-only snapshot/g)).toHaveLength(1);
     const timings = [...result.stderr.matchAll(/⎿ .* · (\d+(?:\.\d)?) (ms|s)/g)].map((m) => m[2]);
