@@ -6,7 +6,7 @@ import { parseFind } from './policy/find.js';
 import { parseFlags, type Role } from './policy/flags.js';
 import { expandGlob } from './policy/glob.js';
 import { lex, type Word } from './policy/lexer.js';
-import { POLICIES } from './policy/tables.js';
+import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES } from './policy/tables.js';
 
 /** Most arguments after glob expansion. */
 export const MAX_EXPANDED_ARGS = 1024;
@@ -47,17 +47,37 @@ const INSTEAD: Readonly<Record<string, string>> = {
  */
 export async function checkCommand(command: string, ctx: { root: string; programs: Programs }): Promise<Verdict> {
   const lexed = lex(command);
-  if (!lexed.ok) return lexed;
+  if (!lexed.ok) return { ok: false, reason: fundamentalReason(command, ctx.programs) ?? lexed.reason };
   const [head, ...words] = lexed.words;
   if (head === undefined) return { ok: false, reason: 'the command is empty' };
   const program = resolveProgram(head, ctx.programs);
   if (!program.ok) return program;
-  const policy = POLICIES[program.name];
-  const parsed = policy === undefined ? parseFind(words) : parseFlags(program.name, policy, words);
+  const policy = lookup<(typeof PROGRAM_POLICIES)[keyof typeof PROGRAM_POLICIES]>(PROGRAM_POLICIES, program.name);
+  if (policy === undefined) return { ok: false, reason: `${program.name} has no policy` };
+  const parsed = policy === FIND_EXPRESSION ? parseFind(words) : parseFlags(program.name, policy, words);
   if (!parsed.ok) return parsed;
   const args = await materialise(program.name, words, parsed.roles, ctx.root);
   if (!args.ok) return args;
   return { ok: true, program: program.name, file: program.file, args: args.args, paths: args.paths, notes: args.notes };
+}
+
+/**
+ * When the lexer refuses a command, the reason a table gives is often the one that matters: `find . -exec cat {} ;`
+ * is refused for `-exec`, not for its braces, so the model does not fix the quoting only to be refused again. The
+ * words are split leniently (whitespace, quotes dropped) only to look for a refused program or a denied flag; the
+ * command stays refused whatever this finds.
+ */
+function fundamentalReason(command: string, programs: Programs): string | null {
+  const [head, ...rest] = command.split(/[ \t]+/).filter((w) => w !== '').map((w) => w.replace(/['"]/g, ''));
+  // A head with shell or non-ASCII characters is the lexer's to explain (`cat$IFS/etc/passwd`, a BOM in `rg`).
+  if (head === undefined || /[^\x21-\x7e]|[|&;<>()$`\\{}=*?[\]~#]/.test(head)) return null;
+  const program = resolveProgram({ text: head, glob: [] }, programs);
+  if (!program.ok) return program.reason;
+  const words = rest.map((text) => ({ text, glob: [] }));
+  const policy = lookup<(typeof PROGRAM_POLICIES)[keyof typeof PROGRAM_POLICIES]>(PROGRAM_POLICIES, program.name);
+  if (policy === undefined) return null;
+  const parsed = policy === FIND_EXPRESSION ? parseFind(words) : parseFlags(program.name, policy, words);
+  return !parsed.ok && parsed.reason.includes(' is refused') ? parsed.reason : null;
 }
 
 type Resolved = { ok: true; name: string; file: string } | { ok: false; reason: string };
@@ -82,10 +102,10 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   if ((WHITELIST as readonly string[]).includes(name)) {
     return { ok: false, reason: `${name} is not installed on this machine; use one of: ${allowed}` };
   }
-  if (WRAPPERS.has(name) && INSTEAD[name] === undefined) {
+  if (WRAPPERS.has(name) && lookup(INSTEAD, name) === undefined) {
     return { ok: false, reason: `${name} runs other programs and is not supported; run the program directly, e.g. rg -n 'pattern' src (allowed: ${allowed})` };
   }
-  const instead = INSTEAD[name];
+  const instead = lookup(INSTEAD, name);
   return { ok: false, reason: `${name} is not an allowed program${instead ? `; ${instead}` : ''}. Allowed: ${allowed} (no shell; rg is preferred for searching)` };
 }
 

@@ -1,13 +1,14 @@
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { PROGRAM_POLICIES } from './policy/tables.js';
 
 /** The only directories system programs are taken from; never the inherited PATH, never the repository. */
 export const TRUSTED_PATH = '/usr/bin:/bin';
 
-/** Every program the bash tool may run, in the order the tool description lists them. */
-export const WHITELIST = ['rg', 'grep', 'find', 'ls', 'cat', 'head', 'tail', 'wc', 'file', 'tree'] as const;
+/** Every program the bash tool may run, in the order the tool description lists them: the policy table's keys. */
+export const WHITELIST = Object.keys(PROGRAM_POLICIES) as ProgramName[];
 
-export type ProgramName = (typeof WHITELIST)[number];
+export type ProgramName = keyof typeof PROGRAM_POLICIES;
 
 /** Installed whitelisted programs: name → absolute path of the binary that will be spawned. */
 export type Programs = ReadonlyMap<string, string>;
@@ -15,12 +16,13 @@ export type Programs = ReadonlyMap<string, string>;
 /**
  * Resolves the whitelist once. rg is the binary shipped by @vscode/ripgrep (so no system ripgrep is needed and a
  * repository's own `bin/rg` can never shadow it); the others come only from TRUSTED_PATH. Missing programs are left
- * out, so the tool description lists only what can actually run. `rg` may be passed in when already looked up.
+ * out, so the tool description lists only what can actually run. `rg` may be passed in when already looked up, and
+ * tests may name other directories (an empty one stands for a machine without the optional programs).
  */
-export async function resolvePrograms(rg: Promise<string | null> = bundledRg()): Promise<Programs> {
+export async function resolvePrograms(rg: Promise<string | null> = bundledRg(), dirs: readonly string[] = TRUSTED_PATH.split(':')): Promise<Programs> {
   const found = new Map<string, string>();
   for (const name of WHITELIST) {
-    const file = name === 'rg' ? await rg : await firstExecutable(TRUSTED_PATH.split(':').map((dir) => path.join(dir, name)));
+    const file = name === 'rg' ? await rg : await firstExecutable(dirs.map((dir) => path.join(dir, name)));
     if (file !== null) found.set(name, file);
   }
   return found;

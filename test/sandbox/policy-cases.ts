@@ -38,6 +38,13 @@ export const ALLOWED: Array<[string, string[]?]> = [
   ['tail -n 5 README.md'], ['tail -5 README.md'], ['tail -n +2 README.md'], ['tail -c 10 README.md'],
   ['wc -l README.md'], ['wc -l src/*.ts', ['-l', 'src/a.ts', 'src/b.ts']], ['wc -lwc README.md'], ['wc -c src/a.ts src/b.ts'],
   ['file README.md'], ['file -b --mime-type README.md'], ['file -i src/a.ts'], ['file binary.bin'],
+  // Red-team false refusals, fixed: a `$` bash keeps literally; look-alike, invisible and wide characters inside
+  // single quotes are only text.
+  ['rg -n "helper$" src', ['-n', 'helper$', 'src']], ['rg "a$ b"', ['a$ b']], ['rg "foo$|bar"', ['foo$|bar']], ['rg "x$)"', ['x$)']],
+  ["rg '日本語（テスト）' src", ['日本語（テスト）', 'src']], ["rg 'a\u00a0b'", ['a\u00a0b']], ["rg 'a\u3000b'", ['a\u3000b']],
+  ["rg '👨\u200d👩\u200d👧'", ['👨\u200d👩\u200d👧']], ["rg '｜'", ['｜']], ["rg 'x\u200by'", ['x\u200by']],
+  // Bounded resource flags within their bounds; a long glob is matched in linear time.
+  ['rg -j2 x'], ['rg --threads 8 x'], ['rg --regex-size-limit 10M x'], ['rg --dfa-size-limit=1M x'],
   ['tree'], ['tree -L 2'], ['tree -a -L 1 src'], ['tree -aL 1 src'], ['tree -J -L 1'], ['tree --gitignore -L 2'],
   ["tree -P '*.ts' src"], ['tree --dirsfirst --noreport src'], ['tree -I node_modules'],
 ];
@@ -104,7 +111,7 @@ export const REFUSED: Array<[string, string]> = [
   ['grep x -', 'standard input'], ['grep x /etc/passwd', 'outside the repository root'], ['grep -r x /', 'outside the repository root'],
   ['grep --include=*.ts -r x .', 'unquoted glob'], ['grep -X awk x README.md', 'not an allowed flag'], ['grep x fifo', 'FIFO'],
   // find
-  ['find . -exec cat {} ;', 'brace expansion'], ["find . -exec cat '{}' ';'", 'runs another program'],
+  ['find . -exec cat {} ;', 'find -exec is refused'], ["find . -exec cat '{}' ';'", 'runs another program'],
   ["find . -execdir ls ';'", 'runs another program'], ["find . -ok rm ';'", 'runs another program'],
   ["find . -okdir rm ';'", 'runs another program'], ['find . -delete', 'deletes'], ['find . -fprint out', 'writes a file'],
   ['find . -fprint0 out', 'writes a file'], ["find . -fprintf out '%p'", 'writes a file'], ['find . -fls out', 'writes a file'],
@@ -151,4 +158,35 @@ export const REFUSED: Array<[string, string]> = [
   ['tail -\\f README.md', 'forever'], ["tail '-f' README.md", 'forever'], ['tail "-"f README.md', 'forever'],
   ["rg '--pre'=cat x", 'runs another program'], ["find . -e'x'ec cat '{}' ';'", 'runs another program'],
   ["'rg ' x", 'not an allowed program'], ["r'g' --pre=cat x", 'runs another program'], ['cat procself', '/proc is never readable'],
+  // Deny rules the table walk found without a row (policy.test.ts fails on any uncovered rule).
+  ['ls --dereference-command-line links', 'follows symbolic links'], ['ls --dereference-command-line-symlink-to-dir links', 'follows symbolic links'],
+  ['tail --sleep-interval=1 README.md', 'forever'], ['tail --max-unchanged-stats=1 README.md', 'forever'],
+  ['file -L README.md', 'follows symbolic links'], ['file --compile', 'writes files'], ['file --magic-file=/etc/magic README.md', 'magic file'],
+  ['file --uncompress-noreport README.md', 'decompressor'], ['file --dereference README.md', 'follows symbolic links'],
+  ['file --special-files README.md', 'devices'], ['file --preserve-date README.md', 'access times'], ['file --no-sandbox README.md', 'seccomp'],
+  ['tree -T title', 'HTML output'], ['tree --fromtabfile list', 'list of files'], ['tree --fflinks', 'list of files'],
+  ['tree --nolinks', 'HTML output'], ['tree --hyperlink', 'terminal hyperlinks'],
+  // Red team: tables consulted by own property only (Object.prototype is not a table).
+  ['constructor', 'not an allowed program'], ['__proto__ x', 'not an allowed program'], ['toString', 'not an allowed program'],
+  ['hasOwnProperty x', 'not an allowed program'], ['find constructor', 'no such file'], ['find . constructor', 'no such file'],
+  ['find . -constructor', 'not an allowed test'], ['find -__proto__ .', 'not an allowed test'], ['rg --constructor x', 'not an allowed flag'],
+  ['ls --__proto__', 'not an allowed flag'], ['grep --toString x README.md', 'not an allowed flag'], ['tree --valueOf', 'not an allowed flag'],
+  // Red team: GNU tail's obsolete first-argument form `[-+][NUM][bcl]f` follows forever.
+  ['tail -cf README.md', 'obsolete -cf'], ['tail -cf -- README.md', 'obsolete -cf'], ['tail +f', 'obsolete +f'],
+  ['tail -lf README.md', 'obsolete -lf'], ['tail -bf README.md', 'obsolete -bf'], ['tail -5cf README.md', 'obsolete -5cf'],
+  ['tail +5cf README.md', 'obsolete +5cf'], ['tail -f', 'obsolete -f'],
+  // Red team: one call may not take the machine.
+  ['rg -j 99999 x', 'from 1 to 8'], ['rg -j0 x', 'from 1 to 8'], ['rg --threads=9 x', 'from 1 to 8'], ['rg -j 2x x', 'from 1 to 8'],
+  ["rg --regex-size-limit 100G '(?:\\w{1000}){1000}'", 'from 1 to 268435456'], ['rg --dfa-size-limit=1G x', 'from 1 to 268435456'],
+  [`ls ${'*'.repeat(33)}Z`, 'at most 32'], ['ls **********************Z', 'the glob matched nothing'],
+  // Red team: links into /proc are refused by their text, whichever process resolves them.
+  ['cat link-proc-cwd/etc/passwd', '/proc is never readable'], ['ls -la link-proc-cwd/', '/proc is never readable'],
+  ["rg -a -uu --max-depth 2 -g environ --no-messages -o 'ANTHROPIC_API_KEY=[^\\x00]*' link-proc-cwd/code/proc", '/proc is never readable'],
+  // Unquoted, the same characters keep their refusals.
+  ['rg 日本語（テスト）', 'looks like the shell character "("'], ['rg a\u00a0b', 'U+00A0'], ['rg "a\u202eb"', 'bidi'],
+  ["rg 'a\u202eb'", 'bidi'], ['rg "$HOME"', 'variable expansion'], ['rg "a$b"', 'variable expansion'], ['rg "a${b}"', 'parameter expansion'],
+  ['rg "a$(ls)"', 'command substitution'], ['rg "$1"', 'variable expansion'], ['rg "$@"', 'variable expansion'],
+  // The most fundamental reason first: a refused flag before a quoting problem.
+  ['find pages -name *.md -exec cat {} ;', 'find -exec is refused'], ['rg --pre=cat x | head', 'runs another program'],
+  ['foo x | head', 'foo is not an allowed program'], ['tail -f README.md > out', 'forever'],
 ];

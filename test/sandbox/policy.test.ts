@@ -1,15 +1,23 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
+import { FIND_EXPRESSION, FIND_OPTIONS, FIND_PRIMARIES, PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
 import { ALLOWED, REFUSED } from './policy-cases.js';
 import { buildHostileRepo, type HostileRepo } from './sandbox-fixture.js';
 
 let repo: HostileRepo;
-let programs: Programs;
+let installed: Programs;
+
+/**
+ * Verdicts never depend on what this machine has installed: checkCommand starts nothing, so every whitelisted
+ * program is given a path here, and "not installed" is its own tested case below.
+ */
+const programs: Programs = new Map(WHITELIST.map((name) => [name, `/usr/bin/${name}`]));
 
 beforeAll(async () => {
   repo = await buildHostileRepo();
-  programs = await resolvePrograms();
+  installed = await resolvePrograms();
 });
 afterAll(async () => repo.cleanup());
 
@@ -17,12 +25,18 @@ afterAll(async () => repo.cleanup());
 const check = (command: string) => checkCommand(command.replaceAll('{ROOT}', repo.root), { root: repo.root, programs });
 
 describe('resolvePrograms', () => {
-  it('finds every whitelisted program (CI installs tree and file; a missing one must fail here, not skip)', () => {
-    expect([...programs.keys()]).toEqual([...WHITELIST]);
-    for (const [name, file] of programs) {
+  it('finds exactly the whitelisted programs this machine has, in /usr/bin or /bin, and rg from @vscode/ripgrep', () => {
+    const present = WHITELIST.filter((name) => name === 'rg' || ['/usr/bin', '/bin'].some((dir) => existsSync(`${dir}/${name}`)));
+    expect([...installed.keys()]).toEqual(present);
+    for (const [name, file] of installed) {
       if (name === 'rg') expect(file).toMatch(/@vscode\/ripgrep.*\/bin\/rg$/);
       else expect(file).toMatch(new RegExp(`^/(usr/)?bin/${name}$`));
     }
+  });
+
+  it('looks in the trusted directories only, never in PATH: an empty set of directories finds nothing but rg', async () => {
+    const none = await resolvePrograms(Promise.resolve('/opt/rg'), []);
+    expect([...none.keys()]).toEqual(['rg']);
   });
 
   it('refuses a whitelisted program that is not installed, naming the alternatives', async () => {
@@ -51,5 +65,38 @@ describe('refused commands', () => {
 
   it('has the coverage the issue asks for', () => {
     expect(ALLOWED.length + REFUSED.length).toBeGreaterThanOrEqual(150);
+  });
+});
+
+/** Every deny rule of every table: program, the flag as written on a command line, and the reason it gives. */
+function denyRules(): Array<[string, string, string]> {
+  const rules: Array<[string, string, string]> = [];
+  for (const [program, policy] of Object.entries(PROGRAM_POLICIES)) {
+    if (policy === FIND_EXPRESSION) {
+      for (const [option, rule] of Object.entries(FIND_OPTIONS)) if (rule.type === 'deny') rules.push(['find', option, rule.reason]);
+      for (const [primary, rule] of Object.entries(FIND_PRIMARIES)) if (rule.arity === 'deny') rules.push(['find', primary, rule.reason]);
+      continue;
+    }
+    for (const [ch, rule] of Object.entries(policy.short)) if (rule.type === 'deny') rules.push([program, `-${ch}`, rule.reason]);
+    for (const [name, rule] of Object.entries(policy.long)) if (rule.type === 'deny') rules.push([program, `--${name}`, rule.reason]);
+  }
+  return rules;
+}
+
+/** Whether a command's words use `flag` (a long flag alone or with `=value`, a short one alone or in a cluster). */
+function uses(command: string, flag: string): boolean {
+  return command.split(/\s+/).some((word) => {
+    const bare = word.replace(/['"]/g, '');
+    if (flag.startsWith('--') || bare === flag) return bare === flag || bare.startsWith(`${flag}=`);
+    return /^-[A-Za-z0-9.]+$/.test(bare) && !bare.startsWith('--') && bare.slice(1).includes(flag.slice(1));
+  });
+}
+
+describe('every deny rule has a table row', () => {
+  it.each(denyRules())('%s %s', async (program, flag, reason) => {
+    const rows = REFUSED.filter(([command]) => command.replace(/['"]/g, '').startsWith(`${program} `) && uses(command, flag));
+    expect(rows.map(([command]) => command), `no REFUSED row uses ${program} ${flag}`).not.toEqual([]);
+    const verdicts = await Promise.all(rows.map(([command]) => check(command)));
+    expect(verdicts.some((v) => !v.ok && v.reason.includes(reason)), `no row for ${program} ${flag} is refused for: ${reason}`).toBe(true);
   });
 });

@@ -65,6 +65,8 @@ export async function buildHostileRepo(opts: { bigFileBytes?: number } = {}): Pr
   await fs.symlink('../src/a.ts', path.join(root, 'links/inside'));
   await fs.symlink('/etc/passwd', path.join(root, '.evil'));
   await fs.symlink('/proc/self/environ', path.join(root, 'procself'));
+  // In spelunk's process /proc/self/cwd is spelunk's directory; in a child it is the root: refused by its text.
+  await fs.symlink('/proc/self/cwd', path.join(root, 'link-proc-cwd'));
   execFileSync('/usr/bin/mkfifo', [path.join(root, 'fifo')]);
 
   return { base, root, marker, cleanup: () => fs.rm(base, { recursive: true, force: true }) };

@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolvePrograms, type Programs } from '../../src/sandbox/programs.js';
+import { resolvePrograms, WHITELIST, type ProgramName, type Programs } from '../../src/sandbox/programs.js';
 import { createBashTool, MAX_MODEL_CHARS } from '../../src/tools/bash.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import type { BashInput } from '../../src/tools/bash.js';
@@ -47,9 +47,10 @@ async function run(command: string, root = hostile.root, extra: Partial<ToolCont
 
 describe('bash tool definition', () => {
   it('lists only installed programs and the rules', () => {
-    expect(bash.description).toContain('rg, grep, find, ls, cat, head, tail, wc, file, tree');
+    const every = new Map(WHITELIST.map((name) => [name, `/usr/bin/${name}`]));
+    expect(createBashTool(every).description).toContain('rg, grep, find, ls, cat, head, tail, wc, file, tree');
     expect(bash.description).toMatch(/no shell/i);
-    const withoutTree = createBashTool(new Map([...programs].filter(([name]) => name !== 'tree')));
+    const withoutTree = createBashTool(new Map([...every].filter(([name]) => name !== 'tree')));
     expect(withoutTree.description).toContain('rg, grep, find, ls, cat, head, tail, wc, file.');
     expect(withoutTree.description).not.toMatch(/\btree,/);
   });
@@ -202,44 +203,73 @@ describe('file names and links that attack the command line', () => {
   });
 });
 
+/** The whitelisted program a table row runs, when its first word names one (quotes removed). */
+function programOf(command: string): ProgramName | null {
+  const head = command.trim().split(/\s+/)[0]?.replace(/['"]/g, '') ?? '';
+  return (WHITELIST as readonly string[]).includes(head) ? (head as ProgramName) : null;
+}
+
+/** Programs the README calls optional (Debian packages tree and file); .ci/run installs them. */
+const OPTIONAL: readonly ProgramName[] = ['tree', 'file'];
+const installed = (name: ProgramName): boolean => ['/usr/bin', '/bin'].some((dir) => existsSync(`${dir}/${name}`));
+const core = (command: string): boolean => !OPTIONAL.includes(programOf(command) as ProgramName);
+
 describe('against the hostile repository', () => {
   it('runs every allowed command of the policy table, leaks nothing and leaves every byte as it was', async () => {
-    process.env.ANTHROPIC_API_KEY = CANARY;
-    const before = await snapshot(hostile.base);
-    try {
-      const outputs: string[] = [];
-      for (const [command] of ALLOWED) {
-        const outcome = await run(command);
-        expect(outcome.summary, command).not.toMatch(/^denied|timed out|cancelled/);
-        outputs.push(outcome.content);
-      }
-      for (const command of ['rg -uuu sk-canary', 'grep -r sk-canary .', 'rg "$ANTHROPIC_API_KEY"', 'cat /proc/self/environ',
-        'rg -a ANTHROPIC /proc/self/environ', 'cat links/chain1', 'rg -uuu SECRET', 'grep -r SECRET .', 'find . -name secret.txt']) {
-        outputs.push((await run(command)).content);
-      }
-      for (const content of outputs) {
-        expect(content).not.toContain(CANARY);
-        expect(content).not.toContain(OUTSIDE_SECRET);
-        expect(content).not.toContain(SIBLING_SECRET);
-      }
-    } finally {
-      delete process.env.ANTHROPIC_API_KEY;
-    }
-    expect(await snapshot(hostile.base)).toEqual(before);
-    await expect(fs.access(hostile.marker)).rejects.toThrow();
+    await runAllowed(ALLOWED.filter(([command]) => core(command)).map(([command]) => command));
   });
 
   it('refuses every refused command of the policy table as an error outcome', async () => {
-    for (const [command, fragment] of REFUSED) {
-      const parsed = bash.parse({ command: command.replaceAll('{ROOT}', hostile.root) });
-      if (!parsed.ok) {
-        expect(parsed.error, command).toContain(fragment);
-        continue;
-      }
-      const outcome = await bash.run(parsed.value, ctx(hostile.root));
-      expect(outcome.isError, command).toBe(true);
-      expect(outcome.summary, command).toMatch(/^denied: /);
-      expect(outcome.content, command).toContain(fragment);
-    }
+    await runRefused(REFUSED.filter(([command]) => core(command)));
+  });
+
+  // The rows of an optional program run where it is installed, and show as skipped, with the reason, where not.
+  describe.each(OPTIONAL.map((name) => [name]))('rows that need %s', (name) => {
+    it.skipIf(!installed(name))(`run as the table says (skipped when ${name} is not installed; .ci/run installs it)`, async () => {
+      await runAllowed(ALLOWED.filter(([command]) => programOf(command) === name).map(([command]) => command));
+      await runRefused(REFUSED.filter(([command]) => programOf(command) === name));
+    });
   });
 });
+
+async function runAllowed(commands: readonly string[]): Promise<void> {
+  expect(commands.length).toBeGreaterThan(0);
+  process.env.ANTHROPIC_API_KEY = CANARY;
+  const before = await snapshot(hostile.base);
+  try {
+    const outputs: string[] = [];
+    for (const command of commands) {
+      const outcome = await run(command);
+      expect(outcome.summary, command).not.toMatch(/^denied|timed out|cancelled/);
+      outputs.push(outcome.content);
+    }
+    for (const command of ['rg -uuu sk-canary', 'grep -r sk-canary .', 'rg "$ANTHROPIC_API_KEY"', 'cat /proc/self/environ',
+      'rg -a ANTHROPIC /proc/self/environ', 'cat links/chain1', 'rg -uuu SECRET', 'grep -r SECRET .', 'find . -name secret.txt']) {
+      outputs.push((await run(command)).content);
+    }
+    for (const content of outputs) {
+      expect(content).not.toContain(CANARY);
+      expect(content).not.toContain(OUTSIDE_SECRET);
+      expect(content).not.toContain(SIBLING_SECRET);
+    }
+  } finally {
+    delete process.env.ANTHROPIC_API_KEY;
+  }
+  expect(await snapshot(hostile.base)).toEqual(before);
+  await expect(fs.access(hostile.marker)).rejects.toThrow();
+}
+
+async function runRefused(rows: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  expect(rows.length).toBeGreaterThan(0);
+  for (const [command, fragment] of rows) {
+    const parsed = bash.parse({ command: command.replaceAll('{ROOT}', hostile.root) });
+    if (!parsed.ok) {
+      expect(parsed.error, command).toContain(fragment);
+      continue;
+    }
+    const outcome = await bash.run(parsed.value, ctx(hostile.root));
+    expect(outcome.isError, command).toBe(true);
+    expect(outcome.summary, command).toMatch(/^denied: /);
+    expect(outcome.content, command).toContain(fragment);
+  }
+}

@@ -1,6 +1,6 @@
 import type { Role, Parsed } from './flags.js';
 import type { Word } from './lexer.js';
-import { FIND_OPTIONS, FIND_PRIMARIES, type FindPrimary } from './tables.js';
+import { FIND_OPTIONS, FIND_PRIMARIES, lookup, type FindPrimary } from './tables.js';
 
 /** `-newerXY ref`: X and Y pick timestamps; Y = t means the reference is a date string, not a file. */
 const NEWER_XY = /^-newer([aBcm])([aBcmt])$/;
@@ -19,7 +19,7 @@ export function parseFind(words: readonly Word[]): Parsed {
   let i = 0;
   for (; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
-    const option = FIND_OPTIONS[text];
+    const option = lookup(FIND_OPTIONS, text);
     if (option === undefined) break;
     if (option.type === 'deny') return refuse(`find ${text} is refused: it ${option.reason}`);
     roles[i] = { kind: 'flag', hasValue: false };
@@ -47,7 +47,7 @@ export function parseFind(words: readonly Word[]): Parsed {
 }
 
 function primaryFor(text: string): FindPrimary | undefined {
-  const known = FIND_PRIMARIES[text];
+  const known = lookup(FIND_PRIMARIES, text);
   if (known !== undefined) return known;
   const newer = NEWER_XY.exec(text);
   if (newer === null) return undefined;

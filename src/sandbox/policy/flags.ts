@@ -1,5 +1,5 @@
 import type { Word } from './lexer.js';
-import type { FlagRule, ProgramPolicy, ValueKind } from './tables.js';
+import { lookup, type FlagRule, type ProgramPolicy, type ValueKind } from './tables.js';
 
 /**
  * What each argument word is, parallel to the words: a flag (possibly carrying an attached path value to confine),
@@ -13,6 +13,7 @@ export type Role =
 export type Parsed = { ok: true; roles: Role[] } | { ok: false; reason: string };
 
 interface State {
+  policy: ProgramPolicy;
   roles: Role[];
   operands: number[];
   pattern: boolean;
@@ -22,7 +23,11 @@ interface State {
 
 /** Parses arguments the way the program itself does (getopt_long, lexopt or tree's loop), against its table. */
 export function parseFlags(program: string, policy: ProgramPolicy, words: readonly Word[]): Parsed {
-  const state: State = { roles: [], operands: [], pattern: false, noPattern: false, recursive: false };
+  const first = words[0]?.text;
+  if (policy.obsoleteFollow && first !== undefined && /^[-+]\d*[bcl]?f$/.test(first)) {
+    return refuse(`${program} ${first} is refused: GNU tail reads the obsolete ${first} as "follow forever" and would hang; use tail -n N FILE to read the end once`);
+  }
+  const state: State = { policy, roles: [], operands: [], pattern: false, noPattern: false, recursive: false };
   let endOfOptions = false;
   for (let i = 0; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
@@ -67,7 +72,7 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
   const eq = text.indexOf('=');
   const name = eq < 0 ? text.slice(2) : text.slice(2, eq);
   const flag = `--${name}`;
-  const rule = policy.long[name];
+  const rule = lookup(policy.long, name);
   if (rule === undefined) return unknownLong(program, policy, name);
   if (rule.type === 'deny') return `${program} ${flag} is refused: it ${rule.reason}`;
   if (rule.type === 'bool') {
@@ -92,7 +97,7 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
   state.roles[i] = { kind: 'flag', hasValue: false };
   for (let j = 1; j < text.length; j += 1) {
     const ch = text[j] as string;
-    const rule = policy.short[ch];
+    const rule = lookup(policy.short, ch);
     const where = text.length > 2 ? ` (in ${text})` : '';
     if (rule === undefined) return `${program} -${ch}${where} is not an allowed flag; allowed short flags: ${shortList(policy)}`;
     if (rule.type === 'deny') return `${program} -${ch}${where} is refused: it ${rule.reason}`;
@@ -125,7 +130,7 @@ function countShorthand(program: string, text: string, i: number, state: State):
 }
 
 function attached(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, i: number, state: State): string | null {
-  const bad = badChoice(program, flag, rule, value);
+  const bad = badChoice(program, flag, rule, value, state.policy);
   if (bad !== null) return bad;
   apply(state, rule, value);
   state.roles[i] = rule.value === 'path' ? { kind: 'flag', hasValue: true, attachedPath: value } : { kind: 'flag', hasValue: true };
@@ -135,7 +140,7 @@ function attached(program: string, flag: string, rule: Extract<FlagRule, { type:
 function separate(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, words: readonly Word[], i: number, at: number, state: State): number | string {
   const word = words[at];
   if (word === undefined) return `${program} ${flag} needs a value`;
-  const bad = badChoice(program, flag, rule, word.text);
+  const bad = badChoice(program, flag, rule, word.text, state.policy);
   if (bad !== null) return bad;
   apply(state, rule, word.text);
   state.roles[i] = { kind: 'flag', hasValue: true };
@@ -143,9 +148,22 @@ function separate(program: string, flag: string, rule: Extract<FlagRule, { type:
   return at;
 }
 
-function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string): string | null {
+function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, policy: ProgramPolicy): string | null {
+  const max = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
+  if (max !== undefined) {
+    const n = sizeValue(value);
+    if (n === null || n < 1 || n > max) return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+  }
   if (rule.choices === undefined || rule.choices.includes(value)) return null;
   return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
+}
+
+/** `8`, `10M`, `1G` (ripgrep's suffixes, powers of 1024) → a number; null when it is not one. */
+function sizeValue(value: string): number | null {
+  const match = /^(\d{1,12})([KMG]?)$/.exec(value);
+  if (match === null) return null;
+  const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2] as '' | 'K' | 'M' | 'G'];
+  return Number(match[1]) * scale;
 }
 
 function apply(state: State, rule: FlagRule, value: string | undefined): void {
@@ -161,7 +179,7 @@ function unknownLong(program: string, policy: ProgramPolicy, name: string): stri
   if (candidates.length === 0) return `${program} --${name} is not an allowed flag; check the spelling or use another flag`;
   const spelled = candidates.map((c) => `--${c}`).join(' or ');
   const denied = candidates
-    .map((c) => [c, policy.long[c]] as const)
+    .map((c) => [c, lookup(policy.long, c)] as const)
     .filter((entry): entry is readonly [string, Extract<FlagRule, { type: 'deny' }>] => entry[1]?.type === 'deny');
   const note = denied.length === candidates.length && denied[0] !== undefined ? `, and --${denied[0][0]} itself is refused: it ${denied[0][1].reason}` : '';
   return `${program} --${name} looks like an abbreviation of ${spelled}; abbreviated options are not accepted, spell them out${note}`;

@@ -5,6 +5,8 @@ import type { Word } from './lexer.js';
 
 /** Most paths one glob may expand to; beyond it the model is asked to narrow the pattern. */
 export const MAX_GLOB_MATCHES = 1000;
+/** Most unquoted `*`, `?` and `[` in one word: more says nothing a shorter pattern does not. */
+export const MAX_GLOB_WILDCARDS = 32;
 
 export type Expanded = { ok: true; paths: string[]; matched: boolean } | { ok: false; reason: string };
 
@@ -20,6 +22,10 @@ interface Segment {
  */
 export async function expandGlob(root: string, word: Word): Promise<Expanded> {
   if (!word.glob.some(Boolean)) return { ok: true, paths: [word.text], matched: false };
+  const wildcards = word.glob.filter(Boolean).length;
+  if (wildcards > MAX_GLOB_WILDCARDS) {
+    return { ok: false, reason: `the glob ${word.text} has ${wildcards} wildcard characters; at most ${MAX_GLOB_WILDCARDS} are expanded — use a shorter pattern, or search with rg -g` };
+  }
   const segments = split(word);
   const absolute = word.text.startsWith('/');
   let candidates: string[] = [absolute ? '/' : ''];
@@ -32,12 +38,11 @@ export async function expandGlob(root: string, word: Word): Promise<Expanded> {
     for (const candidate of candidates) {
       const listed = await listInside(root, candidate, word.text);
       if (typeof listed === 'string') return { ok: false, reason: listed };
-      const matcher = toRegExp(segment);
-      if (matcher === null) return { ok: false, reason: `the glob ${word.text} is not a valid pattern; quote it if it is not meant as a glob` };
+      const tokens = compile(segment);
       const dotOk = segment.text.startsWith('.');
       for (const name of listed) {
         if (name.startsWith('.') && !dotOk) continue;
-        if (matcher.test(name)) next.push(join(candidate, name));
+        if (globMatch(tokens, name)) next.push(join(candidate, name));
       }
       if (next.length > MAX_GLOB_MATCHES) return tooMany(word.text);
     }
@@ -50,8 +55,8 @@ export async function expandGlob(root: string, word: Word): Promise<Expanded> {
   }
   if (existing.length === 0) return { ok: true, paths: [word.text], matched: false };
   existing.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  // A file named `--pre=sh` or `+5f` must stay a file name: expanded names never start with - or +.
-  return { ok: true, paths: existing.map((p) => (p.startsWith('-') || p.startsWith('+') ? `./${p}` : p)), matched: true };
+  // Names that look like flags (`--pre=sh`, `+5f`) get their `./` where every path is handed over (policy.ts).
+  return { ok: true, paths: existing, matched: true };
 }
 
 function split(word: Word): Segment[] {
@@ -98,57 +103,103 @@ async function exists(abs: string): Promise<boolean> {
   }
 }
 
-/** Bash pattern → RegExp for one path segment: `*`, `?` and `[...]` only where unquoted. */
-function toRegExp(segment: Segment): RegExp | null {
-  let source = '';
-  const { text, glob } = segment;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i] as string;
-    if (!glob[i]) {
-      source += escape(c);
-      continue;
-    }
-    if (c === '*') source += '[^/]*';
-    else if (c === '?') source += '[^/]';
-    else {
-      const close = bracketEnd(text, i);
-      if (close < 0) {
-        source += escape(c);
-        continue;
-      }
-      source += bracket(text.slice(i + 1, close));
-      i = close;
-    }
-  }
-  try {
-    return new RegExp(`^${source}$`, 'su');
-  } catch {
-    return null;
-  }
-}
+type Token = { kind: 'star' } | { kind: 'one' } | { kind: 'char'; ch: string } | { kind: 'class'; negate: boolean; chars: Set<string>; ranges: Array<[number, number]> };
 
-function bracketEnd(text: string, open: number): number {
-  let i = open + 1;
-  if (text[i] === '!' || text[i] === '^') i += 1;
-  if (text[i] === ']') i += 1;
-  const close = text.indexOf(']', i);
-  return close;
-}
-
-function bracket(body: string): string {
-  const negate = body.startsWith('!') || body.startsWith('^');
-  const chars = negate ? body.slice(1) : body;
-  let out = '';
+/** Bash pattern → tokens for one path segment: `*`, `?` and `[...]` only where unquoted; anything else literal. */
+function compile(segment: Segment): Token[] {
+  const tokens: Token[] = [];
+  const chars = [...segment.text];
+  // The glob mask is per UTF-16 unit; walk code points and keep the unit index beside them.
+  let unit = 0;
   for (let i = 0; i < chars.length; i += 1) {
     const c = chars[i] as string;
-    if (c === '-') out += i > 0 && i < chars.length - 1 ? '-' : '\\-';
-    else out += escape(c);
+    const special = segment.glob[unit] === true;
+    unit += c.length;
+    if (!special) tokens.push({ kind: 'char', ch: c });
+    else if (c === '*') {
+      if (tokens.at(-1)?.kind !== 'star') tokens.push({ kind: 'star' });
+    } else if (c === '?') tokens.push({ kind: 'one' });
+    else {
+      const parsed = parseClass(chars, i);
+      if (parsed === null) {
+        tokens.push({ kind: 'char', ch: c });
+        continue;
+      }
+      tokens.push(parsed.token);
+      for (let k = i + 1; k <= parsed.end; k += 1) unit += (chars[k] as string).length;
+      i = parsed.end;
+    }
   }
-  return `[${negate ? '^' : ''}${out}]`;
+  return tokens;
 }
 
-function escape(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+/** `[...]` starting at `open`: `!`/`^` negates, a leading `]` is literal, `a-z` is a range; null when unclosed. */
+function parseClass(chars: readonly string[], open: number): { token: Token; end: number } | null {
+  let i = open + 1;
+  const negate = chars[i] === '!' || chars[i] === '^';
+  if (negate) i += 1;
+  const first = i;
+  const set = new Set<string>();
+  const ranges: Array<[number, number]> = [];
+  for (; i < chars.length; i += 1) {
+    const c = chars[i] as string;
+    if (c === ']' && i > first) return { token: { kind: 'class', negate, chars: set, ranges }, end: i };
+    const to = chars[i + 2];
+    if (chars[i + 1] === '-' && to !== undefined && to !== ']') {
+      ranges.push([c.codePointAt(0) as number, to.codePointAt(0) as number]);
+      i += 2;
+      continue;
+    }
+    set.add(c);
+  }
+  return null;
+}
+
+function matchesOne(token: Token, ch: string): boolean {
+  if (token.kind === 'one') return true;
+  if (token.kind === 'char') return token.ch === ch;
+  if (token.kind !== 'class') return false;
+  const code = ch.codePointAt(0) as number;
+  const inside = token.chars.has(ch) || token.ranges.some(([lo, hi]) => lo <= code && code <= hi);
+  return inside !== token.negate;
+}
+
+/**
+ * Whether `name` matches the tokens. Linear in practice and O(pattern × name) at worst: on a mismatch only the most
+ * recent `*` is retried one character further (a later star subsumes every earlier one), so no pattern can make it
+ * backtrack exponentially the way a RegExp built from `[^/]*` runs did (`ls ****…Z` took 27-100 s per name).
+ */
+export function globMatch(tokens: readonly Token[], name: string): boolean {
+  const text = [...name];
+  let p = 0;
+  let n = 0;
+  let starAt = -1;
+  let resumeAt = 0;
+  while (n < text.length) {
+    const token = tokens[p];
+    if (token !== undefined && token.kind === 'star') {
+      starAt = p;
+      p += 1;
+      resumeAt = n;
+      continue;
+    }
+    if (token !== undefined && matchesOne(token, text[n] as string)) {
+      p += 1;
+      n += 1;
+      continue;
+    }
+    if (starAt < 0) return false;
+    p = starAt + 1;
+    resumeAt += 1;
+    n = resumeAt;
+  }
+  while (tokens[p]?.kind === 'star') p += 1;
+  return p === tokens.length;
+}
+
+/** Compiles one segment of a glob word (exported for the matcher's tests). */
+export function compileSegment(text: string, glob: readonly boolean[] = Array.from({ length: text.length }, () => true)): Token[] {
+  return compile({ text, glob });
 }
 
 function tooMany(pattern: string): Expanded {

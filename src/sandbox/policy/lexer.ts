@@ -36,9 +36,9 @@ export function lex(input: string): Lexed {
   if (scanned.words.length > MAX_WORDS) {
     return { ok: false, reason: `the command has ${scanned.words.length} arguments; the limit is ${MAX_WORDS} — search a directory or use a -g glob instead of listing files` };
   }
-  const check = crossCheck(command, scanned.words);
+  const check = crossCheck(escapeDollars(command, scanned.dollars), scanned.words);
   if (check !== null) return { ok: false, reason: check };
-  return scanned;
+  return { ok: true, words: scanned.words };
 }
 
 /** Checks on the raw string for things no shell parser reports: control, invisible and look-alike characters. */
@@ -47,14 +47,48 @@ function rawReason(command: string): string | null {
   if (bytes > MAX_COMMAND_BYTES) {
     return `the command is ${bytes} bytes; the limit is ${MAX_COMMAND_BYTES} — shorten it (search a directory or use a -g glob instead of listing files)`;
   }
+  const single = singleQuoted(command);
+  let at = 0;
   for (const ch of command) {
-    const reason = charReason(ch);
+    const reason = charReason(ch, single[at] === true);
     if (reason !== null) return reason;
+    at += ch.length;
   }
   return null;
 }
 
-function charReason(ch: string): string | null {
+/** Bidi controls reorder what a person sees (Trojan Source): refused even inside quotes. */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Which UTF-16 units lie inside single quotes, where bash gives no character a meaning: there a full-width
+ * parenthesis, a no-break space or a zero-width joiner in an emoji is just text to search for.
+ */
+function singleQuoted(s: string): boolean[] {
+  const inside: boolean[] = [];
+  let mode: 'none' | 'single' | 'double' = 'none';
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s[i];
+    if (mode === 'single') {
+      if (c === "'") mode = 'none';
+      else inside[i] = true;
+      continue;
+    }
+    if (c === '\\') {
+      i += 1;
+      continue;
+    }
+    if (mode === 'double') {
+      if (c === '"') mode = 'none';
+      continue;
+    }
+    if (c === "'") mode = 'single';
+    else if (c === '"') mode = 'double';
+  }
+  return inside;
+}
+
+function charReason(ch: string, inSingleQuotes: boolean): string | null {
   const code = ch.codePointAt(0) ?? 0;
   const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   if (ch === '\n') return 'newlines are not supported: send one command per call';
@@ -64,6 +98,8 @@ function charReason(ch: string): string | null {
   if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return `control character ${hex} is not allowed; use plain printable text`;
   if (code < 0x80) return null;
   if (/\p{Cs}/u.test(ch)) return `unpaired surrogate ${hex} is not allowed; use valid Unicode text`;
+  if (BIDI.test(ch)) return `bidi control character ${hex} is not allowed (it reorders what a person sees); retype the command in plain text`;
+  if (inSingleQuotes && (/[\p{Cf}\p{Zs}]/u.test(ch) || ch.normalize('NFKC') !== ch)) return null;
   if (/\p{Cf}/u.test(ch)) {
     return `invisible Unicode format character ${hex} (zero-width or bidi control) is not allowed; retype the command in plain text`;
   }
@@ -75,11 +111,12 @@ function charReason(ch: string): string | null {
   return null;
 }
 
-type Scanned = { ok: true; words: Word[] } | { ok: false; reason: string };
+type Scanned = { ok: true; words: Word[]; dollars: number[] } | { ok: false; reason: string };
 
 /** A bash-compatible word splitter that refuses instead of expanding. */
 function scan(s: string): Scanned {
   const words: Word[] = [];
+  const dollars: number[] = [];
   let text = '';
   let glob: boolean[] = [];
   let inWord = false;
@@ -108,7 +145,7 @@ function scan(s: string): Scanned {
       continue;
     }
     if (c === '"') {
-      const dq = scanDoubleQuoted(s, i + 1);
+      const dq = scanDoubleQuoted(s, i + 1, dollars);
       if (!dq.ok) return dq;
       push(dq.text, false);
       inWord = true;
@@ -127,11 +164,20 @@ function scan(s: string): Scanned {
     i += 1;
   }
   if (inWord) words.push({ text, glob });
-  return { ok: true, words };
+  return { ok: true, words, dollars };
 }
 
-/** Reads a double-quoted string starting after its `"`; `$` and backticks still expand there, so they are refused. */
-function scanDoubleQuoted(s: string, start: number): { ok: true; text: string; end: number } | { ok: false; reason: string } {
+/**
+ * Characters after which bash keeps a `$` as a literal `$` (no name, digit, special parameter, `{`, `(`, `[`, or
+ * quote follows): `"helper$"`, `"a$|b"`. Anything else after `$` would expand and is refused.
+ */
+const LITERAL_AFTER_DOLLAR = new Set(['"', ' ', '\t', '/', '.', ',', ':', ';', ')', ']', '}', '|', '%', '^', '=', '+', '~']);
+
+/**
+ * Reads a double-quoted string starting after its `"`; `$` and backticks still expand there, so they are refused,
+ * except a `$` bash keeps literally. Where those are (`dollars`) lets the cross-check tell shell-quote the same.
+ */
+function scanDoubleQuoted(s: string, start: number, dollars: number[]): { ok: true; text: string; end: number } | { ok: false; reason: string } {
   let text = '';
   for (let i = start; i < s.length; i += 1) {
     const c = s[i] as string;
@@ -141,6 +187,11 @@ function scanDoubleQuoted(s: string, start: number): { ok: true; text: string; e
       if (next === undefined) break;
       text += next === '$' || next === '"' || next === '\\' || next === '`' ? next : c + next;
       i += 1;
+      continue;
+    }
+    if (c === '$' && LITERAL_AFTER_DOLLAR.has(s[i + 1] ?? '')) {
+      dollars.push(i);
+      text += c;
       continue;
     }
     if (c === '$') return { ok: false, reason: dollarReason(s, i, true) };
@@ -185,6 +236,17 @@ function operatorReason(op: string): string {
     return "subshells and grouping with ( ) are not supported; for find's grouping quote the parentheses: find . '(' -name a -o -name b ')'";
   }
   return `redirection (${op}) is not supported: nothing may be written or read from elsewhere, and output comes back to you directly; pass files as arguments`;
+}
+
+/** The command with a backslash before each `$` that bash keeps literally: shell-quote reads every `$` as an expansion. */
+function escapeDollars(command: string, dollars: readonly number[]): string {
+  let out = '';
+  let from = 0;
+  for (const at of dollars) {
+    out += `${command.slice(from, at)}\\`;
+    from = at;
+  }
+  return out + command.slice(from);
 }
 
 /** Marker returned for every `$name`, so shell-quote surfaces expansions as objects instead of looking up values. */
