@@ -3,8 +3,8 @@ import { resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
-import { runOnce } from './oneshot.js';
-import { runRepl } from './repl.js';
+import { runOnce } from './run/oneshot.js';
+import { runRepl } from './run/repl.js';
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {

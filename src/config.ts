@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
+import type { Severity } from './tools/report-findings.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
-export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
 /** Everything a run needs, resolved once from flags and environment. */
 export interface Config {

@@ -1,3 +1,7 @@
+import type { StopKind } from './agent/events.js';
+import type { ResultObject, ResultSubtype } from './output/result.js';
+import { severityAtLeast, type AuditReport, type Severity } from './tools/report-findings.js';
+
 /** The exit-code contract scripts rely on (README "Exit codes"); nothing else may invent a code. */
 export const EXIT = {
   ok: 0,
@@ -16,3 +20,76 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** What one way of ending means for every front end: the exit code, the result subtype, and the words for it. */
+export interface StopMeaning {
+  exit: ExitCode;
+  /** The json result's subtype, in the vocabulary other agent CLIs use (a closed list parsers know). */
+  subtype: ResultSubtype;
+  /** The result object's error message when the loop gave none. */
+  message: string;
+  /** The line the text view prints when the loop gave none (what to do next). */
+  view: string;
+}
+
+/**
+ * The one table from how a question ended to what it means. Limits fail closed (3): the user's caps and the model's
+ * own size limits all end a run before a full answer; a run timeout is `error_during_execution` with
+ * `stop_reason: "timeout"`, not a subtype a parser would not know.
+ */
+export const STOPS: Readonly<Record<StopKind, StopMeaning>> = {
+  end_turn: { exit: EXIT.ok, subtype: 'success', message: 'answered', view: '' },
+  max_tokens: {
+    exit: EXIT.limit,
+    subtype: 'error_during_execution',
+    message: 'the answer was cut off at --max-tokens',
+    view: 'warning: the answer was cut at --max-tokens; raise it to get the rest',
+  },
+  refusal: { exit: EXIT.failure, subtype: 'error_during_execution', message: 'the model refused to answer', view: 'the model declined to answer this question' },
+  context_exceeded: {
+    exit: EXIT.limit,
+    subtype: 'error_during_execution',
+    message: "the conversation outgrew the model's context window",
+    view: 'the conversation no longer fits the context window; use /clear or ask a narrower question',
+  },
+  max_turns: {
+    exit: EXIT.limit,
+    subtype: 'error_max_turns',
+    message: 'stopped at --max-turns before an answer',
+    view: 'stopped at --max-turns before an answer; raise it or ask a narrower question',
+  },
+  max_budget: {
+    exit: EXIT.limit,
+    subtype: 'error_max_budget',
+    message: 'stopped before a request that could exceed --max-budget-usd',
+    view: 'stopped at the budget limit before an answer',
+  },
+  timeout: { exit: EXIT.limit, subtype: 'error_during_execution', message: 'stopped at --timeout before an answer', view: 'stopped: the run timed out before an answer' },
+  aborted: { exit: EXIT.interrupted, subtype: 'interrupted', message: 'interrupted', view: 'interrupted' },
+  api_error: { exit: EXIT.failure, subtype: 'error_during_execution', message: 'the Messages API request failed', view: 'error: the API request failed' },
+};
+
+/**
+ * The exit code a result object stands for: a failed read-only check wins (1), then how the run ended, then any
+ * error outside the loop (a tool that failed inside spelunk, a SARIF write), then the audit verdict against `failOn`.
+ * Derived from the object alone so the printed result and the exit code never disagree.
+ */
+export function exitCodeFor(result: ResultObject, failOn: Severity = 'high'): ExitCode {
+  if (result.readonly_verified === false) return EXIT.failure;
+  if (result.stop_reason !== 'end_turn') return STOPS[result.stop_reason].exit;
+  if (result.error !== undefined) return EXIT.failure;
+  if (result.audit !== undefined) return verdictExitCode(result.audit, failOn);
+  return EXIT.ok;
+}
+
+/**
+ * Exit code of an audit: pass → 0; inconclusive or no report → 5; fail → 4 when some valid finding is at or above
+ * `failOn`, 0 when every finding is below it (that is what a threshold means), and 5 when a "fail" has no valid finding
+ * left to point at (an unsupported fail cannot gate a merge, and cannot honestly pass either).
+ */
+export function verdictExitCode(report: AuditReport | null, failOn: Severity): ExitCode {
+  if (report === null || report.verdict === 'inconclusive') return EXIT.auditInconclusive;
+  if (report.verdict === 'pass') return EXIT.ok;
+  if (report.findings.length === 0) return EXIT.auditInconclusive;
+  return report.findings.some((f) => severityAtLeast(f.severity, failOn)) ? EXIT.auditFailed : EXIT.ok;
+}

@@ -2,7 +2,7 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import * as Errors from '@anthropic-ai/sdk/core/error';
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type * as API from '@anthropic-ai/sdk/resources/messages/messages';
-import { KNOWN_MODELS } from '../render/pricing.js';
+import { KNOWN_MODELS } from './pricing.js';
 import { closest } from '../suggest.js';
 import type { Usage } from './events.js';
 import {
@@ -34,6 +34,7 @@ interface AttemptState {
 }
 
 /** The real model client: the only runtime user of @anthropic-ai/sdk. */
+// Long on purpose: a factory whose closures share the SDK client, the retry observer and the request ids.
 export function createAnthropicClient(opts: ClientOptions): ModelClient {
   const notices = new NoticeChannel();
   const baseFetch = opts.fetchImpl ?? fetch;

@@ -20,8 +20,7 @@ export type StopKind =
   | 'max_budget'
   | 'timeout'
   | 'aborted' // Ctrl+C / SIGTERM
-  | 'api_error'
-  | 'tool_infrastructure_error';
+  | 'api_error';
 
 /** Everything the agent loop reports; renderers (text, json, stream-json, REPL) consume these. */
 export type AgentEvent =

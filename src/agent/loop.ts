@@ -53,6 +53,7 @@ export interface LoopConfig {
  * its turn or a limit, failure or abort stops it. It never prints and never throws for API, tool or abort failures;
  * whatever happens, `conversation` is left valid for the next question.
  */
+// Long on purpose: the loop is one state machine (turns, limits, cancellation) and reads best top to bottom.
 export async function* askQuestion(
   question: string,
   conversation: Conversation,

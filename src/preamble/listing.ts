@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errorCode, walkFiles } from './rg-walk.js';
+import { escapeControls } from '../escape.js';
 
 /** Hard cap on the listing text: 2,000 tokens at the ~4 characters per token the preamble estimates with. */
 export const MAX_LISTING_CHARS = 8_000;
@@ -318,9 +319,9 @@ function renderView(view: View, lines: string[], counts: { shown: number; trunca
   }
 }
 
-/** A newline or other control character in a file name must not forge lines in the prompt; same length kept. */
+/** A newline or other control character in a file name must not forge lines in the prompt. */
 function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return escapeControls(name);
 }
 
 function countEntries(node: DirNode): number {

@@ -2,6 +2,7 @@ import type { SystemBlock } from '../agent/model.js';
 import type { ProjectInstructions } from './agents-md.js';
 import type { Listing } from './listing.js';
 import { compareUtf8 } from './listing.js';
+import { escapeControls } from '../escape.js';
 
 export type { SystemBlock };
 
@@ -39,46 +40,6 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemBlock[] {
 /** The `/context` estimate: about four characters per token (the API's count is authoritative, and costs a call). */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
-}
-
-/** What the preamble holds, for the REPL's `/context` command. */
-export interface ContextReport {
-  instructions: {
-    file: ProjectInstructions['file'];
-    bytes: number;
-    truncated: boolean;
-    truncatedBytes: number;
-    nested: number;
-  };
-  listing: { shown: number; omitted: number; truncatedDirs: number };
-  blocks: { label: string; chars: number; tokens: number; cached: boolean }[];
-  totalTokens: number;
-}
-
-export function describeContext(input: {
-  instructions: ProjectInstructions;
-  listing: Listing;
-  system: SystemBlock[];
-}): ContextReport {
-  const { instructions, listing, system } = input;
-  const blocks = system.map((block, i) => ({
-    label: (system.length === SYSTEM_BLOCK_LABELS.length ? SYSTEM_BLOCK_LABELS[i] : undefined) ?? `block ${i + 1}`,
-    chars: block.text.length,
-    tokens: estimateTokens(block.text),
-    cached: block.cache_control !== undefined,
-  }));
-  return {
-    instructions: {
-      file: instructions.file,
-      bytes: instructions.bytes,
-      truncated: instructions.truncatedBytes > 0,
-      truncatedBytes: instructions.truncatedBytes,
-      nested: instructions.nested.length + (instructions.nestedOmitted ?? 0),
-    },
-    listing: { shown: listing.shown, omitted: listing.omitted, truncatedDirs: listing.truncatedDirs },
-    blocks,
-    totalTokens: blocks.reduce((sum, block) => sum + block.tokens, 0),
-  };
 }
 
 function rules(audit: boolean): string {
@@ -163,5 +124,5 @@ function lineEnd(text: string): string {
 
 /** Control characters (a newline in a directory name) must not forge structure in the prompt. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return escapeControls(text);
 }

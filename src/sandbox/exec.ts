@@ -65,6 +65,7 @@ export interface ExecOptions {
  * file-size (0: nothing can be written) and core limits. On timeout, abort or output cap the whole group gets
  * SIGKILL, so a grandchild can never outlive the call. Never rejects.
  */
+// Long on purpose: one process from spawn to close: the kill, the output cap, the timer and the abort share its state.
 export async function execCapped(file: string, args: readonly string[], opts: ExecOptions): Promise<ExecResult> {
   const started = performance.now();
   const maxBytes = opts.maxBytes ?? MAX_CAPTURE_BYTES;

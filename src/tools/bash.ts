@@ -2,6 +2,8 @@ import { execCapped, MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.
 import { checkCommand } from '../sandbox/policy.js';
 import { WHITELIST, type Programs } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolOutcome } from './tool.js';
+import { escapeControls } from '../escape.js';
+import { countLines } from '../lines.js';
 
 /** Most characters of output the model sees per call; head and tail are kept, the middle is omitted. */
 export const MAX_MODEL_CHARS = 30_000;
@@ -146,13 +148,6 @@ export function clip(text: string, max: number): { text: string; cut: boolean } 
   return { text: `${head}${head.endsWith('\n') || head === '' ? '' : '\n'}${marker}\n${tail}`, cut: true };
 }
 
-function countLines(text: string): number {
-  if (text === '') return 0;
-  let count = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count += 1;
-  return text.endsWith('\n') ? count : count + 1;
-}
-
 function lineSummary(lines: number, capped: boolean): string {
   const base = lines === 0 ? 'no output' : lines === 1 ? '1 line' : `${lines} lines`;
   return capped ? `${base} (stopped at ${MAX_CAPTURE_BYTES / (1024 * 1024)} MB)` : base;
@@ -166,8 +161,6 @@ function shortReason(reason: string): string {
 
 /** The command as one printable line: control characters are shown escaped, never sent to the terminal. */
 function printable(command: string): string {
-  // eslint-disable-next-line no-control-regex
-  const safe = command.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, (c) =>
-    `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const safe = escapeControls(command);
   return safe.length > MAX_DISPLAY_CHARS ? `${safe.slice(0, MAX_DISPLAY_CHARS - 1)}…` : safe;
 }

@@ -6,6 +6,7 @@ import { confine } from '../sandbox/paths.js';
 import { execCapped } from '../sandbox/exec.js';
 import { bundledRg } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
+import { escapeControls } from '../escape.js';
 
 /** Lines shown when the call gives no end_line. */
 export const DEFAULT_WINDOW_LINES = 2_000;
@@ -102,6 +103,7 @@ export const readFileTool: Tool<ReadFileInput> = {
   run: runReadFile,
 };
 
+// Long on purpose: a sequence of checks, each an early return with its own message for the model.
 async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<ToolOutcome> {
   // mustExist: false tells "missing inside the root" (→ suggestions) from "refused"; a missing path below an
   // escaping symlink is still refused, so the answer never reveals what exists outside the root.
@@ -184,6 +186,7 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
  * decoded (at most maxLineChars*4 bytes of each is kept), and after the window newlines are counted for at most
  * countScanBytes more so the trailer can give the total.
  */
+// Long on purpose: one streaming pass over the file whose phases (skip, show, count) share the line state.
 export async function readWindow(
   handle: FileHandle,
   range: { start: number; end: number },
@@ -463,7 +466,3 @@ function escapeGlob(name: string): string {
   return name.replace(/[\\*?[\]{}!]/g, '\\$&');
 }
 
-/** Control characters would move the person's cursor or recolour their terminal; show them escaped. */
-function escapeControls(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
-}

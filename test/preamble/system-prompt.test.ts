@@ -8,7 +8,6 @@ import { loadProjectInstructions, type ProjectInstructions } from '../../src/pre
 import { buildListing, type Listing } from '../../src/preamble/listing.js';
 import {
   buildSystemPrompt,
-  describeContext,
   estimateTokens,
   SYSTEM_BLOCK_LABELS,
   type SystemBlock,
@@ -173,7 +172,7 @@ describe('buildSystemPrompt', () => {
   });
 });
 
-describe('estimateTokens and describeContext', () => {
+describe('estimateTokens', () => {
   it.each([
     ['', 0],
     ['abc', 1],
@@ -181,18 +180,5 @@ describe('estimateTokens and describeContext', () => {
     ['abcde', 2],
   ])('estimateTokens(%j) = %i', (text, tokens) => {
     expect(estimateTokens(text)).toBe(tokens);
-  });
-
-  it('reports the instructions file, listing counts and tokens per block', () => {
-    const inst = instructions({ bytes: 40_000, truncatedBytes: 100, nested: ['x/AGENTS.md'], nestedOmitted: 2 });
-    const lst: Listing = { text: 'x'.repeat(400), shown: 200, omitted: 1234, truncatedDirs: 7 };
-    const system = buildSystemPrompt(input({ instructions: inst, listing: lst }));
-    const report = describeContext({ instructions: inst, listing: lst, system });
-    expect(report.instructions).toEqual({ file: 'AGENTS.md', bytes: 40_000, truncated: true, truncatedBytes: 100, nested: 3 });
-    expect(report.listing).toEqual({ shown: 200, omitted: 1234, truncatedDirs: 7 });
-    expect(report.blocks.map((b) => b.label)).toEqual([...SYSTEM_BLOCK_LABELS]);
-    expect(report.blocks.map((b) => b.cached)).toEqual([false, false, false, true]);
-    expect(report.blocks[3]!.tokens).toBe(Math.ceil(system[3]!.text.length / 4));
-    expect(report.totalTokens).toBe(system.reduce((sum, b) => sum + Math.ceil(b.text.length / 4), 0));
   });
 });

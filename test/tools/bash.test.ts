@@ -66,7 +66,7 @@ describe('bash tool definition', () => {
 
   it('displays the command with control characters escaped', () => {
     expect(bash.display({ command: "rg -n 'x' src" })).toBe("rg -n 'x' src");
-    expect(bash.display({ command: 'rg \u001b[2J\u202ex' })).toBe('rg \\u001b[2J\\u202ex');
+    expect(bash.display({ command: 'rg \u001b[2J\u202ex' })).toBe('rg \\x1b[2J\\u202ex');
   });
 });
 

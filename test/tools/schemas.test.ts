@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReportFindingsTool } from '../../src/audit/findings.js';
+import { sessionTools } from '../../src/tools/index.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { readFileTool } from '../../src/tools/read-file.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -10,8 +10,9 @@ const programs = new Map(['rg', 'grep', 'find', 'ls', 'cat', 'head', 'tail', 'wc
 
 describe('tool definitions sent to the model', () => {
   it('match the reviewed snapshot (ask and audit)', async () => {
-    const ask = new ToolRegistry([readFileTool, createBashTool(programs)]).definitions();
-    const audit = new ToolRegistry([readFileTool, createBashTool(programs), createReportFindingsTool({ report: null, warnings: [] })]).definitions();
+    // The real list the session uses, so a tool added there shows up here as a reviewed snapshot change.
+    const ask = new ToolRegistry(sessionTools(programs, null)).definitions();
+    const audit = new ToolRegistry(sessionTools(programs, { report: null, warnings: [] })).definitions();
     await expect(`${JSON.stringify({ ask, audit }, null, 2)}\n`).toMatchFileSnapshot('__snapshots__/tool-definitions.json');
   });
 

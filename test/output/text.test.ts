@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent, Usage } from '../../src/agent/events.js';
-import { hasAnsi } from '../../src/render/color.js';
-import { createTextRenderer, type TextRendererOptions } from '../../src/render/text.js';
-import { formatUsageLine, UsageLedger } from '../../src/render/usage.js';
+import { hasAnsi } from '../support/ansi.js';
+import { createTextRenderer, type TextRendererOptions } from '../../src/output/text.js';
+import { formatUsageLine, UsageLedger } from '../../src/output/usage.js';
 
 interface Captured {
   write(chunk: string): boolean;
@@ -207,7 +207,7 @@ describe('createTextRenderer', () => {
       { type: 'tool_end', id: 'x', name: 'bash', input: {}, outcome: ok('1 line', 'evil \x1b]0;title\x07 text\r\n'), durationMs: 1500 },
     ]);
     expect(hasAnsi(stderr.text)).toBe(false);
-    expect(stderr.text).toBe('● bash rg "�[2J"↵ls\n  ⎿ 1 line · 1.5 s\n    evil �]0;title� text\n');
+    expect(stderr.text).toBe('● bash rg "\\x1b[2J"↵ls\n  ⎿ 1 line · 1.5 s\n    evil \\x1b]0;title\\x07 text\n');
   });
 
   it('never writes a spinner when spinner is false', () => {

@@ -1,6 +1,6 @@
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
-import { verdictExitCode, type AuditReport, type Severity } from '../audit/findings.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
+import type { AuditReport } from '../tools/report-findings.js';
+import { STOPS } from '../exit-codes.js';
 
 /** Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes, never made. */
 export const SCHEMA_VERSION = 1;
@@ -74,56 +74,16 @@ export interface BuildResultInput {
   error?: string;
 }
 
-const SUBTYPE_BY_STOP: Readonly<Record<StopKind, ResultSubtype>> = {
-  end_turn: 'success',
-  max_tokens: 'error_during_execution',
-  refusal: 'error_during_execution',
-  context_exceeded: 'error_during_execution',
-  max_turns: 'error_max_turns',
-  max_budget: 'error_max_budget',
-  timeout: 'error_during_execution',
-  aborted: 'interrupted',
-  api_error: 'error_during_execution',
-  tool_infrastructure_error: 'error_during_execution',
-};
-
-/** Limits fail closed (3): the user's caps and the model's own size limits all end a run before a full answer. */
-const EXIT_BY_STOP: Readonly<Record<StopKind, ExitCode>> = {
-  end_turn: EXIT.ok,
-  max_tokens: EXIT.limit,
-  refusal: EXIT.failure,
-  context_exceeded: EXIT.limit,
-  max_turns: EXIT.limit,
-  max_budget: EXIT.limit,
-  timeout: EXIT.limit,
-  aborted: EXIT.interrupted,
-  api_error: EXIT.failure,
-  tool_infrastructure_error: EXIT.failure,
-};
-
-const STOP_MESSAGE: Readonly<Record<StopKind, string>> = {
-  end_turn: 'answered',
-  max_tokens: 'the answer was cut off at --max-tokens',
-  refusal: 'the model refused to answer',
-  context_exceeded: "the conversation outgrew the model's context window",
-  max_turns: 'stopped at --max-turns before an answer',
-  max_budget: 'stopped before a request that could exceed --max-budget-usd',
-  timeout: 'stopped at --timeout before an answer',
-  aborted: 'interrupted',
-  api_error: 'the Messages API request failed',
-  tool_infrastructure_error: 'a tool failed to run',
-};
-
 /** Assembles the result object; pure. */
 export function buildResult(input: BuildResultInput): ResultObject {
   const warnings = [...input.warnings];
   const errors: string[] = [];
   if (input.error !== undefined) errors.push(input.error);
-  if (input.stop !== 'end_turn') errors.push(input.stopMessage ?? STOP_MESSAGE[input.stop]);
+  if (input.stop !== 'end_turn') errors.push(input.stopMessage ?? STOPS[input.stop].message);
   if (input.readonly.verified === false) {
     errors.push(`the repository changed during the run: ${input.readonly.detail ?? 'unknown difference'}`);
   }
-  const base = SUBTYPE_BY_STOP[input.stop];
+  const base = STOPS[input.stop].subtype;
   // "success" next to exit 1 would mislead a parser that checks only the subtype.
   const subtype = base === 'success' && errors.length > 0 ? 'error_during_execution' : base;
   const result: ResultObject = {
@@ -163,18 +123,6 @@ function auditOf(report: AuditReport | null, stop: StopKind, warnings: string[])
       : `the run ended (${stop}) before the model called report_findings`;
   warnings.push(`audit inconclusive: ${reason}`);
   return { verdict: 'inconclusive', summary: reason, findings: [] };
-}
-
-/**
- * The exit code a result object stands for: a failed read-only check wins (1), then how the run ended, then the
- * audit verdict against `failOn`. Derived from the object alone so the printed result and the exit code never disagree.
- */
-export function exitCodeFor(result: ResultObject, failOn: Severity = 'high'): ExitCode {
-  if (result.readonly_verified === false) return EXIT.failure;
-  if (result.stop_reason !== 'end_turn') return EXIT_BY_STOP[result.stop_reason];
-  if (result.error !== undefined) return EXIT.failure;
-  if (result.audit !== undefined) return verdictExitCode(result.audit, failOn);
-  return EXIT.ok;
 }
 
 /** What the CLI knows only at the end of a run; the collector supplies the rest. */

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { AuditReport } from '../audit/findings.js';
+import type { AuditReport } from '../tools/report-findings.js';
 import { createPalette } from './color.js';
 
 /** The audit verdict and a findings table, for text output (stdout: it is the result). */

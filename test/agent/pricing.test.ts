@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/agent/events.js';
-import { estimateCostUsd, priceFor, PRICES_AS_OF, worstCaseCostUsd } from '../../src/render/pricing.js';
+import { estimateCostUsd, priceFor, PRICES_AS_OF, worstCaseCostUsd } from '../../src/agent/pricing.js';
 
 const usage = (input: number, write: number, read: number, output: number, split?: [number, number]): Usage => ({
   input_tokens: input,

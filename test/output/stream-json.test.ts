@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, Usage } from '../../src/agent/events.js';
-import { ResultCollector } from '../../src/ci/result.js';
-import { createStreamJsonRenderer, STREAM_CONTENT_MAX_CHARS } from '../../src/ci/stream-json.js';
+import { ResultCollector } from '../../src/output/result.js';
+import { createStreamJsonRenderer, STREAM_CONTENT_MAX_CHARS } from '../../src/output/stream-json.js';
 
 const schema = (name: string): object => JSON.parse(readFileSync(new URL(`../../schema/${name}`, import.meta.url), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: true });

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createReportFindingsTool,
-  verdictExitCode,
   type AuditReport,
   type Finding,
   type FindingInput,
   type FindingsSink,
   type Severity,
-} from '../../src/audit/findings.js';
+} from '../../src/tools/report-findings.js';
+import { verdictExitCode } from '../../src/exit-codes.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 
 let base: string;

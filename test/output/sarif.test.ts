@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditReport, Finding } from '../../src/audit/findings.js';
-import { FINGERPRINT_KEY, fileLineReader, toSarif, writeSarif } from '../../src/audit/sarif.js';
+import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
+import { FINGERPRINT_KEY, fileLineReader, toSarif, writeSarif } from '../../src/output/sarif.js';
 
 let root: string;
 

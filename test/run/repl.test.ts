@@ -2,9 +2,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startMockApi, text, toolUse, type MockApi } from './support/mock-api.js';
-import { PtySession } from './support/pty.js';
-import { APP_FILES, makeRepo } from './support/temp-repo.js';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { PtySession } from '../support/pty.js';
+import { APP_FILES, makeRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
 let repo: { root: string; cleanup(): Promise<void> };

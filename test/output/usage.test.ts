@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/agent/events.js';
-import { hasAnsi, stripAnsi } from '../../src/render/color.js';
+import { hasAnsi, stripAnsi } from '../support/ansi.js';
 import {
   cacheHitPercent,
   formatCostUsd,
@@ -8,7 +8,7 @@ import {
   formatUsageLine,
   UsageLedger,
   usageTable,
-} from '../../src/render/usage.js';
+} from '../../src/output/usage.js';
 
 const usage = (input: number, write: number, read: number, output: number): Usage => ({
   input_tokens: input,
@@ -78,7 +78,7 @@ describe('UsageLedger', () => {
   it('sums every row and prices each request on its own', () => {
     const ledger = sampleLedger();
     expect(ledger.rows()).toHaveLength(3);
-    expect(ledger.total()).toEqual(usage(1020, 2400, 30_100, 410));
+    expect(ledger.summarySince(0).usage).toEqual(usage(1020, 2400, 30_100, 410));
     expect(ledger.totalCostUsd()).toBeCloseTo(0.01563775, 12);
   });
 
@@ -111,13 +111,13 @@ describe('UsageLedger', () => {
   it('starts empty and keeps its rows safe from callers', () => {
     const ledger = new UsageLedger();
     expect(ledger.totalCostUsd()).toBe(0);
-    expect(ledger.total()).toEqual(usage(0, 0, 0, 0));
+    expect(ledger.summarySince(0).usage).toEqual(usage(0, 0, 0, 0));
     const u = usage(1, 1, 1, 1);
     ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: u, durationMs: 1 });
     u.input_tokens = 1000;
     (ledger.rows() as unknown as unknown[]).length = 0;
     expect(ledger.rows()).toHaveLength(1);
-    expect(ledger.total().input_tokens).toBe(1);
+    expect(ledger.summarySince(0).usage.input_tokens).toBe(1);
   });
 
   it('sums the TTL split when rows report it', () => {
@@ -129,7 +129,7 @@ describe('UsageLedger', () => {
     ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: split(100, 0), durationMs: 1 });
     ledger.add({ turn: 2, model: 'claude-sonnet-5-5', usage: usage(0, 0, 0, 0), durationMs: 1 });
     ledger.add({ turn: 3, model: 'claude-sonnet-5-5', usage: split(5, 50), durationMs: 1 });
-    expect(ledger.total().cache_creation).toEqual({ ephemeral_5m_input_tokens: 105, ephemeral_1h_input_tokens: 50 });
+    expect(ledger.summarySince(0).usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 105, ephemeral_1h_input_tokens: 50 });
   });
 });
 

@@ -53,13 +53,3 @@ export function createPalette(enabled: boolean): Palette {
     cyan: sgr(36, 39),
   };
 }
-
-/** True when the text holds any escape character (every ANSI sequence starts with one). */
-export function hasAnsi(s: string): boolean {
-  return s.includes('\x1b');
-}
-
-/** Removes CSI escape sequences (colours, cursor moves). */
-export function stripAnsi(s: string): string {
-  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '');
-}

@@ -2,15 +2,15 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { ABORT_INTERRUPT } from './agent/loop.js';
-import type { Config } from './config.js';
-import { EXIT } from './exit-codes.js';
-import type { Io } from './io.js';
-import { askOnce, liveTextRenderer, renderContext } from './question.js';
-import { shouldUseColor } from './render/color.js';
-import { usageTable } from './render/usage.js';
+import { ABORT_INTERRUPT } from '../agent/loop.js';
+import type { Config } from '../config.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { askOnce, liveTextRenderer, renderContext } from './ask.js';
+import { shouldUseColor } from '../output/color.js';
+import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 
 /** Lines that arrive closer together than this are one pasted question, not several. */
 const PASTE_WINDOW_MS = 30;
@@ -25,6 +25,7 @@ const HELP = `Ask anything about the repository; spelunk explores it read-only a
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
+// Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
   const session = await openSession(config);
   const color = shouldUseColor(io.stderr, io.env, config.color);

@@ -1,8 +1,8 @@
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { confine } from '../sandbox/paths.js';
-import type { ParseResult, Tool, ToolContext, ToolOutcome } from '../tools/tool.js';
-import { EXIT } from '../exit-codes.js';
+import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
+import { countFileLines } from '../lines.js';
 
 /** Bounds on what the model may file: a report is shown in tables, SARIF and JSON, so it must stay readable. */
 const MAX_FINDINGS = 200;
@@ -65,18 +65,6 @@ export function severityAtLeast(severity: Severity, threshold: Severity): boolea
 
 export function isSeverity(value: unknown): value is Severity {
   return typeof value === 'string' && (SEVERITIES as readonly string[]).includes(value);
-}
-
-/**
- * Exit code of an audit: pass → 0; inconclusive or no report → 5; fail → 4 when some valid finding is at or above
- * `failOn`, 0 when every finding is below it (that is what a threshold means), and 5 when a "fail" has no valid finding
- * left to point at (an unsupported fail cannot gate a merge, and cannot honestly pass either).
- */
-export function verdictExitCode(report: AuditReport | null, failOn: Severity): 0 | 4 | 5 {
-  if (report === null || report.verdict === 'inconclusive') return EXIT.auditInconclusive;
-  if (report.verdict === 'pass') return EXIT.ok;
-  if (report.findings.length === 0) return EXIT.auditInconclusive;
-  return report.findings.some((f) => severityAtLeast(f.severity, failOn)) ? EXIT.auditFailed : EXIT.ok;
 }
 
 const DESCRIPTION = [
@@ -225,13 +213,7 @@ async function countLinesOf(abs: string, ctx: ToolContext): Promise<number | str
   if (!stat.isFile()) return 'not a regular file';
   if (stat.size > MAX_VERIFY_BYTES) return `file is larger than ${MAX_VERIFY_BYTES / 1024 / 1024} MiB; cannot verify lines`;
   ctx.onRead?.(abs);
-  let newlines = 0;
-  let last = -1;
-  for await (const chunk of createReadStream(abs, { signal: ctx.signal }) as AsyncIterable<Buffer>) {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines += 1;
-    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? -1;
-  }
-  return last === -1 || last === 10 ? newlines : newlines + 1;
+  return countFileLines(abs, ctx.signal);
 }
 
 function parseReport(input: unknown): ParseResult<ReportInput> {

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import type { Usage } from '../agent/events.js';
 import { createPalette } from './color.js';
-import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from './pricing.js';
+import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from '../agent/pricing.js';
 
 /** One model request as the session ledger records it. */
 export interface LedgerRow {
@@ -32,11 +32,6 @@ export class UsageLedger {
 
   rows(): readonly LedgerRow[] {
     return [...this.#rows];
-  }
-
-  /** Token sums over the whole session. */
-  total(): Usage {
-    return summarize(this.#rows).usage;
   }
 
   /** Estimated session cost; null if any request used a model not in the price table. */

@@ -1,26 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentEvent } from './agent/events.js';
-import { ABORT_INTERRUPT, ABORT_TIMEOUT } from './agent/loop.js';
-import { createReportFindingsTool, type FindingsSink } from './audit/findings.js';
-import { fileLineReader, toSarif, writeSarif } from './audit/sarif.js';
-import { exitCodeFor, ResultCollector, type ResultObject } from './ci/result.js';
-import { snapshotRepoState, verifyReadOnly } from './sandbox/readonly.js';
-import { createStreamJsonRenderer } from './ci/stream-json.js';
-import type { Config } from './config.js';
-import type { Io } from './io.js';
-import { askOnce, liveTextRenderer, type EventSink } from './question.js';
-import { renderAudit } from './render/audit.js';
-import { shouldUseColor } from './render/color.js';
-import { estimateCostUsd, priceFor } from './render/pricing.js';
+import type { AgentEvent } from '../agent/events.js';
+import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
+import type { FindingsSink } from '../tools/report-findings.js';
+import { fileLineReader, toSarif, writeSarif } from '../output/sarif.js';
+import { exitCodeFor } from '../exit-codes.js';
+import { ResultCollector, type ResultObject } from '../output/result.js';
+import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
+import { createStreamJsonRenderer } from '../output/stream-json.js';
+import type { Config } from '../config.js';
+import type { Io } from '../io.js';
+import { askOnce, liveTextRenderer, type EventSink } from './ask.js';
+import { renderAudit } from '../output/audit.js';
+import { shouldUseColor } from '../output/color.js';
+import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
-import { UsageError } from './errors.js';
-import { VERSION } from './version.js';
+import { UsageError } from '../errors.js';
+import { VERSION } from '../version.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
   'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
 
 /** One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). */
+// Long on purpose: the one place a run is orchestrated: snapshot, session, loop, proof, result and exit code, in order.
 export async function runOnce(config: Config, question: string, io: Io): Promise<number> {
   if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
@@ -33,7 +35,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
-  const session = await openSession(config, sink ? [createReportFindingsTool(sink)] : [], { toolsReady: snapshot });
+  const session = await openSession(config, { audit: sink, toolsReady: snapshot });
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings];

@@ -1,10 +1,10 @@
-import type { AgentEvent } from './agent/events.js';
-import { askQuestion, type Budget, type LoopConfig } from './agent/loop.js';
-import type { Config } from './config.js';
-import type { Io } from './io.js';
-import { createTextRenderer, type TextRenderer } from './render/text.js';
-import { estimateTokens } from './preamble/system-prompt.js';
-import { worstCaseCostUsd } from './render/pricing.js';
+import type { AgentEvent } from '../agent/events.js';
+import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
+import type { Config } from '../config.js';
+import type { Io } from '../io.js';
+import { createTextRenderer, type TextRenderer } from '../output/text.js';
+import { estimateTokens } from '../preamble/system-prompt.js';
+import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
 
 /** Something that consumes the loop's events (text renderer, stream-json, result collector). */

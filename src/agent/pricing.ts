@@ -1,4 +1,4 @@
-import type { Usage } from '../agent/events.js';
+import type { Usage } from './events.js';
 
 /** Month the table below was checked against Anthropic's list prices; shown in the usage table footnote. */
 export const PRICES_AS_OF = '2026-11';

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, StopKind, Usage } from '../../src/agent/events.js';
-import type { AuditReport } from '../../src/audit/findings.js';
-import { buildResult, exitCodeFor, ResultCollector, SCHEMA_VERSION, type BuildResultInput } from '../../src/ci/result.js';
+import type { AuditReport } from '../../src/tools/report-findings.js';
+import { exitCodeFor } from '../../src/exit-codes.js';
+import { buildResult, ResultCollector, SCHEMA_VERSION, type BuildResultInput } from '../../src/output/result.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/result.schema.json', import.meta.url), 'utf8')));
@@ -45,7 +46,7 @@ const SCRIPT: AgentEvent[] = [
 ];
 
 const FINISH = {
-  stop: 'tool_infrastructure_error' as StopKind,
+  stop: 'api_error' as StopKind,
   model: 'claude-sonnet-5',
   durationMs: 1500.6,
   sessionId: 'sess-1',
@@ -144,7 +145,6 @@ describe('buildResult and exitCodeFor', () => {
     ['context_exceeded', 'error_during_execution', 3],
     ['refusal', 'error_during_execution', 1],
     ['api_error', 'error_during_execution', 1],
-    ['tool_infrastructure_error', 'error_during_execution', 1],
     ['aborted', 'interrupted', 130],
   ])('stop %s → subtype %s, exit %i', (stop, subtype, exit) => {
     const result = buildResult(base({ stop, stopMessage: stop === 'api_error' ? '529 overloaded after 2 retries' : null }));

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isInside } from '../sandbox/paths.js';
-import type { AuditReport, Finding, Severity } from './findings.js';
+import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const SRCROOT = '%SRCROOT%';

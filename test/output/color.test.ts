@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPalette, hasAnsi, shouldUseColor, stripAnsi } from '../../src/render/color.js';
+import { createPalette, shouldUseColor } from '../../src/output/color.js';
+import { hasAnsi, stripAnsi } from '../support/ansi.js';
 
 const tty = { write: () => true, isTTY: true };
 const file = { write: () => true };

@@ -1,7 +1,9 @@
 import type { AgentEvent, StopKind } from '../agent/events.js';
+import { STOPS } from '../exit-codes.js';
 import type { OutStream } from '../io.js';
 import { createPalette, type Palette } from './color.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
+import { escapeControls } from '../escape.js';
 
 /** What the text renderer needs; `spinner` should be true only when stderr is a TTY. */
 export interface TextRendererOptions {
@@ -30,20 +32,9 @@ const MAX_LABEL_CHARS = 400;
 const MAX_REMINDER_CHARS = 60;
 const VERBOSE_INDENT = '    ';
 
-/** Fallbacks for a `done` event that carries no message. */
-const STOP_MESSAGES: Record<Exclude<StopKind, 'end_turn'>, string> = {
-  max_tokens: 'warning: the answer was cut at --max-tokens; raise it to get the rest',
-  refusal: 'the model declined to answer this question',
-  context_exceeded: 'the conversation no longer fits the context window; use /clear or ask a narrower question',
-  max_turns: 'stopped at --max-turns before an answer; raise it or ask a narrower question',
-  max_budget: 'stopped at the budget limit before an answer',
-  timeout: 'stopped: the run timed out before an answer',
-  aborted: 'interrupted',
-  api_error: 'error: the API request failed',
-  tool_infrastructure_error: 'error: a tool could not run',
-};
 
 /** Creates the live text renderer (one per session or per question; it tracks question boundaries itself). */
+// Long on purpose: a factory whose closures share the renderer state (open line, spinner, question boundaries).
 export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const { stdout, stderr, ledger } = opts;
   const p = createPalette(opts.color);
@@ -126,7 +117,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     const from = questionStart ?? ledger.rows().length;
     if (ledger.rows().length > from) errLine(p.dim(ledger.questionTotalLine(from)));
     if (event.stop !== 'end_turn') {
-      const message = oneLine(event.message ?? STOP_MESSAGES[event.stop]);
+      const message = oneLine(event.message ?? STOPS[event.stop].view);
       errLine(isFailure(event.stop) ? p.red(message) : p.yellow(message));
     }
     questionStart = null;
@@ -244,7 +235,7 @@ function toolTag(id: string): string {
 }
 
 function isFailure(stop: StopKind): boolean {
-  return stop === 'api_error' || stop === 'tool_infrastructure_error';
+  return stop === 'api_error';
 }
 
 /** `12 ms` under a second, `1.2 s` from there. */
@@ -252,17 +243,14 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Multi-line text safe for a terminal: keeps newlines and tabs, drops CR, shows other control characters as `�`. */
+/** Multi-line text safe for a terminal: keeps newlines and tabs, drops CR, escapes every other control character. */
 function sanitizeBlock(s: string): string {
-  return s.replace(/\r/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '�');
+  return escapeControls(s.replace(/\r/g, ''), '\n\t');
 }
 
-/** One terminal line: newlines become `↵`, tabs spaces, other control characters `�`. */
+/** One terminal line: newlines become `↵`, tabs spaces, other control characters visible escapes. */
 function oneLine(s: string): string {
-  return s
-    .replace(/\r?\n/g, '↵')
-    .replace(/\t/g, ' ')
-    .replace(/[\x00-\x1f\x7f-\x9f]/g, '�');
+  return escapeControls(s.replace(/\r?\n/g, '↵').replace(/\t/g, ' '));
 }
 
 function truncate(s: string, max: number): string {

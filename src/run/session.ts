@@ -1,17 +1,17 @@
 import os from 'node:os';
 import path from 'node:path';
-import { Conversation } from './agent/conversation.js';
-import type { ModelClient, SystemBlock } from './agent/model.js';
-import type { Config } from './config.js';
-import { buildListing, type Listing } from './preamble/listing.js';
-import { loadProjectInstructions, type ProjectInstructions } from './preamble/agents-md.js';
-import { buildSystemPrompt } from './preamble/system-prompt.js';
-import { bundledRg, resolvePrograms } from './sandbox/programs.js';
-import { createBashTool } from './tools/bash.js';
-import { readFileTool } from './tools/read-file.js';
-import { ToolRegistry } from './tools/registry.js';
-import type { Tool } from './tools/tool.js';
-import { UsageLedger } from './render/usage.js';
+import { Conversation } from '../agent/conversation.js';
+import type { ModelClient, SystemBlock } from '../agent/model.js';
+import type { Config } from '../config.js';
+import { buildListing, type Listing } from '../preamble/listing.js';
+import { loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
+import { buildSystemPrompt } from '../preamble/system-prompt.js';
+import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
+import { sessionTools } from '../tools/index.js';
+import type { FindingsSink } from '../tools/report-findings.js';
+import { ToolRegistry } from '../tools/registry.js';
+import type { Tool } from '../tools/tool.js';
+import { UsageLedger } from '../output/usage.js';
 
 /** Everything one run (one-shot or REPL) shares across questions. */
 export interface Session {
@@ -30,6 +30,8 @@ export interface Session {
 }
 
 export interface SessionOptions {
+  /** An audit: where report_findings files the report (adds the tool and the audit rules to the prompt). */
+  audit?: FindingsSink | null;
   /**
    * Every tool call waits for this first. One-shot runs pass the read-only snapshot (`git status` of the whole work
    * tree, ~0.5 s on 100k files): it must be taken before any tool runs, but need not delay the first request.
@@ -41,7 +43,7 @@ export interface SessionOptions {
  * Builds the preamble, tools and model client. Order matters for start-up time: ripgrep (listing, nested AGENTS.md)
  * is spawned first, then the SDK chunk compiles and undici loads on the main thread while it walks the repository.
  */
-export async function openSession(config: Config, extraTools: readonly Tool<any>[] = [], opts: SessionOptions = {}): Promise<Session> {
+export async function openSession(config: Config, opts: SessionOptions = {}): Promise<Session> {
   // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
   const ready = opts.toolsReady?.then(() => undefined, () => undefined);
   const rg = bundledRg();
@@ -51,7 +53,7 @@ export async function openSession(config: Config, extraTools: readonly Tool<any>
       : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
   );
   const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
-  const sdk = rg.then(() => import('./agent/client.js')).then((module) => {
+  const sdk = rg.then(() => import('../agent/client.js')).then((module) => {
     // The SDK's first request builds a `Headers`, and Node loads undici (~45 ms) on first touch of the fetch globals:
     // done here, it overlaps the ripgrep walk instead of delaying the request.
     void globalThis.Headers;
@@ -65,9 +67,9 @@ export async function openSession(config: Config, extraTools: readonly Tool<any>
     programs: programNames,
     instructions,
     listing,
-    audit: extraTools.some((t) => t.name === 'report_findings'),
+    audit: opts.audit !== undefined && opts.audit !== null,
   });
-  const tools = [readFileTool, createBashTool(programs), ...extraTools];
+  const tools = sessionTools(programs, opts.audit ?? null);
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
   const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
   return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, toolsReady: ready ?? null, warnings: instructions.warnings ?? [] };

@@ -1,0 +1,9 @@
+/** True when `s` holds an escape character (a colour or any other sequence). */
+export function hasAnsi(s: string): boolean {
+  return s.includes('\x1b');
+}
+
+/** Removes CSI escape sequences (colours, cursor moves) and carriage returns: the text a person sees. */
+export function stripAnsi(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\r/g, '');
+}
