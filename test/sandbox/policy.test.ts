@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
 import { FIND_EXPRESSION, FIND_OPTIONS, FIND_PRIMARIES, PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
 import { ALLOWED, REFUSED } from './policy-cases.js';
+import { installedHere } from '../support/installed.js';
 import { buildHostileRepo, type HostileRepo } from './sandbox-fixture.js';
 
 let repo: HostileRepo;
@@ -26,7 +26,7 @@ const check = (command: string) => checkCommand(command.replaceAll('{ROOT}', rep
 
 describe('resolvePrograms', () => {
   it('finds exactly the whitelisted programs this machine has, in /usr/bin or /bin, and rg from @vscode/ripgrep', () => {
-    const present = WHITELIST.filter((name) => name === 'rg' || ['/usr/bin', '/bin'].some((dir) => existsSync(`${dir}/${name}`)));
+    const present = WHITELIST.filter((name) => name === 'rg' || installedHere(name));
     expect([...installed.keys()]).toEqual(present);
     for (const [name, file] of installed) {
       if (name === 'rg') expect(file).toMatch(/@vscode\/ripgrep.*\/bin\/rg$/);

@@ -1,4 +1,4 @@
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { createBashTool, MAX_MODEL_CHARS } from '../../src/tools/bash.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import type { BashInput } from '../../src/tools/bash.js';
 import { ALLOWED, REFUSED } from '../sandbox/policy-cases.js';
+import { installedHere } from '../support/installed.js';
 import { buildHostileRepo, OUTSIDE_SECRET, SIBLING_SECRET, snapshot, type HostileRepo } from '../sandbox/sandbox-fixture.js';
 
 const CANARY = 'sk-canary-bash-3d9f81c7';
@@ -211,7 +212,7 @@ function programOf(command: string): ProgramName | null {
 
 /** Programs the README calls optional (Debian packages tree and file); .ci/run installs them. */
 const OPTIONAL: readonly ProgramName[] = ['tree', 'file'];
-const installed = (name: ProgramName): boolean => ['/usr/bin', '/bin'].some((dir) => existsSync(`${dir}/${name}`));
+const installed = (name: ProgramName): boolean => installedHere(name);
 const core = (command: string): boolean => !OPTIONAL.includes(programOf(command) as ProgramName);
 
 describe('against the hostile repository', () => {
