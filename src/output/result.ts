@@ -184,7 +184,7 @@ export class ResultCollector {
         this.#warnings.push(event.message);
         return;
       case 'retry':
-        this.#warnings.push(`retried: ${event.message}`);
+        this.#warnings.push(event.message);
         return;
       case 'done':
         this.#done = event;
