@@ -61,6 +61,11 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
+  // Without `audit` these would do nothing, and a pipeline that forgot the subcommand would go green.
+  const auditOnly = [flags.sarif !== undefined && '--sarif', flags.failOn !== undefined && '--fail-on'].filter(Boolean);
+  if (!audit && auditOnly.length > 0) {
+    throw new UsageError(`${auditOnly.join(' and ')} only work with the audit subcommand: spelunk audit "question" ${auditOnly.join(' … ')} …`);
+  }
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
 import { fileLineReader, toSarif, writeSarif } from '../output/sarif.js';
-import { exitCodeFor } from '../exit-codes.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { ResultCollector, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
@@ -96,15 +97,30 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     ...(sink ? { audit: { report: sink.report } } : {}),
     ...(failure ? { error: failure } : {}),
   });
-  if (config.audit?.sarif && result.audit) {
-    try {
-      await writeSarif(config.audit.sarif, toSarif({ report: result.audit, root: config.root, toolVersion: VERSION, readLines: fileLineReader(config.root) }));
-    } catch (error) {
-      result = { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${config.audit.sarif}: ${(error as Error).message}` } };
-    }
-  }
+  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, io, result);
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
+}
+
+/**
+ * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
+ * limit, an interruption, an inconclusive audit, a failed read-only check) removes a file left at that path by an
+ * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan. Both
+ * happen after the read-only check, so they never count as a change to the repository.
+ */
+async function sarifOutcome(file: string, config: Config, io: Io, result: ResultObject): Promise<ResultObject> {
+  const exit = exitCodeFor(result, config.audit?.failOn);
+  if ((exit !== EXIT.ok && exit !== EXIT.auditFailed) || !result.audit) {
+    await fs.rm(file, { force: true }).catch(() => undefined);
+    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${result.subtype}); a stale file there was removed\n`);
+    return result;
+  }
+  try {
+    await writeSarif(file, toSarif({ report: result.audit, root: config.root, toolVersion: VERSION, readLines: fileLineReader(config.root) }));
+    return result;
+  } catch (error) {
+    return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
+  }
 }
 
 /** The live consumers for the chosen format: the text renderer, stream-json, or nothing (json prints at the end). */

@@ -222,6 +222,35 @@ describe('audit mode', () => {
     expect(second.runs[0].results[0].partialFingerprints).toEqual(r1.partialFingerprints);
   });
 
+  const outage = Array.from({ length: 6 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' }));
+  it.each<[string, Reply[], string[], number]>([
+    ['an API outage', outage, [], 1],
+    ['an inconclusive audit', [reply(toolUse('report_findings', { verdict: 'inconclusive', summary: 'unsure', findings: [] })), reply(text('Done.'))], [], 5],
+    ['the turn limit', [reply(toolUse('bash', { command: 'ls' }))], ['--max-turns', '1'], 3],
+  ])('fails closed on %s: no SARIF is written and a stale one is removed', async (_name, replies, extra, code) => {
+    const out = path.join(repo.root, '..', 'stale.sarif');
+    await fs.writeFile(out, '{"version":"2.1.0","runs":[{"results":[]}]}');
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...replies);
+    const run = await runCli(['audit', 'is user input passed to a shell?', '-C', repo.root, '--sarif', out, ...extra], { env: env() });
+    expect(run.code).toBe(code);
+    await expect(fs.access(out)).rejects.toThrow();
+    expect(run.stderr).toContain(`no SARIF written to ${out}: the audit reached no verdict`);
+  });
+
+  it.each([
+    [['--sarif', 'x.sarif', 'q'], '--sarif only work with the audit subcommand'],
+    [['--fail-on', 'low', 'q'], '--fail-on only work with the audit subcommand'],
+    [['--sarif', 'x.sarif', '--fail-on', 'low', 'q'], '--sarif and --fail-on only work with the audit subcommand'],
+  ])('%j without audit → exit 2 with one line, nothing sent', async (argv, fragment) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const run = await runCli(['-C', repo.root, ...argv], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(fragment);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(messages()).toHaveLength(0);
+  });
+
   it('a SARIF file written inside the repository does not fail the read-only check', async () => {
     const run = await audit(['--sarif', path.join(repo.root, 'spelunk.sarif'), '--output-format', 'json'], { verdict: 'pass', summary: 'ok', findings: [] });
     const result = JSON.parse(run.stdout);
