@@ -87,6 +87,19 @@ describe('toSarif', () => {
     expect(fingerprints([finding({})])).toEqual(fingerprints([finding({})]));
   });
 
+  it('fingerprints do not change with the wording of a finding, its severity, or the clock', () => {
+    const [before] = fingerprints([finding({})]);
+    const reworded = fingerprints([finding({ title: 'Shell injection in the handler', message: 'Another explanation entirely.', severity: 'critical' })]);
+    expect(reworded).toEqual([before]);
+    const realNow = Date.now;
+    Date.now = () => realNow() + 86_400_000;
+    try {
+      expect(fingerprints([finding({})])).toEqual([before]);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
   it('fingerprints survive lines inserted above and re-indentation, and change when the code changes', () => {
     const [before] = fingerprints([finding({})]);
     writeFileSync(path.join(root, 'app.js'), ['// header', '// more', ...CODE.slice(0, 3), '\texec(req.query.cmd);  ', ...CODE.slice(4)].join('\n'));

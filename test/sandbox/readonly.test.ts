@@ -190,6 +190,18 @@ describe('read-only proof outside git', () => {
     expect((await verifyReadOnly(before, { find: null })).verified).toBe(true);
   });
 
+  it('without find, a read file changed and put back to its old size and mtime is still caught by its ctime', async () => {
+    const file = path.join(root, 'a.txt');
+    // A whole-second mtime survives utimes exactly, so only the ctime can tell.
+    utimesSync(file, 1_000_000_000, 1_000_000_000);
+    await settle();
+    const before = await snapshotRepoState(root, { find: null });
+    before.noteRead(file);
+    writeFileSync(file, 'ALPHA\n');
+    utimesSync(file, 1_000_000_000, 1_000_000_000);
+    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: 'modified: a.txt' });
+  });
+
   it('fails closed when the walk cannot run', async () => {
     const before = await snapshot();
     const after = await verifyReadOnly(before, { find: '/bin/false' });
