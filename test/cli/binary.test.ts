@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
@@ -80,5 +80,53 @@ describe('the built binary', () => {
     const parsed = JSON.parse(result.stdout);
     expect(parsed).toMatchObject({ type: 'result', subtype: 'interrupted', is_error: true, num_turns: 2 });
     expect(parsed.tool_calls).toHaveLength(1);
+  });
+});
+
+/**
+ * Every message a new user hit (the friction issue), seen the way the user sees it: the built binary in its own
+ * process, real pipes, against the local Messages API. One line each, saying what to do, never a stack trace.
+ */
+describe('the built binary: messages that say what to do', () => {
+  const key = () => ({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+  const overloaded = (): Reply => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '50' });
+
+  it.each<[string, string[], Reply[], number, RegExp]>([
+    ['a stream cut mid-answer', ['q'], [{ kind: 'stream_cut', afterText: 'partial ' }], 1,
+      /the API stream was cut mid-answer \(the text above is incomplete\) \(.+\); retryable: ask again \(request req_mock_1\)\n/],
+    ['a malformed server event', ['q'], [{ kind: 'stream_malformed', afterText: 'partial ' }], 1,
+      /the API sent an event spelunk could not read \(.+\); ask again, and report it if it repeats \(request req_mock_1\)\n/],
+    ['an unknown model (404)', ['-m', 'claude-sonet-5-5', 'q'], [httpError(404, 'not_found_error', 'model: claude-sonet-5-5')], 1,
+      /unknown model "claude-sonet-5-5" \(API 404 not_found_error\); pick another with -m or SPELUNK_MODEL, e\.g\. claude-sonnet-5-5.* \(request req_mock_1\)\n/],
+    ['a 403', ['q'], [httpError(403, 'permission_error', 'not allowed')], 1,
+      /this API key is not allowed to use claude-sonnet-5-5 .*console\.anthropic\.com \(request req_mock_1\)\n/],
+    ['retries, then success', ['q'], [overloaded(), overloaded(), reply(text('ok'))], 0,
+      /retry 1\/4 in 0\.1 s \(529 overloaded\)\n[\s\S]*retry 2\/4 in 0\.1 s \(529 overloaded\)\n/],
+    ['--timeout reached', ['--timeout', '1', 'q'], [{ kind: 'hang' }], 3,
+      /stopped: the run reached --timeout 1 \(seconds for the whole run\) before an answer; raise it, e\.g\. --timeout 2\n/],
+    ['--max-budget-usd below the first request', ['--max-budget-usd', '0.05', 'q'], [], 3,
+      /--max-budget-usd 0\.05 is below the first request's worst case of ~\$0\.\d+ \([\d,]+ prompt tokens \+ 16,000 output\); lower it with --max-tokens [\d,]+ or raise the budget\n/],
+    ['--max-turns abc', ['--max-turns', 'abc', 'q'], [], 2, /^spelunk: --max-turns needs a number, e\.g\. --max-turns 10 \(got "abc"\)\n$/],
+    ['audit without a question', ['audit'], [], 2, /^spelunk: audit needs a question: spelunk audit "/],
+    ['a word one edit from a subcommand', ['adit'], [], 2, /"adit" is not a command; did you mean spelunk audit "/],
+  ])('%s', async (_name, args, replies, code, pattern) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...replies);
+    const result = await run(args, { env: key() });
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(pattern);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    if (code !== 0) expect(result.stdout).not.toContain('ok');
+  });
+
+  it('a command refused for several reasons names the most fundamental one (the refused flag, not the quoting)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('bash', { command: "find src -name '*.js' -exec cat {} ;" })), reply(text('done')));
+    const result = await run(['q'], { env: key() });
+    expect(result.code).toBe(0);
+    const second = api.requests.filter((r) => r.path === '/v1/messages')[1]!;
+    const results = JSON.stringify(second.body.messages!.at(-1));
+    expect(results).toContain('find -exec is refused');
+    expect(results).not.toContain('brace');
   });
 });
