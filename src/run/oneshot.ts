@@ -22,9 +22,12 @@ import { VERSION } from '../version.js';
 const REPORT_NUDGE =
   'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
 
-/** One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). */
+/**
+ * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). `open`
+ * builds the session (tests wrap it to make a tool fail inside spelunk, which no repository can do on purpose).
+ */
 // Long on purpose: the one place a run is orchestrated: snapshot, session, loop, proof, result and exit code, in order.
-export async function runOnce(config: Config, question: string, io: Io): Promise<number> {
+export async function runOnce(config: Config, question: string, io: Io, open: typeof openSession = openSession): Promise<number> {
   if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
   }
@@ -36,7 +39,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
-  const session = await openSession(config, { audit: sink, toolsReady: snapshot });
+  const session = await open(config, { audit: sink, toolsReady: snapshot });
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings];
