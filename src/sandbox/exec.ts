@@ -76,15 +76,22 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
 
   const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
   const [command, argv] = limiter === null ? [file, [...args]] : [limiter, [...limitArgs(opts.timeoutMs), '--', file, ...args]];
-  const child = spawn(command, argv, {
-    cwd: opts.cwd,
-    ...(opts.argv0 === undefined || limiter !== null ? {} : { argv0: opts.argv0 }),
-    env: { ...CHILD_ENV, ...opts.env },
-    shell: false,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(command, argv, {
+      cwd: opts.cwd,
+      ...(opts.argv0 === undefined || limiter !== null ? {} : { argv0: opts.argv0 }),
+      env: { ...CHILD_ENV, ...opts.env },
+      shell: false,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (error) {
+    // Some exec failures (E2BIG: arguments over ARG_MAX) are thrown by spawn itself rather than emitted.
+    const message = error instanceof Error ? error.message : String(error);
+    return finish(started, result, [], [Buffer.from(`could not start ${file}: ${message}\n`)], null, null);
+  }
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   let total = 0;

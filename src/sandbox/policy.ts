@@ -11,6 +11,13 @@ import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES } from './policy/tables.js';
 /** Most arguments after glob expansion. */
 export const MAX_EXPANDED_ARGS = 1024;
 
+/**
+ * Most bytes of arguments after glob expansion (256 KiB). The kernel refuses an exec whose arguments pass ARG_MAX
+ * (2 MiB with an 8 MiB stack) with E2BIG; a repository with deep, long paths makes `wc -l deep/*` pass it well within
+ * MAX_EXPANDED_ARGS, so the size is capped too, with a refusal the model can act on.
+ */
+export const MAX_EXPANDED_ARG_BYTES = 256 * 1024;
+
 /** The outcome of checking a command: the exact argv to spawn, or a refusal written for the model. */
 export type Verdict =
   | {
@@ -149,6 +156,9 @@ async function materialise(program: string, words: readonly Word[], roles: reado
       if (args.length > MAX_EXPANDED_ARGS) {
         return { ok: false, reason: `${program}: the arguments expand to more than ${MAX_EXPANDED_ARGS} paths; search a directory instead` };
       }
+      if (argBytes(args) > MAX_EXPANDED_ARG_BYTES) {
+        return { ok: false, reason: `${program}: the arguments expand to more than ${MAX_EXPANDED_ARG_BYTES / 1024} KiB of paths; search a directory instead` };
+      }
       continue;
     }
     if (isGlob) return { ok: false, reason: globReason(program, word, role) };
@@ -173,6 +183,11 @@ const LEADING_SPECIAL = /^[-+()!,]/;
 function childPath(rel: string, asked: string): string {
   const withSlash = asked.endsWith('/') && rel !== '.' ? `${rel}/` : rel;
   return LEADING_SPECIAL.test(withSlash) ? `./${withSlash}` : withSlash;
+}
+
+/** Bytes the kernel counts for an argument list: each argument and its terminating NUL. */
+function argBytes(args: readonly string[]): number {
+  return args.reduce((sum, arg) => sum + Buffer.byteLength(arg) + 1, 0);
 }
 
 function listed(items: readonly string[]): string {

@@ -28,6 +28,15 @@ afterEach(() => {
 });
 
 describe('execCapped', () => {
+  it('never rejects: an exec the kernel refuses (E2BIG, arguments over ARG_MAX) comes back as "could not start"', async () => {
+    const huge = Array.from({ length: 700 }, (_, i) => `${'x'.repeat(4000)}${i}`);
+    for (const limiter of [LIMITER, null]) {
+      const result = await execCapped('/usr/bin/wc', huge, opts({ limiter }));
+      expect(result).toMatchObject({ exitCode: null, signal: null, stdout: '' });
+      expect(result.stderr).toMatch(/^could not start \/usr\/bin\/wc: spawn E2BIG/);
+    }
+  });
+
   it('keeps stdout and stderr apart and reports the exit code', async () => {
     const result = await execCapped('/bin/sh', ['-c', 'echo out; echo err >&2; exit 3'], opts());
     expect(result).toMatchObject({ stdout: 'out\n', stderr: 'err\n', exitCode: 3, signal: null, timedOut: false, aborted: false, capped: false });

@@ -194,6 +194,19 @@ describe('file names and links that attack the command line', () => {
     expect(await snapshot(root)).toEqual(before);
   });
 
+  it('a glob whose matches are too long for one exec (deep, long paths) is refused with a reason, not a crash', async () => {
+    const deep = Array.from({ length: 18 }, (_, i) => `${'d'.repeat(200)}${i}`).join('/');
+    await fs.mkdir(path.join(root, deep), { recursive: true });
+    try {
+      for (let i = 0; i < 400; i++) await fs.writeFile(path.join(root, deep, `f${'x'.repeat(200)}${i}`), 'x\n');
+      const out = await run(`wc -l ${deep}/*`, root);
+      expect(out).toMatchObject({ isError: true, content: expect.stringContaining('the arguments expand to more than 256 KiB of paths; search a directory instead') });
+      expect(out.infrastructure).toBeUndefined();
+    } finally {
+      await fs.rm(path.join(root, 'd'.repeat(200) + '0'), { recursive: true, force: true });
+    }
+  });
+
   it('refuses a named file with a second hard link, and skips it as a glob match, without reading it', async () => {
     const named = await run('cat hardlink.txt', root);
     expect(named).toMatchObject({ isError: true, content: expect.stringContaining('hardlink.txt has 2 hard links') });
