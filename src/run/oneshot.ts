@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
-import { fileLineReader, toSarif, writeSarif } from '../output/sarif.js';
+import { fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { ResultCollector, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
@@ -97,7 +97,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     ...(sink ? { audit: { report: sink.report } } : {}),
     ...(failure ? { error: failure } : {}),
   });
-  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, io, result);
+  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result);
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
 }
@@ -105,18 +105,28 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
 /**
  * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
  * limit, an interruption, an inconclusive audit, a failed read-only check) removes a file left at that path by an
- * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan. Both
- * happen after the read-only check, so they never count as a change to the repository.
+ * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan; with
+ * --sarif-on-error=notification it is replaced by a log that reports the failure instead. Both happen after the
+ * read-only check, so they never count as a change to the repository.
  */
-async function sarifOutcome(file: string, config: Config, io: Io, result: ResultObject): Promise<ResultObject> {
+async function sarifOutcome(file: string, config: Config, question: string, io: Io, result: ResultObject): Promise<ResultObject> {
   const exit = exitCodeFor(result, config.audit?.failOn);
-  if ((exit !== EXIT.ok && exit !== EXIT.auditFailed) || !result.audit) {
+  const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null) };
+  const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
+  // An inconclusive audit ends as a "success" run; name it by what went wrong for the reader of the file.
+  const reason = exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype;
+  if (!verdict && config.audit?.sarifOnError !== 'notification') {
     await fs.rm(file, { force: true }).catch(() => undefined);
-    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${result.subtype}); a stale file there was removed\n`);
+    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason}); a stale file there was removed\n`);
     return result;
   }
+  const message = result.error?.message ?? `the audit reached no verdict (${reason}): ${result.audit?.summary ?? ''}`.trim();
+  const log: SarifLog = verdict
+    ? toSarif({ ...common, report: result.audit!, readLines: fileLineReader(config.root) })
+    : toSarifFailure({ ...common, reason, message });
   try {
-    await writeSarif(file, toSarif({ report: result.audit, root: config.root, toolVersion: VERSION, readLines: fileLineReader(config.root) }));
+    await writeSarif(file, log);
+    if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
     return result;
   } catch (error) {
     return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
