@@ -17,6 +17,7 @@ import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { escapeControls } from '../escape.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -40,10 +41,10 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings];
-  if (config.outputFormat === 'text') for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
+  if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
   const snapshotWarning = snapshot.then(
     (before) => {
-      if (before.warning && config.outputFormat === 'text') io.stderr.write(`warning: ${before.warning}\n`);
+      if (before.warning && !config.quiet) io.stderr.write(`warning: ${before.warning}\n`);
       return before.warning;
     },
     () => null,
@@ -133,9 +134,12 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
   }
 }
 
-/** The live consumers for the chosen format: the text renderer, stream-json, or nothing (json prints at the end). */
+/**
+ * The live consumers for the chosen format: the text renderer; or, in json modes, the same renderer for stderr only
+ * (progress; it also keeps the session ledger that --max-budget-usd reads) plus stream-json's stdout renderer.
+ */
 function outputSinks(config: Config, io: Io, session: Session, sessionId: string, color: boolean): EventSink[] {
-  if (config.outputFormat === 'json') return [ledgerSink(session)];
+  if (config.outputFormat === 'json') return [liveTextRenderer(config, io, session, color, true)];
   if (config.outputFormat === 'stream-json') {
     const renderer = createStreamJsonRenderer(io.stdout, {
       model: config.model,
@@ -146,18 +150,9 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       costOf: estimateCostUsd,
     });
     renderer.start();
-    return [ledgerSink(session), renderer];
+    return [liveTextRenderer(config, io, session, color, true), renderer];
   }
   return [liveTextRenderer(config, io, session, color)];
-}
-
-/** Keeps the session ledger (used by --max-budget-usd) current when no text renderer does. */
-function ledgerSink(session: Session): EventSink {
-  return {
-    handle(event) {
-      if (event.type === 'usage') session.ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs });
-    },
-  };
 }
 
 /** Counts tool calls that failed inside spelunk: such a run must not exit 0 (issue: honest exit codes). */
@@ -171,8 +166,12 @@ function infrastructureCounter(): EventSink & { count: number } {
   return counter;
 }
 
-/** Text mode prints the audit table on stdout and the warnings the loop did not already show on stderr. */
+/**
+ * Every format shows on stderr the warnings the loop did not already show (dropped findings), unless --quiet; text
+ * mode prints the audit table on stdout, the json modes their result object.
+ */
 function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { result(obj: ResultObject): void } | undefined, extraWarnings: string[]): void {
+  if (!config.quiet) for (const warning of extraWarnings) io.stderr.write(`warning: ${escapeControls(warning)}\n`);
   if (config.outputFormat === 'json') {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -182,7 +181,6 @@ function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { re
     return;
   }
   if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color) }));
-  for (const warning of extraWarnings) io.stderr.write(`warning: ${warning}\n`);
   if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''})\n`);
   else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);
 }
