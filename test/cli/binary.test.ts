@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { readClaudeStream } from '../support/claude-stream-reader.js';
 
 // The built binary as a separate process: bin.ts's signal wiring, process.exitCode and real pipes.
 let api: MockApi;
@@ -84,6 +85,29 @@ describe('the built binary', () => {
     expect(result.stderr).not.toMatch(/\x1b\[/);
     const out = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(out.at(-1)).toMatchObject({ type: 'result', result: 'Three files.' });
+  });
+
+  it('stream-json reads with a consumer written for Claude Code (dispatch on type, skip the unknown)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(
+      reply(text('Looking.'), toolUse('bash', { command: 'ls src' }, 'toolu_ls'), toolUse('read_file', { path: 'nope.js' }, 'toolu_nope')),
+      reply(text('Three files; src/auth.js:4 builds the command.')),
+    );
+    const result = await run(['--output-format', 'stream-json', 'Which files are in src?'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(result.code).toBe(0);
+    const stream = readClaudeStream(result.stdout);
+    expect(stream.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(stream).toMatchObject({ model: 'claude-sonnet-5-5', tools: ['read_file', 'bash'] });
+    expect(stream.texts).toEqual(['Looking.', 'Three files; src/auth.js:4 builds the command.']);
+    expect(stream.toolUses).toEqual([
+      { id: 'toolu_ls', name: 'bash', input: { command: 'ls src' } },
+      { id: 'toolu_nope', name: 'read_file', input: { path: 'nope.js' } },
+    ]);
+    expect(stream.toolResults.get('toolu_ls')).toEqual({ content: expect.stringContaining('auth.js'), isError: false });
+    expect(stream.toolResults.get('toolu_nope')?.isError).toBe(true);
+    expect(stream.result).toMatchObject({ subtype: 'success', isError: false, text: 'Three files; src/auth.js:4 builds the command.', numTurns: 2 });
+    // spelunk's own lines (deltas, tool timing, usage) were skipped, not misread.
+    expect(stream.skipped).toBeGreaterThan(0);
   });
 
   it('--quiet: nothing on stderr for a clean run; an API failure still says so in one line', async () => {

@@ -59,7 +59,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
   it('success → 0', async () => {
     const { run, result } = await json(['q'], [reply(toolUse('read_file', { path: 'src/auth.js' })), reply(text('answer'))]);
     expect(run.code).toBe(0);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 1, readonly_verified: true, model: 'claude-sonnet-5-5' });
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 2, readonly_verified: true, model: 'claude-sonnet-5-5' });
     expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'read_file', is_error: false, input: { path: 'src/auth.js' } })]);
     expect(result.repo.git_commit).toMatch(/^[0-9a-f]{40}$/);
     expect(result.total_cost_usd).toBeGreaterThan(0);
@@ -148,11 +148,15 @@ describe('--output-format stream-json', () => {
     for (const write of run.stdoutWrites) expect(write.endsWith('\n') && write.indexOf('\n') === write.length - 1).toBe(true);
     const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
     for (const e of events) validate.event(e);
-    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 1, tools: ['read_file', 'bash'] });
+    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 2, tools: ['read_file', 'bash'] });
     expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     const types = events.map((e) => e.type);
     expect(types.indexOf('tool_use')).toBeLessThan(types.indexOf('tool_result'));
     expect(types.filter((t) => t === 'usage')).toHaveLength(2);
+    expect(types.filter((t) => t === 'assistant')).toHaveLength(2);
+    expect(types.filter((t) => t === 'user')).toHaveLength(1);
+    const sessions = new Set(events.filter((e) => e.session_id !== undefined).map((e) => e.session_id));
+    expect(sessions.size).toBe(1);
   });
 });
 
