@@ -159,6 +159,19 @@ describe('toSarif', () => {
     }
   });
 
+  it('fingerprints do not depend on where the repository is checked out', () => {
+    const [here] = fingerprints([finding({})]);
+    const elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-sarif-other-checkout-')));
+    try {
+      writeFileSync(path.join(elsewhere, 'app.js'), CODE.join('\n'));
+      const log = toSarif({ report: report([finding({})]), root: elsewhere, toolVersion: '0.1.0', readLines: fileLineReader(elsewhere) });
+      expect(log.runs[0]!.results[0]!.partialFingerprints[FINGERPRINT_KEY]).toBe(here);
+      expect(log.runs[0]!.originalUriBaseIds['%SRCROOT%']!.uri).not.toBe(sarifOf([]).runs[0]!.originalUriBaseIds['%SRCROOT%']!.uri);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('fingerprints survive lines inserted above and re-indentation, and change when the code changes', () => {
     const [before] = fingerprints([finding({})]);
     writeFileSync(path.join(root, 'app.js'), ['// header', '// more', ...CODE.slice(0, 3), '\texec(req.query.cmd);  ', ...CODE.slice(4)].join('\n'));
