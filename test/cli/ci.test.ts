@@ -134,7 +134,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
 
   it('--timeout → exit 3', async () => {
     const { run, result } = await json(['--timeout', '0.3', 'q'], [{ kind: 'hang' }]);
-    expect(run.code).toBe(3);
+    expect(run.code, JSON.stringify(result)).toBe(3);
     expect(result.stop_reason).toBe('timeout');
   });
 });
