@@ -121,7 +121,8 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
     io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason}); a stale file there was removed\n`);
     return result;
   }
-  const message = result.error?.message ?? `the audit reached no verdict (${reason}): ${result.audit?.summary ?? ''}`.trim();
+  const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
+  const message = result.error?.message ?? `the audit reached no verdict (${reason})${summary}`;
   const log: SarifLog = verdict
     ? toSarif({ ...common, report: result.audit!, readLines: fileLineReader(config.root) })
     : toSarifFailure({ ...common, reason, message });

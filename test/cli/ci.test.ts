@@ -325,6 +325,18 @@ describe('audit mode', () => {
     await fs.rm(out);
   });
 
+  it('--sarif-on-error=notification on an inconclusive audit names it and carries the summary, exit 5', async () => {
+    const out = path.join(repo.root, '..', 'inconclusive.sarif');
+    const run = await audit(['--sarif', out, '--sarif-on-error', 'notification'], { verdict: 'inconclusive', summary: 'the handlers are generated at build time', findings: [] });
+    expect(run.code).toBe(5);
+    const [invocation] = (await readSarif(out)).runs[0].invocations;
+    expect(invocation).toEqual({
+      executionSuccessful: false,
+      toolExecutionNotifications: [{ level: 'error', descriptor: { id: 'inconclusive' }, message: { text: 'the audit reached no verdict (inconclusive): the handlers are generated at build time' } }],
+    });
+    await fs.rm(out);
+  });
+
   it('a SARIF file written inside the repository does not fail the read-only check', async () => {
     const run = await audit(['--sarif', path.join(repo.root, 'spelunk.sarif'), '--output-format', 'json'], { verdict: 'pass', summary: 'ok', findings: [] });
     const result = JSON.parse(run.stdout);
