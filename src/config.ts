@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
+import { escapeControls } from './escape.js';
 import type { Severity } from './tools/report-findings.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
@@ -25,9 +26,24 @@ export interface Config {
   outputFormat: OutputFormat;
   maxBudgetUsd: number | null;
   timeoutMs: number | null;
-  audit: { failOn: Severity; sarif: string | null } | null;
+  audit: AuditConfig | null;
+  /** --quiet: nothing on stderr but errors. */
+  quiet: boolean;
   apiKey: string;
   baseURL: string | undefined;
+}
+
+/** What `--sarif-on-error` may say: no file (`none`, the default) or a log that reports the failure. */
+export const SARIF_ON_ERROR = ['none', 'notification'] as const;
+export type SarifOnError = (typeof SARIF_ON_ERROR)[number];
+
+/** The audit subcommand's settings. */
+export interface AuditConfig {
+  failOn: Severity;
+  sarif: string | null;
+  /** --sarif-category as given; null = derived from the question (see sarifCategory). */
+  sarifCategory: string | null;
+  sarifOnError: SarifOnError;
 }
 
 /** Flag values as yargs hands them over (already type-coerced, not yet validated). */
@@ -50,6 +66,9 @@ export interface RawFlags {
   timeout?: number;
   failOn?: string;
   sarif?: string;
+  sarifCategory?: string;
+  sarifOnError?: string;
+  quiet?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -61,15 +80,11 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
-  // Without `audit` these would do nothing, and a pipeline that forgot the subcommand would go green.
-  const auditOnly = [flags.sarif !== undefined && '--sarif', flags.failOn !== undefined && '--fail-on'].filter(Boolean);
-  if (!audit && auditOnly.length > 0) {
-    throw new UsageError(`${auditOnly.join(' and ')} only work with the audit subcommand: spelunk audit "question" ${auditOnly.join(' … ')} …`);
-  }
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
   }
+  const auditConfig = audit ? resolveAudit(flags, failOn as Severity, cwd) : (refuseAuditFlags(flags), null);
   const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   return {
@@ -89,9 +104,45 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     outputFormat,
     maxBudgetUsd: flags.maxBudgetUsd === undefined ? null : positiveNumber('--max-budget-usd', flags.maxBudgetUsd, 0),
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
-    audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null } : null,
+    audit: auditConfig,
+    quiet: flags.quiet ?? false,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+  };
+}
+
+/** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */
+function refuseAuditFlags(flags: RawFlags): void {
+  const given = [
+    flags.sarif !== undefined && '--sarif',
+    flags.failOn !== undefined && '--fail-on',
+    flags.sarifCategory !== undefined && '--sarif-category',
+    flags.sarifOnError !== undefined && '--sarif-on-error',
+  ].filter((flag): flag is string => typeof flag === 'string');
+  if (given.length === 0) return;
+  const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
+  throw new UsageError(`${names} only work with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
+}
+
+/** The audit settings; the SARIF-shaping flags need --sarif, or they would be silently ignored. */
+function resolveAudit(flags: RawFlags, failOn: Severity, cwd: string): AuditConfig {
+  const onError = flags.sarifOnError ?? 'none';
+  if (!(SARIF_ON_ERROR as readonly string[]).includes(onError)) {
+    throw new UsageError(`--sarif-on-error must be none or notification (got "${onError}")`);
+  }
+  const needsSarif = [flags.sarifCategory !== undefined && '--sarif-category', flags.sarifOnError !== undefined && '--sarif-on-error'].filter(Boolean);
+  if (!flags.sarif && needsSarif.length > 0) {
+    throw new UsageError(`${needsSarif.join(' and ')} shape the SARIF file: add --sarif <file> (e.g. --sarif spelunk.sarif)`);
+  }
+  const category = flags.sarifCategory?.trim();
+  if (category !== undefined && !/^[\x21-\x7e]{1,200}$/.test(category)) {
+    throw new UsageError(`--sarif-category must be 1 to 200 printable characters without spaces, e.g. spelunk/auth/ (got "${escapeControls(category)}")`);
+  }
+  return {
+    failOn,
+    sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null,
+    sarifCategory: category ?? null,
+    sarifOnError: onError as SarifOnError,
   };
 }
 

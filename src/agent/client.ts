@@ -103,6 +103,9 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
           stopReason: message.stop_reason,
           usage: normaliseUsage(message.usage),
           requestId: stream.request_id ?? null,
+          id: message.id,
+          model: message.model,
+          stopSequence: message.stop_sequence,
         },
       };
     } finally {

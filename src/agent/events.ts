@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../tools/tool.js';
+import type { Block } from './model.js';
 
 /** Token counts of one Messages API request, as the API reports them. */
 export interface Usage {
@@ -22,6 +23,18 @@ export type StopKind =
   | 'aborted' // Ctrl+C / SIGTERM
   | 'api_error';
 
+/** A completed model response as the Messages API returned it (the shape Claude Code's stream-json carries). */
+export interface ApiMessage {
+  id: string | null;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: Block[];
+  stop_reason: string | null;
+  stop_sequence: string | null;
+  usage: Usage;
+}
+
 /** Everything the agent loop reports; renderers (text, json, stream-json, REPL) consume these. */
 export type AgentEvent =
   | { type: 'request_start'; turn: number }
@@ -34,6 +47,10 @@ export type AgentEvent =
   | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean }
   /** The first tool calls waited this long for the read-only snapshot (not counted in their durations). */
   | { type: 'tools_waited'; durationMs: number }
+  /** Each completed response, after its usage and before its tools run. */
+  | { type: 'assistant_message'; turn: number; message: ApiMessage }
+  /** The tool_result blocks of one tool round, as the next request sends them to the model. */
+  | { type: 'tool_results'; turn: number; content: Block[] }
   | { type: 'warning'; message: string }
   | { type: 'retry'; message: string }
   | {

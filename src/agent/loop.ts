@@ -1,7 +1,7 @@
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolOutcome } from '../tools/tool.js';
 import type { Conversation } from './conversation.js';
-import type { AgentEvent, StopKind, Usage } from './events.js';
+import type { AgentEvent, ApiMessage, StopKind, Usage } from './events.js';
 import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
 
 /** Tools of one turn that may run at once (2 cores; rg is itself multi-threaded). */
@@ -129,12 +129,14 @@ export async function* askQuestion(
 
     conversation.lastPromptTokens = promptTokens(response.usage);
     yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId };
+    yield { type: 'assistant_message', turn: turns, message: apiMessage(response, config.model) };
     lastText = textOf(response.content);
 
     switch (response.stopReason) {
       case 'tool_use': {
         conversation.addAssistant(response.content);
         const results = yield* runTools(response.content, config, signal);
+        yield { type: 'tool_results', turn: turns, content: results.map(withoutCacheControl) };
         conversation.addToolResults(results);
         continue;
       }
@@ -254,6 +256,25 @@ function aborted(conversation: Conversation, signal: AbortSignal, config: LoopCo
   const limit = config.timeoutMs ? ` ${config.timeoutMs / 1000} (seconds for the whole run)` : '';
   const raise = config.timeoutMs ? `, e.g. --timeout ${(config.timeoutMs * 2) / 1000}` : '';
   return done('timeout', text, turns, `stopped: the run reached --timeout${limit} before an answer; raise it${raise}`);
+}
+
+/** The response as the API sent it; copies of the blocks, since the conversation later marks some for caching. */
+function apiMessage(response: ModelResponse, model: string): ApiMessage {
+  return {
+    id: response.id ?? null,
+    type: 'message',
+    role: 'assistant',
+    model: response.model ?? model,
+    content: response.content.map(withoutCacheControl),
+    stop_reason: response.stopReason,
+    stop_sequence: response.stopSequence ?? null,
+    usage: response.usage,
+  };
+}
+
+function withoutCacheControl(block: Block): Block {
+  const { cache_control: _omit, ...rest } = block;
+  return rest as Block;
 }
 
 function promptTokens(usage: Usage): number {

@@ -63,6 +63,10 @@ export interface ModelResponse {
   stopReason: StopReason | null;
   usage: Usage;
   requestId: string | null;
+  /** The API message's `id`, `model` and `stop_sequence`, for consumers that want the message as the API sent it. */
+  id?: string;
+  model?: string;
+  stopSequence?: string | null;
 }
 
 /** What a streaming request yields: deltas for the live view, then exactly one final `message`. */

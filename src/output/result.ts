@@ -2,8 +2,11 @@ import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
 
-/** Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes, never made. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes (README
+ * "Changelog"). 2: stream-json speaks Claude Code's event shapes (`assistant` and `user` carry API messages).
+ */
+export const SCHEMA_VERSION = 2;
 
 /**
  * How a run ended, in the vocabulary other agent CLIs use so existing parsers work. The list is closed: a run timeout

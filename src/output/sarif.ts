@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isInside } from '../sandbox/paths.js';
-import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
+import { severityAtLeast, type AuditReport, type Finding, type Severity } from '../tools/report-findings.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const SRCROOT = '%SRCROOT%';
@@ -13,6 +13,25 @@ export const FINGERPRINT_KEY = 'spelunk/v1';
 export type SarifLevel = 'error' | 'warning' | 'note';
 
 const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error', high: 'error', medium: 'warning', low: 'note' };
+/**
+ * GitHub code scanning labels a rule Critical (≥ 9.0), High (7.0–8.9), Medium (4.0–6.9) or Low from this CVSS-like
+ * score, which it reads as a string; each value sits inside its band so the label matches the model's severity.
+ */
+export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = { critical: '9.5', high: '8.0', medium: '5.5', low: '2.0' };
+/** The longest question slug in a default category; longer ones are cut and get a hash so they stay distinct. */
+const MAX_SLUG_CHARS = 60;
+
+export interface SarifRule {
+  id: string;
+  shortDescription: { text: string };
+  properties: { 'security-severity': string; tags: string[] };
+}
+
+/** `invocations[0]`: whether the run reached a verdict, and why not. */
+export interface SarifInvocation {
+  executionSuccessful: boolean;
+  toolExecutionNotifications?: Array<{ level: 'error'; message: { text: string }; descriptor: { id: string } }>;
+}
 
 export interface SarifResult {
   ruleId: string;
@@ -37,9 +56,11 @@ export interface SarifLog {
       driver: {
         name: 'spelunk';
         version: string;
-        rules: Array<{ id: string; shortDescription: { text: string } }>;
+        rules: SarifRule[];
       };
     };
+    automationDetails?: { id: string };
+    invocations: SarifInvocation[];
     originalUriBaseIds: Record<string, { uri: string }>;
     results: SarifResult[];
   }>;
@@ -52,15 +73,14 @@ export interface SarifInput {
   toolVersion: string;
   /** Lines of a repository-relative file, or null when it cannot be read (the fingerprint then uses the title). */
   readLines: (relPath: string) => string[] | null;
+  /** `run.automationDetails.id` (see sarifCategory); omitted when undefined. */
+  automationId?: string;
 }
 
 /** Converts an audit report into a SARIF 2.1.0 log that GitHub code scanning accepts and deduplicates across runs. */
 export function toSarif(input: SarifInput): SarifLog {
   const ruleIds = [...new Set(input.report.findings.map((f) => f.rule_id))];
-  const rules = ruleIds.map((id) => {
-    const first = input.report.findings.find((f) => f.rule_id === id);
-    return { id, shortDescription: { text: first?.title ?? id } };
-  });
+  const rules = ruleIds.map((id) => ruleFor(id, input.report.findings.filter((f) => f.rule_id === id)));
   const fingerprints = fingerprintAll(input.report.findings, input.readLines);
   const results = input.report.findings.map((finding, index): SarifResult => ({
     ruleId: finding.rule_id,
@@ -78,18 +98,77 @@ export function toSarif(input: SarifInput): SarifLog {
     partialFingerprints: { [FINGERPRINT_KEY]: fingerprints[index] ?? '' },
     properties: { severity: finding.severity, title: finding.title },
   }));
+  return runLog(input, rules, [{ executionSuccessful: true }], results);
+}
+
+export interface SarifFailureInput {
+  root: string;
+  toolVersion: string;
+  automationId?: string;
+  /** Why the run reached no verdict, one line (the result's error message). */
+  message: string;
+  /** The result's subtype (`error_during_execution`, `error_max_turns`, …), used as the notification's id. */
+  reason: string;
+}
+
+/**
+ * `--sarif-on-error=notification`: a log that says the run failed (`executionSuccessful: false` and a notification)
+ * instead of no file at all. `results` stays an empty array because uploaders refuse a run without it.
+ */
+export function toSarifFailure(input: SarifFailureInput): SarifLog {
+  const notification = { level: 'error' as const, message: { text: input.message }, descriptor: { id: input.reason } };
+  return runLog(input, [], [{ executionSuccessful: false, toolExecutionNotifications: [notification] }], []);
+}
+
+function runLog(
+  input: { root: string; toolVersion: string; automationId?: string },
+  rules: SarifRule[],
+  invocations: SarifInvocation[],
+  results: SarifResult[],
+): SarifLog {
   return {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
     runs: [
       {
         tool: { driver: { name: 'spelunk', version: input.toolVersion, rules } },
+        ...(input.automationId === undefined ? {} : { automationDetails: { id: input.automationId } }),
+        invocations,
         // A directory URI must end with "/" or consumers resolve relative URIs against its parent.
         originalUriBaseIds: { [SRCROOT]: { uri: `${pathToFileURL(input.root).href.replace(/\/$/, '')}/` } },
         results,
       },
     ],
   };
+}
+
+/**
+ * A rule per normalised rule id. GitHub reads severity per rule, so a rule takes its most severe finding's score;
+ * `tags` are the findings' categories (`security` is what makes GitHub show the score as a security label).
+ */
+function ruleFor(id: string, findings: Finding[]): SarifRule {
+  const worst = findings.reduce<Severity>((max, f) => (severityAtLeast(f.severity, max) ? f.severity : max), 'low');
+  const tags = [...new Set(findings.flatMap((f) => (f.category ? [f.category] : [])))].sort();
+  return {
+    id,
+    shortDescription: { text: findings[0]?.title ?? id },
+    properties: { 'security-severity': SECURITY_SEVERITY[worst], tags },
+  };
+}
+
+/**
+ * `run.automationDetails.id`. GitHub takes the part up to the last "/" as the analysis category and closes alerts of
+ * a category that a new upload no longer reports, so each audit question needs its own: the given category, or
+ * `spelunk/<slug of the question>/`; a trailing "/" is added when missing so the whole value is the category.
+ */
+export function sarifCategory(question: string, given: string | null): string {
+  if (given !== null) return given.endsWith('/') ? given : `${given}/`;
+  const words = question.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (words !== '' && words.length <= MAX_SLUG_CHARS) return `spelunk/${words}/`;
+  // Cut, empty (a question without ASCII letters) or not: the hash keeps two such questions apart.
+  const hash = createHash('sha256').update(question).digest('hex').slice(0, 8);
+  const cut = words.slice(0, MAX_SLUG_CHARS).replace(/-+$/, '');
+  return `spelunk/${cut === '' ? hash : `${cut}-${hash}`}/`;
 }
 
 /**

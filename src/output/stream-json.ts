@@ -1,10 +1,11 @@
 import type { AgentEvent, Usage } from '../agent/events.js';
+import type { Block } from '../agent/model.js';
 import type { OutStream } from '../io.js';
 import { roundUsd, SCHEMA_VERSION, type ResultObject } from './result.js';
 
 /**
  * Tool output is included so a CI log shows what the model saw, but bounded: a `rg` over a monorepo can return
- * hundreds of kilobytes per call. `output_chars` always carries the full size.
+ * hundreds of kilobytes per call. The spelunk `tool_result` event always carries the full size (`output_chars`).
  */
 export const STREAM_CONTENT_MAX_CHARS = 2_000;
 
@@ -29,9 +30,11 @@ export interface StreamJsonRenderer {
 
 /**
  * `--output-format stream-json`: one JSON object per line (schema/stream-event.schema.json), each written with a
- * single `write` of a complete line, so a reader never sees half an event. Text deltas are emitted as they stream
- * (live, like the terminal): concatenate consecutive `assistant`/`text` events of a turn to get its text.
- * request_start, first_token and done produce no line: done's content is in the result object that follows.
+ * single `write` of a complete line, so a reader never sees half an event. The lines a Claude Code stream-json reader
+ * knows come in its shapes: `system`/`init` first, an `assistant` line with the API message after each request, a
+ * `user` line with the tool_result blocks after each tool round, the `result` object last. spelunk's own lines
+ * (`text_delta`, `thinking_delta`, `tool_use`, `tool_result`, `usage`, `system` warning/retry) have types or subtypes
+ * such readers skip. request_start, first_token and done produce no line: done's content is in the result object.
  */
 export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): StreamJsonRenderer {
   let started = false;
@@ -60,7 +63,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       if (finished) return;
       start();
       if (event.type === 'request_start') turn = event.turn;
-      const line = lineFor(event, turn, init.costOf);
+      const line = lineFor(event, turn, init);
       if (line !== null) emit(line);
     },
     result(obj) {
@@ -72,20 +75,21 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
   };
 }
 
-function lineFor(
-  event: AgentEvent,
-  turn: number,
-  costOf: StreamJsonInit['costOf'],
-): Record<string, unknown> | null {
+function lineFor(event: AgentEvent, turn: number, init: StreamJsonInit): Record<string, unknown> | null {
+  // Claude Code puts these two on every message line; spelunk has no sub-agents, so the parent is always null.
+  const thread = { parent_tool_use_id: null, ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }) };
   switch (event.type) {
+    case 'assistant_message':
+      return { type: 'assistant', message: event.message, ...thread };
+    case 'tool_results':
+      return { type: 'user', message: { role: 'user', content: event.content.map(boundedResult) }, ...thread };
     case 'text':
-      return { type: 'assistant', subtype: 'text', turn, text: event.text };
+      return { type: 'text_delta', turn, text: event.text };
     case 'thinking':
-      return { type: 'assistant', subtype: 'thinking', turn, text: event.text };
+      return { type: 'thinking_delta', turn, text: event.text };
     case 'tool_start':
       return { type: 'tool_use', id: event.id, name: event.name, input: event.input ?? null, display: event.display };
-    case 'tool_end': {
-      const content = bounded(event.outcome.content);
+    case 'tool_end':
       return {
         type: 'tool_result',
         id: event.id,
@@ -94,12 +98,9 @@ function lineFor(
         duration_ms: Math.round(event.durationMs),
         output_chars: event.outcome.content.length,
         summary: event.outcome.summary,
-        content,
-        content_truncated: content.length < event.outcome.content.length,
       };
-    }
     case 'usage': {
-      const cost = costOf?.(event.model, event.usage) ?? null;
+      const cost = init.costOf?.(event.model, event.usage) ?? null;
       return {
         type: 'usage',
         turn: event.turn,
@@ -119,9 +120,15 @@ function lineFor(
   }
 }
 
+/** A tool_result block with its text cut to STREAM_CONTENT_MAX_CHARS and a note saying how much is not shown. */
+function boundedResult(block: Block): Block {
+  if (block.type !== 'tool_result' || block.content.length <= STREAM_CONTENT_MAX_CHARS) return block;
+  const shown = bounded(block.content);
+  return { ...block, content: `${shown}\n[spelunk: ${block.content.length - shown.length} more characters were sent to the model; not shown in the stream]` };
+}
+
 /** First STREAM_CONTENT_MAX_CHARS characters, never ending on half a surrogate pair. */
 function bounded(content: string): string {
-  if (content.length <= STREAM_CONTENT_MAX_CHARS) return content;
   const code = content.charCodeAt(STREAM_CONTENT_MAX_CHARS - 1);
   const end = code >= 0xd800 && code <= 0xdbff ? STREAM_CONTENT_MAX_CHARS - 1 : STREAM_CONTENT_MAX_CHARS;
   return content.slice(0, end);

@@ -14,7 +14,12 @@ export interface TextRendererOptions {
   showThinking: boolean;
   spinner: boolean;
   ledger: UsageLedger;
+  /** --quiet: no activity, thinking, usage or warning lines (and no spinner); how a run ended is still said. */
+  quiet?: boolean;
 }
+
+/** What --quiet hides: everything on stderr that is not how the question ended. */
+const ACTIVITY: ReadonlySet<AgentEvent['type']> = new Set(['request_start', 'thinking', 'tool_start', 'tool_end', 'usage', 'tools_waited', 'warning', 'retry']);
 
 /** Consumes agent events for a person: the answer on stdout, everything else on stderr. */
 export interface TextRenderer {
@@ -115,7 +120,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     stdoutOpen = false;
     closeStderrLine();
     const from = questionStart ?? ledger.rows().length;
-    if (ledger.rows().length > from) errLine(p.dim(ledger.questionTotalLine(from)));
+    if (ledger.rows().length > from && !opts.quiet) errLine(p.dim(ledger.questionTotalLine(from)));
     if (event.stop !== 'end_turn') {
       const message = oneLine(event.message ?? STOPS[event.stop].view);
       errLine(isFailure(event.stop) ? p.red(message) : p.yellow(message));
@@ -126,6 +131,11 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
 
   const handle = (event: AgentEvent): void => {
     questionStart ??= ledger.rows().length;
+    if (opts.quiet && ACTIVITY.has(event.type)) {
+      // The ledger still counts (--max-budget-usd reads it); only the line is withheld.
+      if (event.type === 'usage') ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
+      return;
+    }
     switch (event.type) {
       case 'request_start':
         spinner.stop();

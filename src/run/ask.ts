@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
-import type { Io } from '../io.js';
+import type { Io, OutStream } from '../io.js';
 import { createTextRenderer, type TextRenderer } from '../output/text.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
@@ -57,16 +57,24 @@ export async function askOnce(
   return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
 }
 
-/** The live text view of a session (answer on stdout, activity on stderr; the spinner only on a terminal). */
-export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean): TextRenderer {
+/** Where the text view's answer goes in json modes: stdout belongs to the JSON there. */
+const DISCARD: OutStream = { write: () => true, isTTY: false };
+
+/**
+ * The live text view of a session (answer on stdout, activity on stderr; the spinner only on a terminal). With
+ * `activityOnly` (json and stream-json) the answer is dropped and stderr shows the same progress lines as text mode,
+ * so a long CI run shows signs of life without touching the machine-readable stdout.
+ */
+export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean, activityOnly = false): TextRenderer {
   return createTextRenderer({
-    stdout: io.stdout,
+    stdout: activityOnly ? DISCARD : io.stdout,
     stderr: io.stderr,
     color,
     verbose: config.verbose,
     showThinking: config.showThinking,
-    spinner: io.stderr.isTTY === true,
+    spinner: io.stderr.isTTY === true && !config.quiet,
     ledger: session.ledger,
+    quiet: config.quiet,
   });
 }
 

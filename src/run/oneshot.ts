@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
-import { fileLineReader, toSarif, writeSarif } from '../output/sarif.js';
+import { fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { ResultCollector, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
@@ -17,6 +17,7 @@ import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { escapeControls } from '../escape.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -43,10 +44,10 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings];
-  if (config.outputFormat === 'text') for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
+  if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
   const snapshotWarning = snapshot.then(
     (before) => {
-      if (before.warning && config.outputFormat === 'text') io.stderr.write(`warning: ${before.warning}\n`);
+      if (before.warning && !config.quiet) io.stderr.write(`warning: ${before.warning}\n`);
       return before.warning;
     },
     () => null,
@@ -100,7 +101,7 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
     ...(sink ? { audit: { report: sink.report } } : {}),
     ...(failure ? { error: failure } : {}),
   });
-  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, io, result);
+  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result);
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
 }
@@ -108,27 +109,41 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
 /**
  * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
  * limit, an interruption, an inconclusive audit, a failed read-only check) removes a file left at that path by an
- * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan. Both
- * happen after the read-only check, so they never count as a change to the repository.
+ * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan; with
+ * --sarif-on-error=notification it is replaced by a log that reports the failure instead. Both happen after the
+ * read-only check, so they never count as a change to the repository.
  */
-async function sarifOutcome(file: string, config: Config, io: Io, result: ResultObject): Promise<ResultObject> {
+async function sarifOutcome(file: string, config: Config, question: string, io: Io, result: ResultObject): Promise<ResultObject> {
   const exit = exitCodeFor(result, config.audit?.failOn);
-  if ((exit !== EXIT.ok && exit !== EXIT.auditFailed) || !result.audit) {
+  const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null) };
+  const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
+  // An inconclusive audit ends as a "success" run; name it by what went wrong for the reader of the file.
+  const reason = exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype;
+  if (!verdict && config.audit?.sarifOnError !== 'notification') {
     await fs.rm(file, { force: true }).catch(() => undefined);
-    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${result.subtype}); a stale file there was removed\n`);
+    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason}); a stale file there was removed\n`);
     return result;
   }
+  const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
+  const message = result.error?.message ?? `the audit reached no verdict (${reason})${summary}`;
+  const log: SarifLog = verdict
+    ? toSarif({ ...common, report: result.audit!, readLines: fileLineReader(config.root) })
+    : toSarifFailure({ ...common, reason, message });
   try {
-    await writeSarif(file, toSarif({ report: result.audit, root: config.root, toolVersion: VERSION, readLines: fileLineReader(config.root) }));
+    await writeSarif(file, log);
+    if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
     return result;
   } catch (error) {
     return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
   }
 }
 
-/** The live consumers for the chosen format: the text renderer, stream-json, or nothing (json prints at the end). */
+/**
+ * The live consumers for the chosen format: the text renderer; or, in json modes, the same renderer for stderr only
+ * (progress; it also keeps the session ledger that --max-budget-usd reads) plus stream-json's stdout renderer.
+ */
 function outputSinks(config: Config, io: Io, session: Session, sessionId: string, color: boolean): EventSink[] {
-  if (config.outputFormat === 'json') return [ledgerSink(session)];
+  if (config.outputFormat === 'json') return [liveTextRenderer(config, io, session, color, true)];
   if (config.outputFormat === 'stream-json') {
     const renderer = createStreamJsonRenderer(io.stdout, {
       model: config.model,
@@ -139,18 +154,9 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       costOf: estimateCostUsd,
     });
     renderer.start();
-    return [ledgerSink(session), renderer];
+    return [liveTextRenderer(config, io, session, color, true), renderer];
   }
   return [liveTextRenderer(config, io, session, color)];
-}
-
-/** Keeps the session ledger (used by --max-budget-usd) current when no text renderer does. */
-function ledgerSink(session: Session): EventSink {
-  return {
-    handle(event) {
-      if (event.type === 'usage') session.ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs });
-    },
-  };
 }
 
 /** Counts tool calls that failed inside spelunk: such a run must not exit 0 (issue: honest exit codes). */
@@ -164,8 +170,12 @@ function infrastructureCounter(): EventSink & { count: number } {
   return counter;
 }
 
-/** Text mode prints the audit table on stdout and the warnings the loop did not already show on stderr. */
+/**
+ * Every format shows on stderr the warnings the loop did not already show (dropped findings), unless --quiet; text
+ * mode prints the audit table on stdout, the json modes their result object.
+ */
 function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { result(obj: ResultObject): void } | undefined, extraWarnings: string[]): void {
+  if (!config.quiet) for (const warning of extraWarnings) io.stderr.write(`warning: ${escapeControls(warning)}\n`);
   if (config.outputFormat === 'json') {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -175,7 +185,6 @@ function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { re
     return;
   }
   if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color) }));
-  for (const warning of extraWarnings) io.stderr.write(`warning: ${warning}\n`);
   if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''})\n`);
   else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);
 }

@@ -19,6 +19,9 @@ export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 export const VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
 export type Verdict = (typeof VERDICTS)[number];
+/** What kind of problem a finding is; `security` is what code-scanning tools tag and rank by severity. */
+export const CATEGORIES = ['security', 'correctness', 'performance', 'maintainability'] as const;
+export type Category = (typeof CATEGORIES)[number];
 
 /** A finding as the model files it (end_line optional). */
 export interface FindingInput {
@@ -29,6 +32,8 @@ export interface FindingInput {
   path: string;
   start_line: number;
   end_line?: number;
+  /** Optional so that a report without it still files; SARIF then tags the rule with nothing. */
+  category?: Category;
 }
 
 /** A finding whose location was checked: `path` is repository-relative POSIX, `end_line` always set. */
@@ -50,7 +55,10 @@ export interface AuditReport {
   findings: Finding[];
 }
 
-/** Where the tool leaves the latest report; `warnings` describe the findings dropped from that report. */
+/**
+ * Where the tool leaves the latest report. `warnings` lists every finding any call dropped, also those of a report a
+ * later call replaced: a pipeline must learn that the model cited code that does not exist, even once corrected.
+ */
 export interface FindingsSink {
   report: AuditReport | null;
   warnings: string[];
@@ -73,7 +81,8 @@ const DESCRIPTION = [
   'verdict: "pass" when the code satisfies the audit question, "fail" when you found violations (list each one),',
   '"inconclusive" when you could not establish either (say why in summary).',
   'Each finding needs a stable rule_id (kebab-case, e.g. "shell-injection"; reuse the same id for the same kind of',
-  'problem), a severity (low, medium, high, critical), a one-line title, a message explaining the evidence, the file',
+  'problem), a severity (low, medium, high, critical), a category (security, correctness, performance,',
+  'maintainability), a one-line title, a message explaining the evidence, the file',
   'path relative to the repository root, and 1-based inclusive start_line/end_line of the offending code as you saw',
   'them in read_file output. Locations are checked: findings outside the repository or past the end of the file are',
   'dropped and you are told which.',
@@ -91,13 +100,14 @@ const INPUT_SCHEMA = {
         properties: {
           rule_id: { type: 'string', description: 'Stable kebab-case identifier of the kind of problem.' },
           severity: { type: 'string', enum: [...SEVERITIES] },
+          category: { type: 'string', enum: [...CATEGORIES] },
           title: { type: 'string', description: 'One line.' },
           message: { type: 'string', description: 'What is wrong here and the evidence for it.' },
           path: { type: 'string', description: 'File path relative to the repository root.' },
           start_line: { type: 'integer', minimum: 1 },
           end_line: { type: 'integer', minimum: 1, description: 'Defaults to start_line.' },
         },
-        required: ['rule_id', 'severity', 'title', 'message', 'path', 'start_line'],
+        required: ['rule_id', 'severity', 'category', 'title', 'message', 'path', 'start_line'],
         additionalProperties: false,
       },
     },
@@ -109,7 +119,8 @@ const INPUT_SCHEMA = {
 /**
  * The `report_findings` tool of audit mode. Each call replaces the report in `sink` (a correction supersedes, it
  * does not append). Invalid locations are dropped — never kept in the report, so SARIF and the exit code only see
- * code that exists — and listed in `sink.warnings` and, once, in the tool result with an invitation to call again.
+ * code that exists — and added to `sink.warnings` (kept across calls) and, once, offered back to the model in the
+ * tool result with an invitation to call again.
  */
 export function createReportFindingsTool(sink: FindingsSink): Tool<ReportInput> {
   let calls = 0;
@@ -123,8 +134,7 @@ export function createReportFindingsTool(sink: FindingsSink): Tool<ReportInput> 
       calls += 1;
       const checked = await checkFindings(input.findings, ctx);
       sink.report = { verdict: input.verdict, summary: input.summary.trim(), findings: checked.valid };
-      sink.warnings.length = 0;
-      for (const bad of checked.invalid) sink.warnings.push(`report_findings dropped ${bad.label}: ${bad.reason}`);
+      for (const bad of checked.invalid) sink.warnings.push(`report_findings call ${calls} dropped ${bad.label}: ${bad.reason}`);
       return describeOutcome(sink.report, checked.invalid, calls === 1);
     },
   };
@@ -167,12 +177,18 @@ async function checkFindings(
   for (const [index, finding] of findings.entries()) {
     const checked = await checkLocation(finding, ctx, lineCounts);
     if (typeof checked === 'string') {
-      invalid.push({ label: `findings[${index}] (${finding.rule_id} at ${finding.path}:${finding.start_line})`, reason: checked });
+      invalid.push({ label: `findings[${index}] (${finding.rule_id} at ${finding.path}:${lineRange(finding)})`, reason: checked });
       continue;
     }
     valid.push(checked);
   }
   return { valid, invalid };
+}
+
+/** `12` or `12-15`, as the model gave them (end_line defaults to start_line). */
+function lineRange(finding: FindingInput): string {
+  const end = finding.end_line ?? finding.start_line;
+  return end === finding.start_line ? `${finding.start_line}` : `${finding.start_line}-${end}`;
 }
 
 /** Returns the normalised finding, or why its location is invalid. */
@@ -241,7 +257,7 @@ function parseReport(input: unknown): ParseResult<ReportInput> {
 }
 
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
-const FINDING_KEYS = ['rule_id', 'severity', 'title', 'message', 'path', 'start_line', 'end_line'];
+const FINDING_KEYS = ['rule_id', 'severity', 'category', 'title', 'message', 'path', 'start_line', 'end_line'];
 
 function parseFinding(raw: unknown, where: string, errors: string[]): FindingInput | null {
   if (!isRecord(raw)) {
@@ -254,6 +270,11 @@ function parseFinding(raw: unknown, where: string, errors: string[]): FindingInp
     errors.push(`${where}.rule_id must be a short id of letters, digits, ".", "_", "-", "/" like "shell-injection" (got ${show(raw.rule_id)})`);
   }
   if (!isSeverity(raw.severity)) errors.push(`${where}.severity must be one of ${SEVERITIES.join(', ')} (got ${show(raw.severity)})`);
+  // Optional (a missing or null category files without one), but a value must be one of the list.
+  const hasCategory = raw.category !== undefined && raw.category !== null;
+  if (hasCategory && !(CATEGORIES as readonly unknown[]).includes(raw.category)) {
+    errors.push(`${where}.category must be one of ${CATEGORIES.join(', ')} (got ${show(raw.category)})`);
+  }
   text(raw.title, `${where}.title`, MAX_TITLE_CHARS, errors);
   text(raw.message, `${where}.message`, MAX_MESSAGE_CHARS, errors);
   text(raw.path, `${where}.path`, MAX_PATH_CHARS, errors);
@@ -263,7 +284,7 @@ function parseFinding(raw: unknown, where: string, errors: string[]): FindingInp
   if (hasEnd && !Number.isInteger(raw.end_line)) errors.push(`${where}.end_line must be an integer line number (got ${show(raw.end_line)})`);
   if (errors.length > before) return null;
   const finding: FindingInput = {
-    rule_id: raw.rule_id as string,
+    rule_id: normaliseRuleId(raw.rule_id as string),
     severity: raw.severity as Severity,
     title: (raw.title as string).trim(),
     message: (raw.message as string).trim(),
@@ -271,7 +292,18 @@ function parseFinding(raw: unknown, where: string, errors: string[]): FindingInp
     start_line: raw.start_line as number,
   };
   if (hasEnd) finding.end_line = raw.end_line as number;
+  if (hasCategory) finding.category = raw.category as Category;
   return finding;
+}
+
+/**
+ * Rule ids name SARIF rules and key fingerprints, so "Shell_Injection" and "shell-injection" must be one rule:
+ * lowercase, "_" as "-", no repeated or trailing separators. Ids are at most 100 characters (RULE_ID), so the
+ * trailing-separator pattern stays cheap.
+ */
+export function normaliseRuleId(id: string): string {
+  const normal = id.toLowerCase().replace(/_/g, '-').replace(/-{2,}/g, '-').replace(/[-./]+$/, '');
+  return normal === '' ? id.toLowerCase() : normal;
 }
 
 function text(value: unknown, where: string, max: number, errors: string[]): string | null {

@@ -75,8 +75,12 @@ describe('askQuestion', () => {
   it('streams a plain answer and ends the turn', async () => {
     const { config, conversation } = setup([{ blocks: [text('The router is in src/server.js:12.')] }]);
     const events = await collect(askQuestion('where?', conversation, config, new AbortController().signal));
-    expect(events.map((e) => e.type)).toEqual(['request_start', 'first_token', 'text', 'usage', 'done']);
+    expect(events.map((e) => e.type)).toEqual(['request_start', 'first_token', 'text', 'usage', 'assistant_message', 'done']);
     expect(lastDone(events)).toMatchObject({ stop: 'end_turn', text: 'The router is in src/server.js:12.', turns: 1 });
+    expect(events.find((e) => e.type === 'assistant_message')).toMatchObject({
+      turn: 1,
+      message: { type: 'message', role: 'assistant', content: [{ type: 'text', text: 'The router is in src/server.js:12.' }], stop_reason: 'end_turn' },
+    });
     expect(conversation.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
@@ -95,6 +99,13 @@ describe('askQuestion', () => {
       ['t3', true],
     ]);
     expect(JSON.stringify(second.content[2])).toContain('Unknown tool');
+    // The round's results are reported as sent, after every tool_end and before the next request.
+    const types = events.map((e) => e.type);
+    const round = events.find((e) => e.type === 'tool_results');
+    expect(types.indexOf('tool_results')).toBeGreaterThan(types.lastIndexOf('tool_end'));
+    expect(types.indexOf('tool_results')).toBeLessThan(types.lastIndexOf('request_start'));
+    expect(round?.type === 'tool_results' && round.content.map((b) => (b.type === 'tool_result' ? b.tool_use_id : b.type))).toEqual(['t1', 't2', 't3']);
+    expect(JSON.stringify(round)).not.toContain('cache_control');
     assertValid(conversation.messages);
     // Text of the second request starts a new paragraph.
     expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('Looking.\n\nDone.');

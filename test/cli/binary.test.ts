@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { readClaudeStream } from '../support/claude-stream-reader.js';
 
 // The built binary as a separate process: bin.ts's signal wiring, process.exitCode and real pipes.
 let api: MockApi;
@@ -67,6 +68,68 @@ describe('the built binary', () => {
     expect(result.stderr.match(/waited \d\.\d s for the read-only snapshot/g)).toHaveLength(1);
     const timings = [...result.stderr.matchAll(/⎿ .* · (\d+(?:\.\d)?) (ms|s)/g)].map((m) => m[2]);
     expect(timings).toEqual(['ms', 'ms']);
+  });
+
+  it.each(['json', 'stream-json'])('--output-format %s: progress on stderr, the same compact lines as text mode, no colour', async (format) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(toolUse('read_file', { path: 'src/auth.js' })), reply(text('Three files.')));
+    const result = await run(['--output-format', format, 'Which files are in src?'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('● '))).toEqual(['● bash ls src', '● read_file src/auth.js']);
+    expect(lines.filter((l) => l.startsWith('  ⎿ '))).toHaveLength(2);
+    // One usage line per request (tokens · cost), then the question's total.
+    expect(lines.filter((l) => l.startsWith('  ↳ in '))).toHaveLength(3);
+    expect(lines.at(-1)).toMatch(/^  Σ 3 requests · /);
+    expect(result.stderr).not.toContain('Three files.');
+    expect(result.stderr).not.toMatch(/\x1b\[/);
+    const out = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(out.at(-1)).toMatchObject({ type: 'result', result: 'Three files.' });
+  });
+
+  it('stream-json reads with a consumer written for Claude Code (dispatch on type, skip the unknown)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(
+      reply(text('Looking.'), toolUse('bash', { command: 'ls src' }, 'toolu_ls'), toolUse('read_file', { path: 'nope.js' }, 'toolu_nope')),
+      reply(text('Three files; src/auth.js:4 builds the command.')),
+    );
+    const result = await run(['--output-format', 'stream-json', 'Which files are in src?'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(result.code).toBe(0);
+    const stream = readClaudeStream(result.stdout);
+    expect(stream.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(stream).toMatchObject({ model: 'claude-sonnet-5-5', tools: ['read_file', 'bash'] });
+    expect(stream.texts).toEqual(['Looking.', 'Three files; src/auth.js:4 builds the command.']);
+    expect(stream.toolUses).toEqual([
+      { id: 'toolu_ls', name: 'bash', input: { command: 'ls src' } },
+      { id: 'toolu_nope', name: 'read_file', input: { path: 'nope.js' } },
+    ]);
+    expect(stream.toolResults.get('toolu_ls')).toEqual({ content: expect.stringContaining('auth.js'), isError: false });
+    expect(stream.toolResults.get('toolu_nope')?.isError).toBe(true);
+    expect(stream.result).toMatchObject({ subtype: 'success', isError: false, text: 'Three files; src/auth.js:4 builds the command.', numTurns: 2 });
+    // spelunk's own lines (deltas, tool timing, usage) were skipped, not misread.
+    expect(stream.skipped).toBeGreaterThan(0);
+  });
+
+  it('--quiet: nothing on stderr for a clean run; an API failure still says so in one line', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Three files.')));
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
+    const clean = await run(['--output-format', 'json', '--quiet', 'q'], { env });
+    expect(clean.code).toBe(0);
+    expect(clean.stderr).toBe('');
+    expect(JSON.parse(clean.stdout)).toMatchObject({ subtype: 'success' });
+
+    api.enqueue(reply(text('Still three.')));
+    const textMode = await run(['-q', 'q'], { env });
+    expect(textMode.code).toBe(0);
+    expect(textMode.stdout).toBe('Still three.\n');
+    expect(textMode.stderr).toBe('');
+
+    api.enqueue(httpError(400, 'invalid_request_error', 'bad request'));
+    const failed = await run(['--output-format', 'json', '--quiet', 'q'], { env });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failed.stderr).toContain('bad request');
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('%s mid-run: the partial json result is written, exit 130', async (signal) => {

@@ -8,6 +8,7 @@ import streamSchema from '../../schema/stream-event.schema.json' with { type: 'j
 import { runCli, type CliOptions } from '../support/cli.js';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply, type Scripted } from '../support/mock-api.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { sarifValidator } from '../support/sarif-schema.js';
 
 let api: MockApi;
 const repo = useRepo(APP_FILES, { git: true });
@@ -31,6 +32,13 @@ function validator() {
   };
 }
 const validate = validator();
+const validateSarif = sarifValidator();
+/** Every SARIF file a test sees is read through here: parsed and checked against the official 2.1.0 schema. */
+async function readSarif(file: string) {
+  const log = JSON.parse(await fs.readFile(file, 'utf8'));
+  validateSarif(log);
+  return log;
+}
 
 afterEach(async () => {
   await api?.close();
@@ -51,7 +59,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
   it('success → 0', async () => {
     const { run, result } = await json(['q'], [reply(toolUse('read_file', { path: 'src/auth.js' })), reply(text('answer'))]);
     expect(run.code).toBe(0);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 1, readonly_verified: true, model: 'claude-sonnet-5-5' });
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 2, readonly_verified: true, model: 'claude-sonnet-5-5' });
     expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'read_file', is_error: false, input: { path: 'src/auth.js' } })]);
     expect(result.repo.git_commit).toMatch(/^[0-9a-f]{40}$/);
     expect(result.total_cost_usd).toBeGreaterThan(0);
@@ -121,12 +129,15 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
       expect(result.error.message).toContain('planted.js');
     } finally {
       await fs.rm(planted, { force: true });
+      // The removal changes src/'s ctime, and the read-only proof counts ctimes up to CLOCK_MARGIN_MS (25 ms) before a
+      // run's start as the run's own (coarse kernel clock): let that window pass so the next test's run is not blamed.
+      await new Promise((resolve) => setTimeout(resolve, 60));
     }
   });
 
   it('--timeout → exit 3', async () => {
     const { run, result } = await json(['--timeout', '0.3', 'q'], [{ kind: 'hang' }]);
-    expect(run.code).toBe(3);
+    expect(run.code, JSON.stringify(result)).toBe(3);
     expect(result.stop_reason).toBe('timeout');
   });
 });
@@ -140,11 +151,15 @@ describe('--output-format stream-json', () => {
     for (const write of run.stdoutWrites) expect(write.endsWith('\n') && write.indexOf('\n') === write.length - 1).toBe(true);
     const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
     for (const e of events) validate.event(e);
-    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 1, tools: ['read_file', 'bash'] });
+    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 2, tools: ['read_file', 'bash'] });
     expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     const types = events.map((e) => e.type);
     expect(types.indexOf('tool_use')).toBeLessThan(types.indexOf('tool_result'));
     expect(types.filter((t) => t === 'usage')).toHaveLength(2);
+    expect(types.filter((t) => t === 'assistant')).toHaveLength(2);
+    expect(types.filter((t) => t === 'user')).toHaveLength(1);
+    const sessions = new Set(events.filter((e) => e.session_id !== undefined).map((e) => e.session_id));
+    expect(sessions.size).toBe(1);
   });
 });
 
@@ -211,15 +226,50 @@ describe('audit mode', () => {
     const out = path.join(repo.root, '..', 'out.sarif');
     const report = { verdict: 'fail', summary: 'yes', findings: [finding()] };
     await audit(['--sarif', out], report);
-    const first = JSON.parse(await fs.readFile(out, 'utf8'));
+    const first = await readSarif(out);
     await api.close();
     await audit(['--sarif', out], report);
-    const second = JSON.parse(await fs.readFile(out, 'utf8'));
+    const second = await readSarif(out);
     expect(first.version).toBe('2.1.0');
     const r1 = first.runs[0].results[0];
     expect(r1).toMatchObject({ ruleId: 'shell-injection', level: 'error' });
     expect(r1.locations[0].physicalLocation).toMatchObject({ artifactLocation: { uri: 'src/auth.js' }, region: { startLine: 4, endLine: 4 } });
     expect(second.runs[0].results[0].partialFingerprints).toEqual(r1.partialFingerprints);
+  });
+
+  it('SARIF for GitHub: security-severity and tags per rule, a category per question, ids normalised', async () => {
+    const out = path.join(repo.root, '..', 'gh.sarif');
+    const findings = [finding({ rule_id: 'Shell_Injection', category: 'security', severity: 'critical' }), finding({ rule_id: 'slow-io', severity: 'low', category: 'performance', start_line: 2 })];
+    const run = await audit(['--sarif', out], { verdict: 'fail', summary: 'yes', findings });
+    expect(run.code).toBe(4);
+    const log = await readSarif(out);
+    const sarifRun = log.runs[0];
+    expect(sarifRun.automationDetails).toEqual({ id: 'spelunk/is-user-input-passed-to-a-shell/' });
+    expect(sarifRun.invocations).toEqual([{ executionSuccessful: true }]);
+    expect(sarifRun.tool.driver.rules).toEqual([
+      expect.objectContaining({ id: 'shell-injection', properties: { 'security-severity': '9.5', tags: ['security'] } }),
+      expect.objectContaining({ id: 'slow-io', properties: { 'security-severity': '2.0', tags: ['performance'] } }),
+    ]);
+    expect(sarifRun.results.map((r: { ruleId: string }) => r.ruleId)).toEqual(['shell-injection', 'slow-io']);
+
+    await api.close();
+    await audit(['--sarif', out, '--sarif-category', 'ci/auth'], { verdict: 'pass', summary: 'no', findings: [] });
+    expect((await readSarif(out)).runs[0].automationDetails).toEqual({ id: 'ci/auth/' });
+  });
+
+  it('warnings carry every invalid finding, with rule id, path, lines and reason, even after the model corrected it', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding({ start_line: 400, end_line: 402 })] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding()] })),
+      reply(text('Reported.')),
+    );
+    const run = await runCli(['audit', 'is user input passed to a shell?', '-C', repo.root, '--output-format', 'json'], { env: env() });
+    expect(run.code).toBe(4);
+    const result = JSON.parse(run.stdout);
+    validate.result(result);
+    expect(result.audit.findings).toEqual([expect.objectContaining({ start_line: 4 })]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^report_findings call 1 dropped findings\[0\] \(shell-injection at src\/auth\.js:400-402\): start_line 400 is past the end of the file/)]);
   });
 
   const outage = Array.from({ length: 6 }, () => httpError(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' }));
@@ -242,13 +292,49 @@ describe('audit mode', () => {
     [['--sarif', 'x.sarif', 'q'], '--sarif only work with the audit subcommand'],
     [['--fail-on', 'low', 'q'], '--fail-on only work with the audit subcommand'],
     [['--sarif', 'x.sarif', '--fail-on', 'low', 'q'], '--sarif and --fail-on only work with the audit subcommand'],
-  ])('%j without audit → exit 2 with one line, nothing sent', async (argv, fragment) => {
+    [['--sarif-category', 'ci/auth', 'q'], '--sarif-category only work with the audit subcommand'],
+    [['--sarif-on-error', 'notification', 'q'], '--sarif-on-error only work with the audit subcommand'],
+    [['--sarif', 'x', '--sarif-category', 'c', '--sarif-on-error', 'none', 'q'], '--sarif, --sarif-category and --sarif-on-error only work'],
+    [['audit', '--sarif-category', 'ci/auth', 'q'], '--sarif-category shape the SARIF file: add --sarif <file>'],
+    [['audit', '--sarif', 'x.sarif', '--sarif-on-error', 'upload', 'q'], '--sarif-on-error must be none or notification (got "upload")'],
+    [['audit', '--sarif', 'x.sarif', '--sarif-category', 'has space', 'q'], '--sarif-category must be 1 to 200 printable characters'],
+  ])('%j → exit 2 with one line, nothing sent', async (argv, fragment) => {
     api = await startMockApi({ minCacheTokens: 256 });
     const run = await runCli(['-C', repo.root, ...argv], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(fragment);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(messages()).toHaveLength(0);
+  });
+
+  it('--sarif-on-error=notification: an outage writes a SARIF that says so (executionSuccessful false) and still exits 1', async () => {
+    const out = path.join(repo.root, '..', 'notify.sarif');
+    await fs.writeFile(out, '{"version":"2.1.0","runs":[{"results":[]}]}');
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...outage);
+    const run = await runCli(['audit', 'is user input passed to a shell?', '-C', repo.root, '--sarif', out, '--sarif-on-error=notification'], { env: env() });
+    expect(run.code).toBe(1);
+    const log = await readSarif(out);
+    const [invocation] = log.runs[0].invocations;
+    expect(invocation.executionSuccessful).toBe(false);
+    expect(invocation.toolExecutionNotifications).toEqual([expect.objectContaining({ level: 'error', descriptor: { id: 'error_during_execution' } })]);
+    expect(invocation.toolExecutionNotifications[0].message.text).toContain('Overloaded');
+    expect(log.runs[0].results).toEqual([]);
+    expect(log.runs[0].automationDetails.id).toBe('spelunk/is-user-input-passed-to-a-shell/');
+    expect(run.stderr).toContain(`${out} reports the failure (executionSuccessful: false)`);
+    await fs.rm(out);
+  });
+
+  it('--sarif-on-error=notification on an inconclusive audit names it and carries the summary, exit 5', async () => {
+    const out = path.join(repo.root, '..', 'inconclusive.sarif');
+    const run = await audit(['--sarif', out, '--sarif-on-error', 'notification'], { verdict: 'inconclusive', summary: 'the handlers are generated at build time', findings: [] });
+    expect(run.code).toBe(5);
+    const [invocation] = (await readSarif(out)).runs[0].invocations;
+    expect(invocation).toEqual({
+      executionSuccessful: false,
+      toolExecutionNotifications: [{ level: 'error', descriptor: { id: 'inconclusive' }, message: { text: 'the audit reached no verdict (inconclusive): the handlers are generated at build time' } }],
+    });
+    await fs.rm(out);
   });
 
   it('a SARIF file written inside the repository does not fail the read-only check', async () => {

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
-import { FINGERPRINT_KEY, fileLineReader, toSarif, writeSarif } from '../../src/output/sarif.js';
+import { FINGERPRINT_KEY, fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif } from '../../src/output/sarif.js';
+import { sarifValidator } from '../support/sarif-schema.js';
+
+const validateSarif = sarifValidator();
 
 let root: string;
 
@@ -54,9 +57,9 @@ describe('toSarif', () => {
       name: 'spelunk',
       version: '0.1.0',
       rules: [
-        { id: 'shell-injection', shortDescription: { text: 'User input reaches exec' } },
-        { id: 'missing-authz', shortDescription: { text: 'No auth check' } },
-        { id: 'odd-path', shortDescription: { text: 'User input reaches exec' } },
+        { id: 'shell-injection', shortDescription: { text: 'User input reaches exec' }, properties: { 'security-severity': '9.5', tags: [] } },
+        { id: 'missing-authz', shortDescription: { text: 'No auth check' }, properties: { 'security-severity': '5.5', tags: [] } },
+        { id: 'odd-path', shortDescription: { text: 'User input reaches exec' }, properties: { 'security-severity': '8.0', tags: [] } },
       ],
     });
     expect(run.originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: `${pathToFileURL(root).href}/` } });
@@ -75,6 +78,62 @@ describe('toSarif', () => {
     });
     expect(run.results[3]?.locations[0]?.physicalLocation.artifactLocation.uri).toBe('dir%20with%20space%231.js');
     for (const result of run.results) expect(result.partialFingerprints[FINGERPRINT_KEY]).toMatch(/^[0-9a-f]{64}:1$/);
+    expect(run.invocations).toEqual([{ executionSuccessful: true }]);
+    validateSarif(sarif);
+  });
+
+  it.each([
+    ['critical', '9.5'],
+    ['high', '8.0'],
+    ['medium', '5.5'],
+    ['low', '2.0'],
+  ] as const)('a %s rule has security-severity %s', (severity, score) => {
+    const sarif = sarifOf([finding({ severity })]);
+    expect(sarif.runs[0]!.tool.driver.rules[0]!.properties['security-severity']).toBe(score);
+    validateSarif(sarif);
+  });
+
+  it('a rule takes its most severe finding\'s score and its findings\' categories as tags', () => {
+    const sarif = sarifOf([
+      finding({ severity: 'low', category: 'security' }),
+      finding({ severity: 'high', start_line: 3, category: 'correctness' }),
+      finding({ rule_id: 'slow-loop', severity: 'medium', category: 'performance' }),
+      finding({ rule_id: 'untagged', severity: 'low' }),
+    ]);
+    const rules = sarif.runs[0]!.tool.driver.rules;
+    expect(rules.map((r) => [r.id, r.properties['security-severity'], r.properties.tags])).toEqual([
+      ['shell-injection', '8.0', ['correctness', 'security']],
+      ['slow-loop', '5.5', ['performance']],
+      ['untagged', '2.0', []],
+    ]);
+    validateSarif(sarif);
+  });
+
+  it('carries run.automationDetails.id when given', () => {
+    const sarif = toSarif({ report: report([finding({})]), root, toolVersion: '1', readLines: () => null, automationId: 'spelunk/auth/' });
+    expect(sarif.runs[0]!.automationDetails).toEqual({ id: 'spelunk/auth/' });
+    validateSarif(sarif);
+  });
+
+  it('a failure log: executionSuccessful false, one error notification, an empty results array, schema-valid', () => {
+    const sarif = toSarifFailure({ root, toolVersion: '1', automationId: 'spelunk/q/', reason: 'error_during_execution', message: 'the Messages API request failed' });
+    const run = sarif.runs[0]!;
+    expect(run.invocations).toEqual([
+      {
+        executionSuccessful: false,
+        toolExecutionNotifications: [{ level: 'error', message: { text: 'the Messages API request failed' }, descriptor: { id: 'error_during_execution' } }],
+      },
+    ]);
+    expect(run.results).toEqual([]);
+    expect(run.tool.driver.rules).toEqual([]);
+    validateSarif(sarif);
+  });
+
+  it('the schema check is real: it rejects a log without a version and a rule with a bad id type', () => {
+    const sarif = sarifOf([finding({})]) as unknown as { version?: string; runs: Array<{ tool: { driver: { rules: Array<{ id: unknown }> } } }> };
+    expect(() => validateSarif({ ...sarif, version: undefined })).toThrow(/version/);
+    sarif.runs[0]!.tool.driver.rules[0]!.id = 7;
+    expect(() => validateSarif(sarif)).toThrow(/invalid SARIF/);
   });
 
   it('gives an empty run for a report without findings', () => {
@@ -97,6 +156,19 @@ describe('toSarif', () => {
       expect(fingerprints([finding({})])).toEqual([before]);
     } finally {
       Date.now = realNow;
+    }
+  });
+
+  it('fingerprints do not depend on where the repository is checked out', () => {
+    const [here] = fingerprints([finding({})]);
+    const elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-sarif-other-checkout-')));
+    try {
+      writeFileSync(path.join(elsewhere, 'app.js'), CODE.join('\n'));
+      const log = toSarif({ report: report([finding({})]), root: elsewhere, toolVersion: '0.1.0', readLines: fileLineReader(elsewhere) });
+      expect(log.runs[0]!.results[0]!.partialFingerprints[FINGERPRINT_KEY]).toBe(here);
+      expect(log.runs[0]!.originalUriBaseIds['%SRCROOT%']!.uri).not.toBe(sarifOf([]).runs[0]!.originalUriBaseIds['%SRCROOT%']!.uri);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 
@@ -130,6 +202,26 @@ describe('toSarif', () => {
         .partialFingerprints[FINGERPRINT_KEY];
     expect(gone('a')).toBe(gone('a'));
     expect(gone('a')).not.toBe(gone('b'));
+  });
+});
+
+describe('sarifCategory', () => {
+  it.each([
+    ['Is user input passed to a shell?', null, 'spelunk/is-user-input-passed-to-a-shell/'],
+    ['  Does every HANDLER check auth?! ', null, 'spelunk/does-every-handler-check-auth/'],
+    ['q', 'backend/auth', 'backend/auth/'],
+    ['q', 'backend/auth/', 'backend/auth/'],
+  ])('%j with --sarif-category %j → %s', (question, given, expected) => {
+    expect(sarifCategory(question, given)).toBe(expected);
+  });
+
+  it('a question without ASCII letters, or a long one, gets a hash so distinct questions stay distinct', () => {
+    expect(sarifCategory('¿¿??', null)).toMatch(/^spelunk\/[0-9a-f]{8}\/$/);
+    expect(sarifCategory('¿¿??', null)).not.toBe(sarifCategory('!!!', null));
+    const long = (end: string) => sarifCategory(`${'does this module validate every input '.repeat(3)}${end}`, null);
+    expect(long('a')).toMatch(/^spelunk\/does-this-module-[a-z0-9-]+-[0-9a-f]{8}\/$/);
+    expect(long('a').length).toBeLessThanOrEqual('spelunk/'.length + 60 + 10);
+    expect(long('a')).not.toBe(long('b'));
   });
 });
 

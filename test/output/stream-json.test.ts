@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent, Usage } from '../../src/agent/events.js';
+import type { AgentEvent, ApiMessage, Usage } from '../../src/agent/events.js';
 import { ResultCollector } from '../../src/output/result.js';
 import { createStreamJsonRenderer, STREAM_CONTENT_MAX_CHARS } from '../../src/output/stream-json.js';
 
@@ -36,13 +36,20 @@ const EVENTS: AgentEvent[] = [
     durationMs: 7.7,
   },
   { type: 'usage', turn: 1, model: 'claude-sonnet-5', usage, durationMs: 500, requestId: 'req_1' },
+  { type: 'assistant_message', turn: 1, message: apiMessage(1, [{ type: 'text', text: 'Searching:' }, { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'rg -n listen' } }], 'tool_use') },
+  { type: 'tool_results', turn: 1, content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: BIG }] },
   { type: 'retry', message: '429, retrying' },
   { type: 'warning', message: 'output truncated' },
   { type: 'request_start', turn: 2 },
   { type: 'text', text: 'src/server.ts:3' },
   { type: 'usage', turn: 2, model: 'claude-sonnet-5', usage, durationMs: 200, requestId: null },
+  { type: 'assistant_message', turn: 2, message: apiMessage(2, [{ type: 'text', text: 'src/server.ts:3' }], 'end_turn') },
   { type: 'done', stop: 'end_turn', text: 'src/server.ts:3', turns: 2 },
 ];
+
+function apiMessage(n: number, content: ApiMessage['content'], stop: string): ApiMessage {
+  return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-5', content, stop_reason: stop, stop_sequence: null, usage };
+}
 
 const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sessionId: 'sess-1' };
 
@@ -74,21 +81,24 @@ describe('stream-json renderer', () => {
     }
     expect(lines.map((l) => `${l.type}${l.subtype === undefined ? '' : `/${l.subtype}`}`)).toEqual([
       'system/init',
-      'assistant/thinking',
-      'assistant/text',
+      'thinking_delta',
+      'text_delta',
       'tool_use',
       'tool_result',
       'usage',
+      'assistant',
+      'user',
       'system/retry',
       'system/warning',
-      'assistant/text',
+      'text_delta',
       'usage',
+      'assistant',
       'result/success',
     ]);
     expect(lines[0]).toEqual({
       type: 'system',
       subtype: 'init',
-      schema_version: 1,
+      schema_version: 2,
       model: 'claude-sonnet-5',
       cwd: '/repo',
       tools: ['read_file', 'bash'],
@@ -96,30 +106,28 @@ describe('stream-json renderer', () => {
       session_id: 'sess-1',
     });
     expect(lines[2]).toMatchObject({ turn: 1, text: 'Searching:\nline two \u2028 separator' });
-    expect(lines[8]).toMatchObject({ turn: 2, text: 'src/server.ts:3' });
+    expect(lines[10]).toMatchObject({ turn: 2, text: 'src/server.ts:3' });
     expect(lines[5]).toMatchObject({ turn: 1, cost_usd: 0.012346, request_id: 'req_1', usage });
+    expect(lines[6]).toEqual({ type: 'assistant', message: apiMessage(1, (EVENTS[7] as { message: ApiMessage }).message.content, 'tool_use'), parent_tool_use_id: null, session_id: 'sess-1' });
     expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'src/server.ts:3', num_turns: 2, total_cost_usd: 0.024691 });
   });
 
-  it('bounds tool output, says so, keeps the full size, and never splits a surrogate pair', () => {
-    const result = run(EVENTS).map((c) => JSON.parse(c) as Record<string, unknown>).find((l) => l.type === 'tool_result');
-    expect(result).toMatchObject({ id: 'toolu_1', name: 'bash', is_error: false, duration_ms: 8, summary: '900 matches' });
-    expect(result?.output_chars).toBe(BIG.length);
-    expect(result?.content_truncated).toBe(true);
-    expect(result?.content).toBe('x'.repeat(STREAM_CONTENT_MAX_CHARS - 1));
+  it('bounds tool output in the user line, says how much is cut, never splits a surrogate pair; tool_result keeps the size', () => {
+    const lines = run(EVENTS).map((c) => JSON.parse(c) as Record<string, any>);
+    const result = lines.find((l) => l.type === 'tool_result');
+    expect(result).toEqual({ type: 'tool_result', id: 'toolu_1', name: 'bash', is_error: false, duration_ms: 8, output_chars: BIG.length, summary: '900 matches' });
+    const user = lines.find((l) => l.type === 'user');
+    expect(user?.message.role).toBe('user');
+    const [block] = user?.message.content;
+    expect(block.tool_use_id).toBe('toolu_1');
+    const cut = BIG.length - (STREAM_CONTENT_MAX_CHARS - 1);
+    expect(block.content).toBe(`${'x'.repeat(STREAM_CONTENT_MAX_CHARS - 1)}\n[spelunk: ${cut} more characters were sent to the model; not shown in the stream]`);
   });
 
-  it('keeps short tool output whole', () => {
-    const small: AgentEvent = {
-      type: 'tool_end',
-      id: 't',
-      name: 'read_file',
-      input: { path: 'a' },
-      outcome: { content: 'ok', summary: '1 line', isError: true },
-      durationMs: 1,
-    };
+  it('keeps short tool output whole and marks errors as the API does', () => {
+    const small: AgentEvent = { type: 'tool_results', turn: 1, content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] };
     const line = JSON.parse(run([small])[1] ?? '{}') as Record<string, unknown>;
-    expect(line).toMatchObject({ type: 'tool_result', content: 'ok', content_truncated: false, is_error: true });
+    expect(line).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] }, parent_tool_use_id: null, session_id: 'sess-1' });
     expect(validateEvent(line)).toBe(true);
   });
 
@@ -135,6 +143,7 @@ describe('stream-json renderer', () => {
     const usageLine = run(EVENTS).map((c) => JSON.parse(c) as Record<string, unknown>).find((l) => l.type === 'usage');
     expect(usageLine?.cost_usd).toBeNull();
     expect(validateEvent({ type: 'assistant', subtype: 'text' })).toBe(false);
+    expect(validateEvent({ type: 'assistant', message: { role: 'assistant' }, parent_tool_use_id: null, session_id: 's' })).toBe(false);
     expect(validateEvent({ type: 'system', subtype: 'shutdown' })).toBe(false);
   });
 });

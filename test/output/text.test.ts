@@ -35,6 +35,7 @@ function setup(over: Partial<Omit<TextRendererOptions, 'stdout' | 'stderr' | 'le
     verbose: over.verbose ?? false,
     showThinking: over.showThinking ?? false,
     spinner: over.spinner ?? false,
+    ...(over.quiet === undefined ? {} : { quiet: over.quiet }),
   });
   const feed = (events: AgentEvent[]): void => events.forEach((e) => renderer.handle(e));
   return { stdout, stderr, ledger, renderer, feed };
@@ -285,5 +286,28 @@ describe('paragraph break between requests', () => {
       { type: 'done', stop: 'end_turn', text: 'The answer.', turns: 2 },
     ]);
     expect(stdout.text).toBe(expected);
+  });
+});
+
+describe('createTextRenderer with quiet (--quiet)', () => {
+  it('writes the answer and nothing on stderr, yet keeps the ledger that --max-budget-usd reads', () => {
+    const { stdout, stderr, ledger, feed } = setup({ quiet: true, showThinking: true, verbose: true });
+    feed([...script().slice(0, -1), { type: 'warning', message: 'AGENTS.md truncated' }, { type: 'tools_waited', durationMs: 300 }, script().at(-1)!]);
+    const loud = setup({ showThinking: true, verbose: true });
+    loud.feed(script());
+    expect(stdout.text).toBe(loud.stdout.text);
+    expect(loud.stderr.text).not.toBe('');
+    expect(stderr.text).toBe('');
+    expect(ledger.rows()).toHaveLength(2);
+  });
+
+  it.each<[AgentEvent, string]>([
+    [{ type: 'done', stop: 'api_error', text: '', turns: 1, message: 'API 500 api_error: boom' }, 'API 500 api_error: boom'],
+    [{ type: 'done', stop: 'max_turns', text: '', turns: 1 }, 'stopped at --max-turns'],
+  ])('still says how a question ended when it failed: %j', (done, fragment) => {
+    const { stderr, feed } = setup({ quiet: true });
+    feed(script(done));
+    expect(stderr.text.trim().split('\n')).toHaveLength(1);
+    expect(stderr.text).toContain(fragment);
   });
 });

@@ -108,12 +108,27 @@ describe('report_findings location checks', () => {
     const second = await tool.run({ verdict: 'fail', summary: 'fixed', findings: [finding({ start_line: 9 })] }, context());
     expect(second.isError).toBe(false);
     expect(sink.report).toEqual({ verdict: 'fail', summary: 'fixed', findings: [expect.objectContaining({ start_line: 9 })] });
-    expect(sink.warnings).toEqual([]);
+    // The corrected report does not erase what the model cited first: a pipeline must learn it happened.
+    expect(sink.warnings).toHaveLength(2);
 
     // The correction is offered once; after that the model is told to stop.
     const third = await tool.run({ verdict: 'fail', summary: 'again', findings: [finding({ start_line: 0 })] }, context());
     expect(third.content).toContain('this report stands');
     expect(third.content).not.toContain('call report_findings again');
+  });
+
+  it('records every dropped finding of every call, with rule id, path, lines and reason, even once corrected', async () => {
+    const sink: FindingsSink = { report: null, warnings: [] };
+    const tool = createReportFindingsTool(sink);
+    await tool.run({ verdict: 'fail', summary: 's', findings: [finding({ start_line: 9, end_line: 12 }), finding({ rule_id: 'sqli', path: 'gone.ts', start_line: 2 })] }, context());
+    await tool.run({ verdict: 'fail', summary: 's', findings: [finding({ start_line: 40 })] }, context());
+    await tool.run({ verdict: 'fail', summary: 'fixed', findings: [finding({ start_line: 9, end_line: 10 })] }, context());
+    expect(sink.report?.findings).toEqual([expect.objectContaining({ start_line: 9, end_line: 10 })]);
+    expect(sink.warnings).toEqual([
+      'report_findings call 1 dropped findings[0] (shell-injection at src/ten.ts:9-12): end_line 12 is past the end of the file (10 lines)',
+      expect.stringMatching(/^report_findings call 1 dropped findings\[1\] \(sqli at gone\.ts:2\): .*no such file/),
+      'report_findings call 2 dropped findings[0] (shell-injection at src/ten.ts:40): start_line 40 is past the end of the file (10 lines)',
+    ]);
   });
 
   it('tells the model a fail without a valid finding counts as inconclusive', async () => {
@@ -146,6 +161,7 @@ describe('report_findings input shape', () => {
     ['a fractional end line', { ...good, findings: [finding({ end_line: 3.5 })] }, 'end_line must be an integer'],
     ['a misnamed field', { ...good, findings: [{ ...finding({}), file: 'a.ts' }] }, 'unknown field findings[0].file'],
     ['a missing path', { ...good, findings: [{ ...finding({}), path: undefined }] }, 'findings[0].path must be a non-empty string (got nothing)'],
+    ['a category off the list', { ...good, findings: [finding({ category: 'style' as 'security' })] }, 'findings[0].category must be one of security, correctness, performance, maintainability'],
     ['too many findings', { ...good, findings: Array.from({ length: 201 }, () => finding({})) }, 'at most 200 findings'],
   ])('rejects %s', (_name, input, fragment) => {
     const parsed = tool.parse(input);
@@ -160,6 +176,21 @@ describe('report_findings input shape', () => {
     const parsed = tool.parse({ ...good, verdict: 'fail', findings: [{ ...finding({}), end_line: null }] });
     expect(parsed).toEqual({ ok: true, value: { verdict: 'fail', summary: good.summary, findings: [finding({})] } });
     if (parsed.ok) expect(tool.display(parsed.value)).toBe('verdict fail, 1 finding');
+  });
+
+  it.each([
+    ['shell-injection', 'shell-injection'],
+    ['Shell_Injection', 'shell-injection'],
+    ['SQLi--raw-query-', 'sqli-raw-query'],
+    ['owasp/a03.injection', 'owasp/a03.injection'],
+  ])('normalises rule id %s to %s, so one kind of problem is one SARIF rule', (given, expected) => {
+    const parsed = tool.parse({ ...good, findings: [finding({ rule_id: given })] });
+    expect(parsed.ok && parsed.value.findings[0]?.rule_id).toBe(expected);
+  });
+
+  it('keeps a category, and files a finding without one', () => {
+    const parsed = tool.parse({ ...good, findings: [finding({ category: 'security' }), { ...finding({}), category: null }] });
+    expect(parsed.ok && parsed.value.findings.map((f) => f.category)).toEqual(['security', undefined]);
   });
 
   it('lists at most ten shape errors', () => {
