@@ -53,7 +53,7 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     mark = await p.waitFor(/instructions\s+AGENTS\.md[\s\S]*listing\s+\d+ entries shown[\s\S]*› $/, { from: mark });
     p.type('\x04');
     expect(await p.exited).toBe(0);
-    expect(p.screen().slice(mark)).toMatch(/│ 2 │ claude-sonnet-5-5 \(interrupted\)[\s\S]*│ 4 │[\s\S]*TOTAL[\s\S]*interrupted: cancelled mid-answer/);
+    expect(p.screen(mark)).toMatch(/│ 2 │ claude-sonnet-5-5 \(interrupted\)[\s\S]*│ 4 │[\s\S]*TOTAL[\s\S]*interrupted: cancelled mid-answer/);
     // Every request the API saw was valid (it answers 400 otherwise); the cancelled one never got an answer.
     const bodies = api.requests.filter((r) => r.path === '/v1/messages');
     expect(bodies.map((r) => r.status)).toEqual([200, 200, 200, 200]);

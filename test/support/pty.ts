@@ -46,8 +46,9 @@ export class PtySession {
     }
   }
 
-  screen(): string {
-    return stripAnsi(this.output);
+  /** The screen text from `from`, an offset into the raw output as waitFor returns it (escape codes stripped after slicing). */
+  screen(from = 0): string {
+    return stripAnsi(this.output.slice(from));
   }
 
   kill(): void {
