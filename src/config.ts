@@ -26,6 +26,8 @@ export interface Config {
   maxBudgetUsd: number | null;
   timeoutMs: number | null;
   audit: { failOn: Severity; sarif: string | null } | null;
+  /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
+  mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
   apiKey: string;
   baseURL: string | undefined;
 }
@@ -50,10 +52,12 @@ export interface RawFlags {
   timeout?: number;
   failOn?: string;
   sarif?: string;
+  maxBudgetUsdPerCall?: number;
+  maxBudgetUsdTotal?: number;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
-export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean): Promise<Config> {
+export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean, mcp = false): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
   if (!apiKey) throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com)');
@@ -66,6 +70,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (!audit && auditOnly.length > 0) {
     throw new UsageError(`${auditOnly.join(' and ')} only work with the audit subcommand: spelunk audit "question" ${auditOnly.join(' … ')} …`);
   }
+  const mcpOnly = [flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call', flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total'].filter(Boolean);
+  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
@@ -90,6 +96,12 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     maxBudgetUsd: flags.maxBudgetUsd === undefined ? null : positiveNumber('--max-budget-usd', flags.maxBudgetUsd, 0),
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
     audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null } : null,
+    mcp: mcp
+      ? {
+          perCallUsd: flags.maxBudgetUsdPerCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', flags.maxBudgetUsdPerCall, 0),
+          totalUsd: flags.maxBudgetUsdTotal === undefined ? null : positiveNumber('--max-budget-usd-total', flags.maxBudgetUsdTotal, 0),
+        }
+      : null,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };

@@ -22,9 +22,12 @@ import { VERSION } from '../version.js';
 const REPORT_NUDGE =
   'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
 
-/** One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). */
+/**
+ * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one).
+ * `extraSinks` also see every event (the MCP server's progress reports).
+ */
 // Long on purpose: the one place a run is orchestrated: snapshot, session, loop, proof, result and exit code, in order.
-export async function runOnce(config: Config, question: string, io: Io): Promise<number> {
+export async function runOnce(config: Config, question: string, io: Io, extraSinks: readonly EventSink[] = []): Promise<number> {
   if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
   }
@@ -51,7 +54,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color)];
+  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color), ...extraSinks];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 
   const controller = new AbortController();

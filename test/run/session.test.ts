@@ -22,6 +22,7 @@ const config: Config = {
   maxBudgetUsd: null,
   timeoutMs: null,
   audit: null,
+  mcp: null,
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };
