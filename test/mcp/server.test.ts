@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -152,6 +152,27 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     } finally {
       await fs.rm(sparse, { force: true });
     }
+  });
+
+  it('exits 0 when the client closes stdin, with nothing but protocol on stdout', async () => {
+    api = await startMockApi();
+    const child = spawn(process.execPath, [BIN, 'mcp', '-C', repo.root], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    await waitFor(() => out.includes('\n'), 10_000);
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { protocolVersion: string; serverInfo: { name: string } } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'spelunk' } });
+    expect(err).toContain('spelunk mcp: serving');
   });
 
   it('--max-budget-usd-total: once the calls have spent it, the next call is refused without a request', async () => {
