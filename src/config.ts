@@ -26,6 +26,8 @@ export interface Config {
   maxBudgetUsd: number | null;
   timeoutMs: number | null;
   audit: { failOn: Severity; sarif: string | null } | null;
+  /** Saved sessions: whether to save this one, and which to continue ('latest' for -c, an id or prefix, or null). */
+  session: { persist: boolean; resume: string | null };
   /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
   mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
   apiKey: string;
@@ -52,6 +54,9 @@ export interface RawFlags {
   timeout?: number;
   failOn?: string;
   sarif?: string;
+  continue?: boolean;
+  resume?: string;
+  sessionPersistence?: boolean;
   maxBudgetUsdPerCall?: number;
   maxBudgetUsdTotal?: number;
 }
@@ -72,6 +77,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   }
   const mcpOnly = [flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call', flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total'].filter(Boolean);
   if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+  const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
@@ -96,6 +102,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     maxBudgetUsd: flags.maxBudgetUsd === undefined ? null : positiveNumber('--max-budget-usd', flags.maxBudgetUsd, 0),
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
     audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null } : null,
+    session,
     mcp: mcp
       ? {
           perCallUsd: flags.maxBudgetUsdPerCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', flags.maxBudgetUsdPerCall, 0),
@@ -105,6 +112,16 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };
+}
+
+/** -c / --resume / --no-session-persistence; audits and the MCP server start fresh and are not saved. */
+function resolveSession(flags: RawFlags, audit: boolean, mcp: boolean): Config['session'] {
+  const resume = flags.resume === undefined ? null : flags.resume.trim();
+  if (resume === '') throw new UsageError('--resume needs a session id (or a prefix of one); -c continues the latest');
+  if (flags.continue && resume !== null) throw new UsageError('use either -c/--continue (the latest session) or --resume <id>, not both');
+  const which = flags.continue ? 'latest' : resume;
+  if (which !== null && (audit || mcp)) throw new UsageError(`${flags.continue ? '-c/--continue' : '--resume'} does not work with ${audit ? 'audit' : 'mcp'}: audits and the MCP server start a fresh conversation`);
+  return { persist: flags.sessionPersistence !== false && !audit && !mcp, resume: which };
 }
 
 /** The repository root as a real absolute path, so every later containment check compares real paths. */

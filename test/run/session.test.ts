@@ -23,6 +23,7 @@ const config: Config = {
   timeoutMs: null,
   audit: null,
   mcp: null,
+  session: { persist: false, resume: null },
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };
