@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
@@ -80,5 +81,21 @@ describe('the built binary', () => {
     const parsed = JSON.parse(result.stdout);
     expect(parsed).toMatchObject({ type: 'result', subtype: 'interrupted', is_error: true, num_turns: 2 });
     expect(parsed.tool_calls).toHaveLength(1);
+  });
+  it('-c continues the saved session across processes: the same session_id in the json result', async () => {
+    const state = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bin-state-'));
+    try {
+      api = await startMockApi({ minCacheTokens: 256 });
+      api.enqueue(reply(text('In src/router.js:1.')), reply(text('Yes, src/router.js:5.')));
+      const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, XDG_STATE_HOME: state };
+      const first = await run(['--output-format', 'json', 'Where are routes?'], { env });
+      const second = await run(['--output-format', 'json', '-c', 'Is 404 handled?'], { env });
+      expect([first.code, second.code]).toEqual([0, 0]);
+      const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)] as Array<{ session_id: string }>;
+      expect(b.session_id).toBe(a.session_id);
+      expect(JSON.stringify(api.requests.at(-1)!.body.messages)).toContain('Where are routes?');
+    } finally {
+      await fs.rm(state, { recursive: true, force: true });
+    }
   });
 });
