@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../tools/tool.js';
+import type { CacheMiss } from './cache-watch.js';
 
 /** Token counts of one Messages API request, as the API reports them. */
 export interface Usage {
@@ -34,6 +35,8 @@ export type AgentEvent =
   | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean }
   /** The first tool calls waited this long for the read-only snapshot (not counted in their durations). */
   | { type: 'tools_waited'; durationMs: number }
+  /** The request read less from the prompt cache than the previous one had cached; `miss` says what changed. */
+  | { type: 'cache_miss'; turn: number; miss: CacheMiss }
   | { type: 'warning'; message: string }
   | { type: 'retry'; message: string }
   | {

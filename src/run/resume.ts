@@ -30,6 +30,7 @@ export async function linkSaved(config: Config, env: Readonly<Record<string, str
 export async function switchTo(loaded: LoadedSession, config: Config, session: Session, dir: string | null): Promise<Omit<SavedLink, 'warning'>> {
   session.conversation.clear();
   session.conversation.messages.push(...loaded.messages);
+  session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
   const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root), preambleHash: hashOf(session), model: config.model });
   const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
   return { id: loaded.id, dir, writer, notice };
@@ -38,7 +39,7 @@ export async function switchTo(loaded: LoadedSession, config: Config, session: S
 /** Appends the question just completed; returns a warning instead of throwing. */
 export async function saveQuestion(link: SavedLink, session: Session, config: Config, question: string, costUsd: number | null): Promise<string | null> {
   if (!link.writer) return null;
-  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root), preamble_hash: hashOf(session), cost_usd: costUsd });
+  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root), preamble_hash: hashOf(session), cost_usd: costUsd, cache: session.conversation.cacheWatch.state() });
 }
 
 function hashOf(session: Session): string {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../agent/model.js';
 import type { Conversation } from '../agent/conversation.js';
+import type { CacheState } from '../agent/cache-watch.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
 
@@ -40,6 +41,8 @@ interface TurnRecord {
   head: string | null;
   preamble_hash: string;
   cost_usd: number | null;
+  /** The fingerprint of the last request, so a resumed run can explain a cache miss on its first request. */
+  cache?: CacheState | null;
 }
 
 /** What a listing shows of a saved session. */

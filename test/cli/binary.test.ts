@@ -91,7 +91,8 @@ describe('the built binary', () => {
       const first = await run(['--output-format', 'json', 'Where are routes?'], { env });
       const second = await run(['--output-format', 'json', '-c', 'Is 404 handled?'], { env });
       expect([first.code, second.code]).toEqual([0, 0]);
-      const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)] as Array<{ session_id: string }>;
+      const a = JSON.parse(first.stdout) as { session_id: string };
+      const b = JSON.parse(second.stdout) as { session_id: string };
       expect(b.session_id).toBe(a.session_id);
       expect(JSON.stringify(api.requests.at(-1)!.body.messages)).toContain('Where are routes?');
     } finally {
