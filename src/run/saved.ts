@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../agent/model.js';
@@ -64,11 +64,24 @@ export interface LoadedSession {
 
 /** `$XDG_STATE_HOME/spelunk/sessions/<repo-hash>` (else ~/.local/state/…); null when it would be inside `root`. */
 export function sessionsDir(env: Readonly<Record<string, string | undefined>>, root: string): string | null {
-  const state = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state');
-  const dir = path.join(path.resolve(state), 'spelunk', 'sessions', createHash('sha256').update(root).digest('hex').slice(0, 16));
+  const state = realPrefix(path.resolve(env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state')));
+  const dir = path.join(state, 'spelunk', 'sessions', createHash('sha256').update(root).digest('hex').slice(0, 16));
   // Never inside the repository: the saved answers would show up in its listing, and in the read-only proof.
   const rel = path.relative(root, dir);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)) ? null : dir;
+}
+
+/** `abs` with its longest existing ancestor resolved through symlinks (a state directory linked into the repository counts as inside it). */
+function realPrefix(abs: string): string {
+  const rest: string[] = [];
+  for (let at = abs; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync.native(at), ...rest.reverse());
+    } catch {
+      if (path.dirname(at) === at) return abs;
+      rest.push(path.basename(at));
+    }
+  }
 }
 
 /** The repository's saved sessions, newest first. */

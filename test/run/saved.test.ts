@@ -172,4 +172,12 @@ describe('the session file', () => {
     expect(sessionsDir({ HOME: '/r/a' }, '/r/a')).toBeNull();
     expect(sessionsDir({ XDG_STATE_HOME: '/r/ab' }, '/r/a')).not.toBeNull();
   });
+
+  it('a state directory that is a symlink into the repository counts as inside it', async () => {
+    const root = await freshRepo();
+    const link = path.join(path.dirname(root), 'state-link');
+    await fs.symlink(path.join(root, 'src'), link);
+    expect(sessionsDir({ XDG_STATE_HOME: path.join(link, 'not-yet') }, root)).toBeNull();
+    expect(sessionsDir({ XDG_STATE_HOME: path.join(path.dirname(root), 'elsewhere') }, root)).not.toBeNull();
+  });
 });
