@@ -53,4 +53,19 @@ describe('cache misses explained (resumed sessions against the local server)', (
     // Not Anthropic's endpoint: the diagnostics parameter is never sent to it.
     expect(api!.requests.every((r) => !('diagnostics' in r.body))).toBe(true);
   });
+
+  it('an old message changed (compaction near the context window) is named by its position', async () => {
+    const { run } = await setup();
+    // The third response reports a 160k-token prompt: the next request elides the oldest large tool result.
+    api!.enqueue(
+      reply(toolUse('bash', { command: 'cat src/server.js src/router.js src/auth.js' })),
+      reply(toolUse('bash', { command: 'ls src' })),
+      { kind: 'message', content: [toolUse('bash', { command: 'wc -l src/server.js' })], usage: { input_tokens: 160_000 } },
+      reply(text('Done.')),
+    );
+    const result = await run(['Where is auth?']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('warning: conversation near the context window: replaced 1 old tool results with placeholders');
+    expect(result.stderr).toMatch(/^cache miss: message 3 \(user\) changed \(-\d+ bytes\), ~[\d,]+ tokens re-written ≈ \$0\.\d+$/m);
+  });
 });
