@@ -14,7 +14,7 @@ import { renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
-import { linkSaved, saveQuestion } from './resume.js';
+import { linkSaved, saveQuestion, stepSaver } from './resume.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 
@@ -56,7 +56,7 @@ export async function runOnce(config: Config, question: string, io: Io, extraSin
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color), ...extraSinks];
+  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color), stepSaver(saved, session, config, question), ...extraSinks];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 
   const controller = new AbortController();

@@ -10,7 +10,7 @@ import { askOnce, liveTextRenderer, renderContext } from './ask.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
-import { linkSaved, newSession, renderSessionList, saveQuestion, switchTo, type SavedLink } from './resume.js';
+import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
 
@@ -140,7 +140,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       } else {
         turn = new AbortController();
         const rowsBefore = session.ledger.rows().length;
-        await askOnce(question, session, config, renderer, turn.signal);
+        await askOnce(question, session, config, [renderer, stepSaver(link.current, session, config, question)], turn.signal);
         turn = null;
         const failed = await saveQuestion(link.current, session, config, question, session.ledger.summarySince(rowsBefore).costUsd);
         if (failed) io.stderr.write(`warning: ${failed}\n`);

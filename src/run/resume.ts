@@ -5,6 +5,7 @@ import { escapeControls } from '../escape.js';
 import { formatCostUsd } from '../output/usage.js';
 import { describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
+import type { EventSink } from './ask.js';
 
 /** A run's link to its saved session: the id the JSON output carries, and where completed questions are appended. */
 export interface SavedLink {
@@ -34,6 +35,19 @@ export async function switchTo(loaded: LoadedSession, config: Config, session: S
   const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root), preambleHash: hashOf(session), model: config.model });
   const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
   return { id: loaded.id, dir, writer, notice };
+}
+
+/**
+ * Saves the question so far after each model request that ran tools (at the next request's start the conversation
+ * holds that request's answer and the tool results, and ends on a user message, so it can be continued).
+ */
+export function stepSaver(link: SavedLink, session: Session, config: Config, question: string): EventSink {
+  return {
+    handle(event) {
+      if (event.type !== 'request_start' || event.turn < 2 || !link.writer) return;
+      void link.writer.flush(session.conversation, { question, model: config.model, head: null, preamble_hash: hashOf(session), cost_usd: 0, partial: true });
+    },
+  };
 }
 
 /** Appends the question just completed; returns a warning instead of throwing. */

@@ -41,6 +41,8 @@ interface TurnRecord {
   head: string | null;
   preamble_hash: string;
   cost_usd: number | null;
+  /** Written after a model request mid-question (the question's cost is in its final record). */
+  partial?: boolean;
   /** The fingerprint of the last request, so a resumed run can explain a cache miss on its first request. */
   cache?: CacheState | null;
 }
@@ -101,11 +103,12 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
 
 /** Fills in the first question, the question count and the cost of `summary` (reads the file). */
 export async function describeSession(summary: SessionSummary): Promise<SessionSummary> {
-  const turns = (await readRecords(summary.file)).filter((r): r is TurnRecord => r.type === 'turn');
+  const records = (await readRecords(summary.file)).filter((r): r is TurnRecord => r.type === 'turn');
+  const turns = records.filter((r) => r.partial !== true);
   const costs = turns.map((t) => t.cost_usd);
   return {
     ...summary,
-    firstQuestion: turns[0]?.question ?? '',
+    firstQuestion: records[0]?.question ?? '',
     questions: turns.length,
     costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((sum, c) => sum + (c ?? 0), 0),
   };
@@ -128,11 +131,15 @@ export async function findSession(dir: string | null, which: string, root: strin
 export async function loadSession(summary: SessionSummary): Promise<LoadedSession> {
   const messages: Message[] = [];
   let last: TurnRecord | null = null;
+  let lastStep: TurnRecord | null = null;
   for (const record of await readRecords(summary.file)) {
     if (record.type !== 'turn') continue;
     messages.splice(Math.min(record.base, messages.length), Infinity, ...record.messages);
-    last = record;
+    if (record.partial === true) lastStep = record;
+    else last = record;
   }
+  // A session cut mid-question has only steps after its last full question: they carry no HEAD or cache state.
+  last ??= lastStep;
   return { id: summary.id, messages, last };
 }
 
@@ -141,47 +148,54 @@ export async function resumeNotice(loaded: LoadedSession, now: { root: string; h
   const last = loaded.last;
   if (!last) return null;
   const changes: string[] = [];
-  if (last.head !== now.head) changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
+  if (last.partial !== true && last.head !== now.head) changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
   if (last.preamble_hash !== now.preambleHash) changes.push('the preamble changed (AGENTS.md, the listing or the tools), so the first request re-writes the cache');
   if (last.model !== now.model) changes.push(`the model changed (${last.model} → ${now.model})`);
   return changes.length === 0 ? null : `resumed session ${loaded.id.slice(0, 8)}: ${changes.join('; ')}`;
 }
 
-/** Appends a session's records; `flush` after each completed question so a crash loses nothing completed. */
+/**
+ * Appends a session's records: after each model request of a question (`partial`, so a crash mid-question loses no
+ * completed request) and when the question ends. Records are taken when `flush` is called and written in that order.
+ */
 export class SessionWriter {
   readonly id: string;
   readonly #file: string;
   readonly #root: string;
   #flushed: { count: number; lastLength: number } = { count: 0, lastLength: 0 };
-  #started: boolean;
+  #headerDue: boolean;
+  #writes: Promise<string | null> = Promise.resolve(null);
 
   constructor(dir: string, root: string, resumed: LoadedSession | null) {
     this.id = resumed?.id ?? randomUUID();
     this.#file = path.join(dir, `${this.id}.jsonl`);
     this.#root = root;
-    this.#started = resumed !== null;
+    this.#headerDue = resumed === null;
     if (resumed) this.#flushed = { count: resumed.messages.length, lastLength: resumed.messages.at(-1)?.content.length ?? 0 };
   }
 
-  /** Appends what the question added to the conversation; returns an error message instead of throwing. */
-  async flush(conversation: Conversation, turn: Omit<TurnRecord, 'type' | 'at' | 'base' | 'messages'>): Promise<string | null> {
+  /** Appends what the conversation gained since the last flush; resolves to an error message instead of throwing. */
+  flush(conversation: Conversation, turn: Omit<TurnRecord, 'type' | 'at' | 'base' | 'messages'>): Promise<string | null> {
     const messages = conversation.messages;
     const { count, lastLength } = this.#flushed;
     const lastGrew = count > 0 && messages[count - 1] !== undefined && messages[count - 1]!.content.length !== lastLength;
     const base = Math.min(lastGrew ? count - 1 : count, messages.length);
     const record: TurnRecord = { type: 'turn', at: new Date().toISOString(), base, messages: messages.slice(base), ...turn };
-    const lines = this.#started ? [] : [JSON.stringify(this.#header())];
-    lines.push(JSON.stringify(record));
-    try {
-      await fs.mkdir(path.dirname(this.#file), { recursive: true, mode: 0o700 });
-      if (!this.#started) await pruneSessions(path.dirname(this.#file));
-      await fs.appendFile(this.#file, `${lines.join('\n')}\n`, { mode: 0o600 });
-      this.#started = true;
-      this.#flushed = { count: messages.length, lastLength: messages.at(-1)?.content.length ?? 0 };
-      return null;
-    } catch (error) {
-      return `could not save the session to ${this.#file} (${(error as Error).message}); use --no-session-persistence to stop trying`;
-    }
+    const first = this.#headerDue;
+    const lines = first ? [JSON.stringify(this.#header()), JSON.stringify(record)] : [JSON.stringify(record)];
+    this.#headerDue = false;
+    this.#flushed = { count: messages.length, lastLength: messages.at(-1)?.content.length ?? 0 };
+    this.#writes = this.#writes.then(async (earlier) => {
+      try {
+        await fs.mkdir(path.dirname(this.#file), { recursive: true, mode: 0o700 });
+        if (first) await pruneSessions(path.dirname(this.#file));
+        await fs.appendFile(this.#file, `${lines.join('\n')}\n`, { mode: 0o600 });
+        return earlier;
+      } catch (error) {
+        return earlier ?? `could not save the session to ${this.#file} (${(error as Error).message}); use --no-session-persistence to stop trying`;
+      }
+    });
+    return this.#writes;
   }
 
   #header(): HeaderRecord {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,8 +44,11 @@ describe('saved sessions (one-shot, in-process against the local API)', () => {
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
     expect((await fs.stat(dir)).mode & 0o777).toBe(0o700);
     const lines = (await fs.readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.type)).toEqual(['session', 'turn']);
+    // One step after the request that ran a tool (partial), then the completed question.
+    expect(lines.map((l) => [l.type, l.partial ?? false])).toEqual([['session', false], ['turn', true], ['turn', false]]);
     expect(lines[1]).toMatchObject({ question: 'Where is routing?', base: 0 });
+    expect(lines[1].messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(lines[2]).toMatchObject({ base: 3, cost_usd: expect.any(Number) });
 
     const cachedBefore = api.requests.at(-1)!.usage!;
     const second = await ask(root, ['-c', 'And unknown routes?']);
@@ -56,7 +60,33 @@ describe('saved sessions (one-shot, in-process against the local API)', () => {
     // Within the cache lifetime the resumed run reads everything the first run cached, the conversation included.
     expect(api.requests.at(-1)!.usage!.cache_read_input_tokens).toBeGreaterThanOrEqual(cachedBefore.cache_read_input_tokens + cachedBefore.cache_creation_input_tokens);
     expect(second.stderr).toBe('');
-    expect((await fs.readFile(file, 'utf8')).trim().split('\n')).toHaveLength(3);
+    expect((await fs.readFile(file, 'utf8')).trim().split('\n')).toHaveLength(4);
+  });
+
+  it('a run that dies mid-question has already saved every completed request: the next -c continues from there', async () => {
+    const root = await freshRepo();
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })), { kind: 'hang' });
+    const dir = sessionsDir({ XDG_STATE_HOME: TEST_STATE_HOME }, root)!;
+    let onDisk = '';
+    const signals = new EventEmitter();
+    void api.waitForRequests(2).then(async () => {
+      // The second request is in flight (the step's write runs beside it): what a crash now would leave behind.
+      for (let i = 0; i < 250 && onDisk === ''; i++) {
+        const [saved] = await listSessions(dir);
+        onDisk = saved ? await fs.readFile(saved.file, 'utf8') : '';
+        if (onDisk === '') await new Promise((r) => setTimeout(r, 20));
+      }
+      signals.emit('SIGINT');
+    });
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
+    await runCli(['-C', root, 'Where are routes?'], { env, signals });
+    const records = onDisk.trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.at(-1)).toMatchObject({ type: 'turn', partial: true, question: 'Where are routes?' });
+    expect(JSON.stringify(records.at(-1).messages)).toContain('function handle(req, res)');
+    api.enqueue(reply(text('Continued.')));
+    expect((await runCli(['-C', root, '-c', 'go on'], { env })).code).toBe(0);
+    expect(JSON.stringify(api.requests.at(-1)!.body.messages)).toContain('function handle(req, res)');
   });
 
   it('--resume takes an id prefix; a changed HEAD and a changed AGENTS.md are said in one line, with the cited files that changed', async () => {
