@@ -6,7 +6,7 @@ import { main } from '../../src/cli.js';
 import type { Io, OutStream } from '../../src/io.js';
 
 /** XDG_STATE_HOME of in-process runs: saved sessions land here, keyed by the (temporary) repository root. */
-export const TEST_STATE_HOME = path.join(os.tmpdir(), `spelunk-test-state-${process.pid}`);
+export const TEST_STATE_HOME = process.env.SPELUNK_TEST_STATE_HOME ?? path.join(os.tmpdir(), `spelunk-test-state-${process.pid}`);
 
 /** A captured output stream; `isTTY` can be faked to exercise terminal behaviour. */
 export class Capture implements OutStream {
