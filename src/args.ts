@@ -5,11 +5,11 @@ import { closest } from './suggest.js';
 import { VERSION } from './version.js';
 
 /** Subcommands a single mistyped word is compared with (one edit away gets a hint instead of a model request). */
-const COMMANDS = ['audit', 'help'] as const;
+const COMMANDS = ['audit', 'help', 'mcp'] as const;
 
 export type Parsed =
   | { kind: 'output'; text: string } // --help / -v / help
-  | { kind: 'run'; audit: boolean; question: string | null; flags: RawFlags };
+  | { kind: 'run'; audit: boolean; mcp: boolean; question: string | null; flags: RawFlags };
 
 const EPILOG = `Exit codes: 0 answered · 1 runtime/API failure · 2 usage error · 3 limit reached · 4 audit failed · 5 audit inconclusive · 130 interrupted
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, NO_COLOR, FORCE_COLOR`;
@@ -17,6 +17,7 @@ Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, NO
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
   let audit = false;
+  let mcp = false;
   let captured = '';
   const parser = yargs([...argv])
     .scriptName('spelunk')
@@ -28,6 +29,9 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
         audit = true;
       },
     )
+    .command('mcp', 'serve ask, ask_followup and audit to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
+      mcp = true;
+    })
     .options({
       dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
       model: { alias: 'm', type: 'string', describe: 'model id', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
@@ -39,12 +43,17 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
       'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
       'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
+      'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
+      'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
       timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
       'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
       sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },
       'sarif-category': { type: 'string', describe: 'audit: SARIF run.automationDetails.id (GitHub code-scanning category)', defaultDescription: 'spelunk/<slug of the question>/' },
       'sarif-on-error': { type: 'string', describe: 'audit: without a verdict, write no SARIF (none) or one reporting the failure (notification)', defaultDescription: 'none' },
       quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
+      continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
+      resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it)' },
+      'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
       verbose: { type: 'boolean', describe: 'show full tool output' },
       thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
       'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
@@ -72,8 +81,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   rejectNaN(argv, args as Record<string, unknown>);
   const words = (args.question as string[] | undefined) ?? [];
   const question = words.join(' ').trim();
-  if (!audit) rejectNearCommand(question);
-  return { kind: 'run', audit, question: question === '' ? null : question, flags: args as RawFlags };
+  if (!audit && !mcp) rejectNearCommand(question);
+  return { kind: 'run', audit, mcp, question: question === '' ? null : question, flags: args as RawFlags };
 }
 
 /**

@@ -15,8 +15,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.stdout.write(parsed.text);
       return EXIT.ok;
     }
-    const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit);
+    const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     debug = config.debug;
+    if (parsed.mcp) {
+      // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
+      const { runMcp } = await import('./mcp/server.js');
+      return await runMcp(config, io);
+    }
     const question = parsed.question ?? (io.stdin.isTTY ? null : await readQuestion(io.stdin));
     if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
     if (question === null && !io.stdin.isTTY) {

@@ -29,6 +29,10 @@ export interface Config {
   audit: AuditConfig | null;
   /** --quiet: nothing on stderr but errors. */
   quiet: boolean;
+  /** Saved sessions: whether to save this one, and which to continue ('latest' for -c, an id or prefix, or null). */
+  session: { persist: boolean; resume: string | null };
+  /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
+  mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
   apiKey: string;
   baseURL: string | undefined;
 }
@@ -69,10 +73,15 @@ export interface RawFlags {
   sarifCategory?: string;
   sarifOnError?: string;
   quiet?: boolean;
+  continue?: boolean;
+  resume?: string;
+  sessionPersistence?: boolean;
+  maxBudgetUsdPerCall?: number;
+  maxBudgetUsdTotal?: number;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
-export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean): Promise<Config> {
+export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean, mcp = false): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
   if (!apiKey) throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com)');
@@ -80,6 +89,9 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
+  const mcpOnly = [flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call', flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total'].filter(Boolean);
+  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+  const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
@@ -106,6 +118,13 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
     audit: auditConfig,
     quiet: flags.quiet ?? false,
+    session,
+    mcp: mcp
+      ? {
+          perCallUsd: flags.maxBudgetUsdPerCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', flags.maxBudgetUsdPerCall, 0),
+          totalUsd: flags.maxBudgetUsdTotal === undefined ? null : positiveNumber('--max-budget-usd-total', flags.maxBudgetUsdTotal, 0),
+        }
+      : null,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };
@@ -144,6 +163,16 @@ function resolveAudit(flags: RawFlags, failOn: Severity, cwd: string): AuditConf
     sarifCategory: category ?? null,
     sarifOnError: onError as SarifOnError,
   };
+}
+
+/** -c / --resume / --no-session-persistence; audits and the MCP server start fresh and are not saved. */
+function resolveSession(flags: RawFlags, audit: boolean, mcp: boolean): Config['session'] {
+  const resume = flags.resume === undefined ? null : flags.resume.trim();
+  if (resume === '') throw new UsageError('--resume needs a session id (or a prefix of one); -c continues the latest');
+  if (flags.continue && resume !== null) throw new UsageError('use either -c/--continue (the latest session) or --resume <id>, not both');
+  const which = flags.continue ? 'latest' : resume;
+  if (which !== null && (audit || mcp)) throw new UsageError(`${flags.continue ? '-c/--continue' : '--resume'} does not work with ${audit ? 'audit' : 'mcp'}: audits and the MCP server start a fresh conversation`);
+  return { persist: flags.sessionPersistence !== false && !audit && !mcp, resume: which };
 }
 
 /** The repository root as a real absolute path, so every later containment check compares real paths. */

@@ -66,10 +66,14 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     logLevel: 'off',
   });
   const sdk = { messages: new Messages(base) };
+  const anthropicEndpoint = isAnthropicEndpoint(opts.baseURL);
 
   async function* streamOnce(request: ModelRequest, signal: AbortSignal, state: AttemptState): AsyncGenerator<ModelChunk> {
     notices.clear();
-    const stream = sdk.messages.stream(request as API.MessageStreamParams, { signal });
+    // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
+    const { diagnostics, ...wire } = request;
+    const params = anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
+    const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
     const events = stream[Symbol.asyncIterator]();
     let finished = false;
     try {
@@ -103,9 +107,10 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
           stopReason: message.stop_reason,
           usage: normaliseUsage(message.usage),
           requestId: stream.request_id ?? null,
-          id: message.id,
+          id: message.id ?? null,
           model: message.model,
           stopSequence: message.stop_sequence,
+          cacheMissReason: (message as { diagnostics?: { cache_miss_reason?: { type?: string } | null } | null }).diagnostics?.cache_miss_reason?.type ?? null,
         },
       };
     } finally {
@@ -148,6 +153,16 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
       }
     },
   };
+}
+
+/** True for Anthropic's own API (no base URL, or api.anthropic.com), the one endpoint known to accept `diagnostics`. */
+export function isAnthropicEndpoint(baseURL: string | undefined): boolean {
+  if (baseURL === undefined) return true;
+  try {
+    return new URL(baseURL).hostname === 'api.anthropic.com';
+  } catch {
+    return false;
+  }
 }
 
 /** Retry notices from the fetch observer, waiting to be yielded by the stream that is being retried. */

@@ -1,3 +1,4 @@
+import { CacheWatch } from './cache-watch.js';
 import type { Block, Message, ModelRequest, SystemBlock, ToolDefinition } from './model.js';
 
 /** Tool results older than the newest few are replaced by this once the prompt nears the context window. */
@@ -22,6 +23,10 @@ export class Conversation {
   readonly messages: Message[] = [];
   /** Prompt tokens of the latest request (input + cache write + cache read), for compaction. */
   lastPromptTokens = 0;
+  /** The id of the latest response, for the API's cache diagnostics (which compare with that request). */
+  lastMessageId: string | null = null;
+  /** Explains a request that read less from the cache than the previous one of this conversation had cached. */
+  readonly cacheWatch = new CacheWatch();
   #previousBreakpoint: Position | null = null;
 
   /** Adds a question; returns a mark to roll the conversation back to its state before it. */
@@ -59,6 +64,8 @@ export class Conversation {
   clear(): void {
     this.messages.length = 0;
     this.lastPromptTokens = 0;
+    this.lastMessageId = null;
+    this.cacheWatch.reset();
     this.#previousBreakpoint = null;
   }
 

@@ -1,5 +1,6 @@
 import type { ToolOutcome } from '../tools/tool.js';
 import type { Block } from './model.js';
+import type { CacheMiss } from './cache-watch.js';
 
 /** Token counts of one Messages API request, as the API reports them. */
 export interface Usage {
@@ -51,6 +52,8 @@ export type AgentEvent =
   | { type: 'assistant_message'; turn: number; message: ApiMessage }
   /** The tool_result blocks of one tool round, as the next request sends them to the model. */
   | { type: 'tool_results'; turn: number; content: Block[] }
+  /** The request read less from the prompt cache than the previous one had cached; `miss` says what changed. */
+  | { type: 'cache_miss'; turn: number; miss: CacheMiss }
   | { type: 'warning'; message: string }
   | { type: 'retry'; message: string }
   | {

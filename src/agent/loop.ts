@@ -76,7 +76,10 @@ export async function* askQuestion(
       const elided = conversation.compact();
       if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
     }
-    const request = conversation.request({ model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking });
+    const request = {
+      ...conversation.request({ model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking }),
+      diagnostics: { previous_message_id: conversation.lastMessageId },
+    };
 
     if (config.budget) {
       const over = await budgetExceeded(config, request, signal);
@@ -129,6 +132,9 @@ export async function* askQuestion(
 
     conversation.lastPromptTokens = promptTokens(response.usage);
     yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId };
+    conversation.lastMessageId = response.id ?? null;
+    const miss = conversation.cacheWatch.observe(request, response.usage, response.cacheMissReason ?? null);
+    if (miss) yield { type: 'cache_miss', turn: turns, miss };
     yield { type: 'assistant_message', turn: turns, message: apiMessage(response, config.model) };
     lastText = textOf(response.content);
 

@@ -45,6 +45,8 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   messages: Message[];
   thinking?: { type: 'adaptive' };
+  /** Asks the API why the cache missed, compared with that earlier response; sent only to Anthropic's endpoint. */
+  diagnostics?: { previous_message_id: string | null };
 }
 
 export type StopReason =
@@ -63,10 +65,13 @@ export interface ModelResponse {
   stopReason: StopReason | null;
   usage: Usage;
   requestId: string | null;
-  /** The API message's `id`, `model` and `stop_sequence`, for consumers that want the message as the API sent it. */
-  id?: string;
+  /** The response's `msg_…` id (null from a client that has none). */
+  id?: string | null;
+  /** The API message's `model` and `stop_sequence`, for consumers that want the message as the API sent it. */
   model?: string;
   stopSequence?: string | null;
+  /** The API's `diagnostics.cache_miss_reason.type`, when it diagnosed one. */
+  cacheMissReason?: string | null;
 }
 
 /** What a streaming request yields: deltas for the live view, then exactly one final `message`. */

@@ -30,6 +30,18 @@ export interface ToolCallRecord {
   output_chars: number;
 }
 
+/** A request that read less from the prompt cache than the previous one had cached, and what changed. */
+export interface CacheMissRecord {
+  /** The model request (1-based, within this run) that missed. */
+  turn: number;
+  /** e.g. `AGENTS.md changed (+214 bytes)`. */
+  changed: string;
+  tokens: number;
+  cost_usd: number | null;
+  /** The API's own diagnosis (`diagnostics.cache_miss_reason.type`), when it gave one. */
+  api_reason: string | null;
+}
+
 /** The one JSON object of `--output-format json`, and the last line of `stream-json` (schema/result.schema.json). */
 export interface ResultObject {
   type: 'result';
@@ -50,6 +62,7 @@ export interface ResultObject {
   /** null when the check could not run (e.g. interrupted before it). */
   readonly_verified: boolean | null;
   stop_reason: StopKind;
+  cache_misses: CacheMissRecord[];
   audit?: AuditReport;
   error?: { message: string };
 }
@@ -67,6 +80,8 @@ export interface BuildResultInput {
   usage: TokenUsage;
   model: string;
   toolCalls: ToolCallRecord[];
+  /** Defaults to none (results built outside a run). */
+  cacheMisses?: CacheMissRecord[];
   warnings: string[];
   root: string;
   gitCommit: string | null;
@@ -107,6 +122,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     repo: { root: input.root, git_commit: input.gitCommit },
     readonly_verified: input.readonly.verified,
     stop_reason: input.stop,
+    cache_misses: input.cacheMisses ?? [],
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
   if (errors.length > 0) result.error = { message: errors.join('; ') };
@@ -131,7 +147,7 @@ function auditOf(report: AuditReport | null, stop: StopKind, warnings: string[])
 /** What the CLI knows only at the end of a run; the collector supplies the rest. */
 export type FinishInput = Omit<
   BuildResultInput,
-  'stop' | 'stopMessage' | 'answer' | 'turns' | 'durationApiMs' | 'costUsd' | 'usage' | 'toolCalls' | 'warnings' | 'model'
+  'stop' | 'stopMessage' | 'answer' | 'turns' | 'durationApiMs' | 'costUsd' | 'usage' | 'toolCalls' | 'cacheMisses' | 'warnings' | 'model'
 > & {
   /** Used only when the loop never reported `done` (an exception, an interrupt before the loop wound down). */
   stop: StopKind;
@@ -147,6 +163,7 @@ type DoneEvent = Extract<AgentEvent, { type: 'done' }>;
 export class ResultCollector {
   readonly #costOf: ((model: string, usage: Usage) => number | null) | undefined;
   readonly #toolCalls: ToolCallRecord[] = [];
+  readonly #cacheMisses: CacheMissRecord[] = [];
   readonly #warnings: string[] = [];
   readonly #usage: TokenUsage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   #apiMs = 0;
@@ -183,6 +200,15 @@ export class ResultCollector {
       case 'usage':
         this.#addUsage(event);
         return;
+      case 'cache_miss':
+        this.#cacheMisses.push({
+          turn: event.turn,
+          changed: event.miss.changed,
+          tokens: event.miss.tokens,
+          cost_usd: event.miss.costUsd === null ? null : roundUsd(event.miss.costUsd),
+          api_reason: event.miss.apiReason,
+        });
+        return;
       case 'warning':
         this.#warnings.push(event.message);
         return;
@@ -215,6 +241,7 @@ export class ResultCollector {
       costUsd: this.#cost,
       usage: this.#usage,
       toolCalls: [...this.#toolCalls],
+      cacheMisses: [...this.#cacheMisses],
       warnings: [...this.#warnings, ...(input.warnings ?? [])],
       model: this.#model ?? input.model,
     });

@@ -1,3 +1,4 @@
+import { cacheMissLine } from '../agent/cache-watch.js';
 import type { AgentEvent, StopKind } from '../agent/events.js';
 import { STOPS } from '../exit-codes.js';
 import type { OutStream } from '../io.js';
@@ -172,6 +173,10 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         spinner.stop();
         ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
         errLine(formatUsageLine(event.model, event.usage, { color: opts.color, interrupted: event.interrupted === true }));
+        return;
+      case 'cache_miss':
+        ledger.markMissed(event.miss.tokens);
+        errLine(p.yellow(oneLine(cacheMissLine(event.miss))));
         return;
       case 'tools_waited':
         spinner.stop();

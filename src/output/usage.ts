@@ -11,6 +11,8 @@ export interface LedgerRow {
   durationMs: number;
   /** Cancelled (Ctrl+C) after the API had reported usage: billed, so counted, and marked in the table. */
   interrupted?: boolean;
+  /** Tokens this request had to re-write because the prompt cache missed (see CacheWatch). */
+  missedTokens?: number;
 }
 
 const INTERRUPTED = 'interrupted';
@@ -28,6 +30,12 @@ export class UsageLedger {
 
   add(row: LedgerRow): void {
     this.#rows.push({ ...row, usage: copyUsage(row.usage) });
+  }
+
+  /** Marks the latest request as a cache miss of `tokens` (the loop reports it right after the request's usage). */
+  markMissed(tokens: number): void {
+    const last = this.#rows.at(-1);
+    if (last) last.missedTokens = tokens;
   }
 
   rows(): readonly LedgerRow[] {
@@ -65,18 +73,21 @@ export function formatUsageLine(model: string, usage: Usage, opts: { color: bool
  */
 export function usageTable(ledger: UsageLedger, opts: { color: boolean }): string {
   const p = createPalette(opts.color);
-  const head = ['#', 'model', 'input', 'cache write', 'cache read', 'output', 'hit %', 'cost'].map((h) => p.bold(h));
+  const head = ['#', 'model', 'input', 'cache write', 'cache read', 'output', 'hit %', 'missed', 'cost'].map((h) => p.bold(h));
   const table = new Table({
     head,
-    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [], compact: true },
   });
   ledger.rows().forEach((row, i) => {
-    table.push([String(i + 1), row.interrupted ? `${row.model} (${INTERRUPTED})` : row.model, ...usageCells(row.usage), tableCost(estimateCostUsd(row.model, row.usage))]);
+    const missed = row.missedTokens === undefined ? '–' : formatInt(row.missedTokens);
+    table.push([String(i + 1), row.interrupted ? `${row.model} (${INTERRUPTED})` : row.model, ...usageCells(row.usage), missed, tableCost(estimateCostUsd(row.model, row.usage))]);
   });
   const total = ledger.summarySince(0);
-  table.push([{ content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' }, ...usageCells(total.usage), p.bold(tableCost(total.costUsd))]);
+  const missedTotal = ledger.rows().reduce((sum, r) => sum + (r.missedTokens ?? 0), 0);
+  table.push([{ content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' }, ...usageCells(total.usage), formatInt(missedTotal), p.bold(tableCost(total.costUsd))]);
   const notes = [`cost is an estimate from list prices as of ${PRICES_AS_OF}`];
+  if (missedTotal > 0) notes.push('missed: cached tokens a request had to write again (the stderr line said why)');
   if (ledger.rows().some((r) => r.interrupted)) notes.push(`${INTERRUPTED}: cancelled mid-answer; output as reported before the cancel`);
   return `${table.toString()}\n${p.dim(notes.join('; '))}\n`;
 }

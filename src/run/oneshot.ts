@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
@@ -15,6 +14,7 @@ import { renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
+import { linkSaved, saveQuestion, stepSaver } from './resume.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
@@ -24,16 +24,22 @@ const REPORT_NUDGE =
   'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
 
 /**
- * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). `open`
- * builds the session (tests wrap it to make a tool fail inside spelunk, which no repository can do on purpose).
+ * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one).
+ * `extraSinks` also see every event (the MCP server's progress reports). `open` builds the session (tests wrap it to
+ * make a tool fail inside spelunk, which no repository can do on purpose).
  */
 // Long on purpose: the one place a run is orchestrated: snapshot, session, loop, proof, result and exit code, in order.
-export async function runOnce(config: Config, question: string, io: Io, open: typeof openSession = openSession): Promise<number> {
+export async function runOnce(
+  config: Config,
+  question: string,
+  io: Io,
+  extraSinks: readonly EventSink[] = [],
+  open: typeof openSession = openSession,
+): Promise<number> {
   if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
   }
   const started = Date.now();
-  const sessionId = randomUUID();
   const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
   // The read-only snapshot (the start time and HEAD: a few ms) must exist before any tool runs; it starts once the
   // session is open so its git calls do not compete with the preamble's walk, and the tools wait for it.
@@ -41,9 +47,12 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
   const session = await open(config, { audit: sink, toolsReady: snapshot });
+  // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
+  const saved = await linkSaved(config, io.env, session);
+  const sessionId = saved.id;
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const early = [...session.warnings];
+  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : [])];
   if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
   const snapshotWarning = snapshot.then(
     (before) => {
@@ -55,7 +64,7 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color)];
+  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color), stepSaver(saved, session, config, question), ...extraSinks];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 
   const controller = new AbortController();
@@ -78,6 +87,8 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
     io.signals.off('SIGTERM', onInterrupt);
   }
 
+  const saveWarning = await saveQuestion(saved, session, config, question, collector.costUsd);
+  if (saveWarning && config.outputFormat === 'text') io.stderr.write(`warning: ${saveWarning}\n`);
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
   const before = await snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
   const readonly =
@@ -85,7 +96,7 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
       ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
       : await verifyReadOnly(before);
   const beforeWarning = await snapshotWarning;
-  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(sink?.warnings ?? [])];
+  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(sink?.warnings ?? [])];
   if (infra.count > 0) {
     failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
   }

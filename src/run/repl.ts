@@ -10,6 +10,8 @@ import { askOnce, liveTextRenderer, renderContext } from './ask.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
+import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
+import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
 
 /** Lines that arrive closer together than this are one pasted question, not several. */
@@ -21,6 +23,7 @@ const HELP = `Ask anything about the repository; spelunk explores it read-only a
   /usage    token and cost table for this session
   /context  what the preamble holds (instructions file, listing, token estimates)
   /clear    start a new conversation (same preamble)
+  /resume   list this repository's saved sessions; /resume <id> continues one
   /exit     quit (also Ctrl+D, or Ctrl+C twice on an empty prompt)
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
@@ -28,6 +31,7 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 // Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
   const session = await openSession(config);
+  const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const renderer = liveTextRenderer(config, io, session, color);
   const historyFile = historyPath(io.env);
@@ -44,6 +48,8 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
   });
   io.stderr.write(`spelunk ${VERSION} · ${path.basename(config.root)} · ${config.model} · /help for commands\n`);
   for (const warning of session.warnings) io.stderr.write(`warning: ${warning}\n`);
+  if (link.current.warning) io.stderr.write(`warning: ${link.current.warning}\n`);
+  if (config.session.resume !== null) io.stderr.write(`${link.current.notice ?? `resumed session ${link.current.id.slice(0, 8)}`}\n`);
 
   // Piped input gets no prompt: stdout then holds only the answers.
   const prompt = (): void => {
@@ -127,12 +133,17 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       }
       const question = next.trim();
       await appendHistory(historyFile, question);
-      if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, config })) break;
+      if (question.startsWith('/resume')) {
+        await resumeCommand(question, { io, session, config, link });
+      } else if (question.startsWith('/')) {
+        if (runCommand(question, { io, session, color, config, link })) break;
       } else {
         turn = new AbortController();
-        await askOnce(question, session, config, renderer, turn.signal);
+        const rowsBefore = session.ledger.rows().length;
+        await askOnce(question, session, config, [renderer, stepSaver(link.current, session, config, question)], turn.signal);
         turn = null;
+        const failed = await saveQuestion(link.current, session, config, question, session.ledger.summarySince(rowsBefore).costUsd);
+        if (failed) io.stderr.write(`warning: ${failed}\n`);
       }
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
       if (terminated || (closed && queue.length === 0)) break;
@@ -149,7 +160,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config }): boolean {
+function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config; link: { current: SavedLink } }): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -164,6 +175,7 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
       return false;
     case '/clear':
       session.conversation.clear();
+      ctx.link.current = { ...ctx.link.current, ...newSession(ctx.config, ctx.link.current.dir) };
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
       return false;
     case '/context':
@@ -172,6 +184,23 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
     default:
       io.stderr.write(`unknown command ${command}; /help lists the commands\n`);
       return false;
+  }
+}
+
+/** `/resume` lists the saved sessions; `/resume <id|prefix>` replaces the conversation with that one. */
+async function resumeCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; config: Config; link: { current: SavedLink } }): Promise<void> {
+  const which = line.slice('/resume'.length).trim();
+  const { io, link } = ctx;
+  if (which === '') {
+    io.stderr.write(`${await renderSessionList(link.current.dir, link.current.id)}\n`);
+    return;
+  }
+  try {
+    const loaded = await loadSession(await findSession(link.current.dir, which, ctx.config.root));
+    link.current = { ...(await switchTo(loaded, ctx.config, ctx.session, link.current.dir)), warning: link.current.warning };
+    io.stderr.write(`${link.current.notice ?? `resumed session ${loaded.id.slice(0, 8)}`} (${loaded.messages.length} messages)\n`);
+  } catch (error) {
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
@@ -143,6 +144,46 @@ describe('the built binary', () => {
     const parsed = JSON.parse(result.stdout);
     expect(parsed).toMatchObject({ type: 'result', subtype: 'interrupted', is_error: true, num_turns: 2 });
     expect(parsed.tool_calls).toHaveLength(1);
+  });
+  it('-c continues the saved session across processes: the same session_id, and the cache miss explained', async () => {
+    const state = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bin-state-'));
+    try {
+      api = await startMockApi({ minCacheTokens: 256 });
+      api.enqueue(reply(text('In src/router.js:1.')), reply(text('Yes, src/router.js:5.')));
+      const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, XDG_STATE_HOME: state };
+      const first = await run(['--output-format', 'json', 'Where are routes?'], { env });
+      // AGENTS.md changes between the runs: the resumed run's first request misses the cache, and says why.
+      await fs.appendFile(path.join(repo.root, 'AGENTS.md'), 'Lint first.\n');
+      const second = await run(['--output-format', 'json', '-c', 'Is 404 handled?'], { env });
+      expect([first.code, second.code]).toEqual([0, 0]);
+      const a = JSON.parse(first.stdout) as { session_id: string };
+      const b = JSON.parse(second.stdout) as { session_id: string; cache_misses: Array<{ changed: string }>; warnings: string[] };
+      expect(b.session_id).toBe(a.session_id);
+      expect(JSON.stringify(api.requests.at(-1)!.body.messages)).toContain('Where are routes?');
+      expect(b.cache_misses.map((m) => m.changed)).toEqual([expect.stringMatching(/^AGENTS\.md changed \(\+\d+ bytes\)$/)]);
+      expect(b.warnings.join('\n')).toMatch(/resumed session [0-9a-f]{8}: the preamble changed/);
+    } finally {
+      await fs.writeFile(path.join(repo.root, 'AGENTS.md'), APP_FILES['AGENTS.md']!);
+      await fs.rm(state, { recursive: true, force: true });
+    }
+  });
+
+  it('the one-shot start-up never loads the MCP SDK: it is reached only through a dynamic import', async () => {
+    const seen = new Set<string>();
+    const visit = async (file: string): Promise<void> => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const code = await fs.readFile(path.join(path.dirname(BIN), file), 'utf8');
+      for (const m of code.matchAll(/^import[^;]*? from "\.\/([^"]+)";?$/gm)) await visit(m[1]!);
+      for (const m of code.matchAll(/^import "\.\/([^"]+)";?$/gm)) await visit(m[1]!);
+    };
+    await visit(path.basename(BIN));
+    expect(seen.size).toBeGreaterThan(1); // the walk follows the static chunk imports
+    const statics = await Promise.all([...seen].map((f) => fs.readFile(path.join(path.dirname(BIN), f), 'utf8')));
+    expect(statics.some((code) => code.includes('StdioServerTransport'))).toBe(false);
+    const all = await fs.readdir(path.dirname(BIN));
+    const mcpChunks = await Promise.all(all.map(async (f) => ((await fs.readFile(path.join(path.dirname(BIN), f), 'utf8')).includes('StdioServerTransport') ? f : null)));
+    expect(mcpChunks.filter(Boolean).length).toBeGreaterThan(0);
   });
 });
 

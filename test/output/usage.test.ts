@@ -149,11 +149,11 @@ describe('usageTable', () => {
     const table = usageTable(sampleLedger(), { color: false });
     expect(hasAnsi(table)).toBe(false);
     const lines = table.trimEnd().split('\n');
-    for (const head of ['#', 'model', 'input', 'cache write', 'cache read', 'output', 'hit %', 'cost']) expect(lines[1]).toContain(head);
+    for (const head of ['#', 'model', 'input', 'cache write', 'cache read', 'output', 'hit %', 'missed', 'cost']) expect(lines[1]).toContain(head);
     const rowWith = (s: string): string => lines.find((l) => l.includes(s)) ?? '';
-    expect(rowWith('claude-haiku-4-5')).toMatch(/│\s+3 │ claude-haiku-4-5\s+│\s+308 │\s+697 │\s+5,230 │\s+164 │\s+83% │\s+~\$0\.0025 │/);
+    expect(rowWith('claude-haiku-4-5')).toMatch(/│\s+3 │ claude-haiku-4-5\s+│\s+308 │\s+697 │\s+5,230 │\s+164 │\s+83% │\s+– │\s+~\$0\.0025 │/);
     expect(lines.filter((l) => l.includes('claude-sonnet-5-5'))).toHaveLength(2);
-    expect(rowWith('TOTAL')).toMatch(/TOTAL\s+│\s+1,020 │\s+2,400 │\s+30,100 │\s+410 │\s+89% │\s+~\$0\.0156 │/);
+    expect(rowWith('TOTAL')).toMatch(/TOTAL\s+│\s+1,020 │\s+2,400 │\s+30,100 │\s+410 │\s+89% │\s+0 │\s+~\$0\.0156 │/);
     expect(lines.at(-1)).toBe('cost is an estimate from list prices as of 2026-11');
     expect(table.endsWith('\n')).toBe(true);
   });
@@ -166,10 +166,22 @@ describe('usageTable', () => {
 
   it('shows unknown costs as unknown and an empty session as a zero TOTAL', () => {
     const ledger = new UsageLedger();
-    expect(usageTable(ledger, { color: false })).toMatch(/TOTAL\s+│\s+0 │\s+0 │\s+0 │\s+0 │\s+– │\s+~\$0\.0000 │/);
+    expect(usageTable(ledger, { color: false })).toMatch(/TOTAL\s+│\s+0 │\s+0 │\s+0 │\s+0 │\s+– │\s+0 │\s+~\$0\.0000 │/);
     ledger.add({ turn: 1, model: 'my-gateway-model', usage: usage(1, 0, 0, 1), durationMs: 1 });
     const table = usageTable(ledger, { color: false });
     expect(table).toMatch(/my-gateway-model\s+│.*│\s+unknown │/);
     expect(table).toMatch(/TOTAL.*│\s+unknown │/);
+  });
+
+  it('a missed column: the tokens a cache miss re-wrote, per request and in total, with a note', () => {
+    const ledger = new UsageLedger();
+    ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: usage(10, 2_000, 0, 5), durationMs: 5 });
+    ledger.add({ turn: 1, model: 'claude-sonnet-5-5', usage: usage(10, 1_500, 500, 5), durationMs: 5 });
+    ledger.markMissed(1_500);
+    const table = usageTable(ledger, { color: false });
+    expect(table).toMatch(/│ 1 │ claude-sonnet-5-5 .*│\s+– │ /);
+    expect(table).toMatch(/│ 2 │ claude-sonnet-5-5 .*│\s+1,500 │ /);
+    expect(table).toMatch(/TOTAL.*│\s+1,500 │ /);
+    expect(table).toContain('missed: cached tokens a request had to write again (the stderr line said why)');
   });
 });

@@ -66,6 +66,40 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     expect(history).toContain('where is the router?\n');
   });
 
+  it('/resume lists the saved sessions (time, cost, first question) and continues one; -c starts in the latest', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Routes live in src/router.js:1.')), reply(text('It is a Map.')), reply(text('Still a Map.')));
+    const first = open();
+    await first.waitFor(/› $/);
+    first.type('where are the routes kept?\r');
+    await first.waitFor(/src\/router\.js:1\.[\s\S]*› $/);
+    first.type('\x04');
+    expect(await first.exited).toBe(0);
+
+    const second = open();
+    let mark = await second.waitFor(/› $/);
+    second.type('/resume\r');
+    mark = await second.waitFor(/([0-9a-f]{8})  \d{4}-\d\d-\d\d \d\d:\d\d\s+~\$[\d.]+\s+1 q  where are the routes kept\?[\s\S]*\/resume <id> continues one[\s\S]*› $/, { from: mark });
+    const id = /([0-9a-f]{8})  \d{4}-/.exec(second.screen().slice(-1000))![1]!;
+    second.type(`/resume ${id.slice(0, 5)}\r`);
+    mark = await second.waitFor(new RegExp(`resumed session ${id} \\(2 messages\\)[\\s\\S]*› $`), { from: mark });
+    second.type('what kind of object?\r');
+    await second.waitFor(/It is a Map\.[\s\S]*› $/, { from: mark });
+    second.type('\x04');
+    expect(await second.exited).toBe(0);
+    expect(JSON.stringify(api.requests.at(-1)!.body.messages)).toContain('where are the routes kept?');
+
+    const third = open(['-c']);
+    await third.waitFor(new RegExp(`resumed session ${id}[\\s\\S]*› $`));
+    third.type('again?\r');
+    await third.waitFor(/Still a Map\.[\s\S]*› $/);
+    third.type('\x04');
+    expect(await third.exited).toBe(0);
+    const messages = JSON.stringify(api.requests.at(-1)!.body.messages);
+    expect(messages).toContain('where are the routes kept?');
+    expect(messages).toContain('what kind of object?');
+  });
+
   it('a multi-line paste is one question; Ctrl+C twice on an empty prompt exits', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('one answer')));

@@ -23,6 +23,8 @@ const config: Config = {
   timeoutMs: null,
   audit: null,
   quiet: false,
+  mcp: null,
+  session: { persist: false, resume: null },
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };

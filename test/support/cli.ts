@@ -1,7 +1,12 @@
 import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Io, OutStream } from '../../src/io.js';
+
+/** XDG_STATE_HOME of in-process runs: saved sessions land here, keyed by the (temporary) repository root. */
+export const TEST_STATE_HOME = process.env.SPELUNK_TEST_STATE_HOME ?? path.join(os.tmpdir(), `spelunk-test-state-${process.pid}`);
 
 /** A captured output stream; `isTTY` can be faked to exercise terminal behaviour. */
 export class Capture implements OutStream {
@@ -42,7 +47,8 @@ export async function runCli(argv: string[], opts: CliOptions = {}): Promise<Cli
     stdout,
     stderr,
     stdin,
-    env: { HOME: '/nonexistent-home', ...opts.env },
+    // Saved sessions go to a scratch state directory (one per root inside it), never to the real home.
+    env: { HOME: '/nonexistent-home', XDG_STATE_HOME: TEST_STATE_HOME, ...opts.env },
     cwd: opts.cwd ?? process.cwd(),
     signals: signals as Io['signals'],
   };

@@ -1,0 +1,97 @@
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { priceFor } from '../agent/pricing.js';
+import type { Config } from '../config.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { openSession } from '../run/session.js';
+import { VERSION } from '../version.js';
+import { PROGRESS_INTERVAL_MS, progressReporter } from './progress.js';
+import { Researcher, type CallOutcome } from './research.js';
+import { MCP_TOOLS, parseCall } from './tools.js';
+
+/** Overrides the ~10 s between progress notifications (seconds); for clients that want more or fewer. */
+const PROGRESS_ENV = 'SPELUNK_MCP_PROGRESS_SECONDS';
+
+const INSTRUCTIONS =
+  'spelunk researches one repository (fixed when the server started) with read-only tools and answers with path:line evidence. Use ask for a question, ask_followup to continue it, audit for a pass/fail check.';
+
+/**
+ * `spelunk mcp`: serves ask, ask_followup and audit over stdio until the client closes stdin (or SIGINT/SIGTERM).
+ * stdout carries only the protocol; every log line goes to stderr.
+ */
+export async function runMcp(config: Config, io: Io): Promise<number> {
+  const budgets = config.mcp && (config.mcp.perCallUsd !== null || config.mcp.totalUsd !== null);
+  if ((budgets || config.maxBudgetUsd !== null) && priceFor(config.model) === null) {
+    throw new UsageError(`a budget needs a known price, and ${config.model} has none; pick a listed model or drop the budget flags`);
+  }
+  const intervalMs = progressInterval(io.env);
+  // Opened once, in the background: initialize is answered at once, and every ask shares the byte-stable preamble.
+  const base = openSession(config);
+  base.then(
+    (session) => session.warnings.forEach((w) => io.stderr.write(`spelunk mcp: warning: ${w}\n`)),
+    (error: unknown) => io.stderr.write(`spelunk mcp: could not read the repository: ${error instanceof Error ? error.message : String(error)}\n`),
+  );
+  const researcher = new Researcher(config, base, io);
+  const shutdown = new AbortController();
+  const server = new Server({ name: 'spelunk', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: MCP_TOOLS as unknown as McpTool[] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const call = parseCall(request.params.name, request.params.arguments);
+    if (typeof call === 'string') return errorResult(call);
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? null
+        : progressReporter((n, message) => {
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }).catch(() => {});
+          }, intervalMs);
+    try {
+      return toResult(await researcher.run(call, { signal: AbortSignal.any([extra.signal, shutdown.signal]), progress }));
+    } catch (error) {
+      return errorResult(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      progress?.stop();
+    }
+  });
+
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const stop = (): void => {
+    shutdown.abort();
+    void server.close();
+  };
+  server.onerror = (error) => io.stderr.write(`spelunk mcp: ${error.message}\n`);
+  // The stdio transport does not watch for the end of stdin: a client that exits must not leave the server behind.
+  io.stdin.on('end', stop);
+  io.stdin.on('close', stop);
+  io.signals.on('SIGINT', stop);
+  io.signals.on('SIGTERM', stop);
+  await server.connect(new StdioServerTransport(io.stdin as unknown as Readable, io.stdout as unknown as Writable));
+  io.stderr.write(`spelunk mcp: serving ${config.root} (model ${config.model}) on stdio\n`);
+  await closed;
+  io.signals.off('SIGINT', stop);
+  io.signals.off('SIGTERM', stop);
+  return EXIT.ok;
+}
+
+/** The MCP form of a call's outcome: structuredContent plus its text copy (for clients that read only text). */
+function toResult(outcome: CallOutcome): CallToolResult {
+  if (!outcome.ok) return errorResult(outcome.message);
+  return { content: [{ type: 'text', text: JSON.stringify(outcome.structured) }], structuredContent: outcome.structured };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: `spelunk: ${message}` }], isError: true };
+}
+
+function progressInterval(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env[PROGRESS_ENV]?.trim();
+  if (raw === undefined || raw === '') return PROGRESS_INTERVAL_MS;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${PROGRESS_ENV} must be a number of seconds greater than 0 (got "${raw}")`);
+  return seconds * 1000;
+}

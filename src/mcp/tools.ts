@@ -1,0 +1,159 @@
+import { SEVERITIES, type Severity } from '../tools/report-findings.js';
+
+/** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */
+export const MAX_TURNS_CAP = 100;
+/** A question longer than this is refused: it would be most of the prompt, and no one types it. */
+const MAX_QUESTION_CHARS = 20_000;
+
+/**
+ * Every tool only reads the fixed root: no tool takes a directory, so a client can never point spelunk elsewhere.
+ * openWorldHint false: it talks to the Anthropic API, but the "world" it explores is only that repository.
+ */
+const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+const USAGE_SCHEMA = {
+  type: 'object',
+  description: 'Tokens and estimated cost of this call (cost_usd null when the model has no known price)',
+  properties: {
+    input: { type: 'integer' },
+    cache_write: { type: 'integer' },
+    cache_read: { type: 'integer' },
+    output: { type: 'integer' },
+    requests: { type: 'integer' },
+    cost_usd: { type: ['number', 'null'] },
+  },
+  required: ['input', 'cache_write', 'cache_read', 'output', 'requests', 'cost_usd'],
+} as const;
+
+const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: {
+    answer_markdown: { type: 'string', description: 'the answer, with path:line evidence' },
+    citations: {
+      type: 'array',
+      description: 'path:line references of the answer, each checked against the repository',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string' }, line: { type: 'integer' }, status: { type: 'string' } },
+        required: ['path', 'status'],
+      },
+    },
+    session_id: { type: 'string', description: 'pass to ask_followup to continue this conversation' },
+    truncated: { type: 'boolean', description: 'true when the answer was cut to fit the result size limit' },
+    stop_reason: { type: 'string', description: 'end_turn when answered; otherwise the limit or failure that ended it' },
+    readonly_verified: { type: ['boolean', 'null'], description: 'the repository was checked unchanged after the call' },
+    notes: { type: 'array', items: { type: 'string' }, description: 'warnings and why the answer may be incomplete' },
+    usage: USAGE_SCHEMA,
+  },
+  required: ['answer_markdown', 'citations', 'session_id', 'truncated', 'stop_reason', 'usage'],
+} as const;
+
+const AUDIT_SCHEMA = {
+  type: 'object',
+  description: 'the result object of `spelunk audit --output-format json` (schema/result.schema.json) plus fail_on and exit_code',
+  properties: {
+    subtype: { type: 'string' },
+    is_error: { type: 'boolean' },
+    result: { type: 'string' },
+    session_id: { type: 'string' },
+    stop_reason: { type: 'string' },
+    readonly_verified: { type: ['boolean', 'null'] },
+    audit: {
+      type: 'object',
+      properties: { verdict: { type: 'string', enum: ['pass', 'fail', 'inconclusive'] }, summary: { type: 'string' }, findings: { type: 'array' } },
+      required: ['verdict', 'summary', 'findings'],
+    },
+    fail_on: { type: 'string', enum: [...SEVERITIES] },
+    exit_code: { type: 'integer', description: 'what `spelunk audit` would exit with: 0 pass, 4 failed, 5 inconclusive, 1/3 errors and limits' },
+  },
+  required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'fail_on', 'exit_code'],
+} as const;
+
+/** The tools `spelunk mcp` lists, as the MCP `tools/list` result carries them. */
+export const MCP_TOOLS = [
+  {
+    name: 'ask',
+    title: 'Ask about the repository',
+    description:
+      'Researches a question about this one repository with read-only tools (file reads, rg, grep, find, ls) and answers with path:line evidence. Starts a new conversation; continue it with ask_followup.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        question: { type: 'string', description: 'what to find out, e.g. "where are sessions expired?"' },
+        max_turns: { type: 'integer', minimum: 1, maximum: MAX_TURNS_CAP, description: 'model requests allowed for this question' },
+      },
+      required: ['question'],
+    },
+    outputSchema: ANSWER_SCHEMA,
+    annotations: ANNOTATIONS,
+  },
+  {
+    name: 'ask_followup',
+    title: 'Follow up on an earlier answer',
+    description: 'Continues the conversation of an earlier ask (its files and findings stay in context, and the prompt cache stays warm).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        session_id: { type: 'string', description: 'the session_id an earlier ask returned' },
+        question: { type: 'string' },
+      },
+      required: ['session_id', 'question'],
+    },
+    outputSchema: ANSWER_SCHEMA,
+    annotations: ANNOTATIONS,
+  },
+  {
+    name: 'audit',
+    title: 'Audit the repository',
+    description:
+      'Runs a code audit of this repository for a yes/no question (e.g. "does every handler check auth?"): a verdict of pass, fail or inconclusive, with findings at verified locations.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        question: { type: 'string' },
+        fail_on: { type: 'string', enum: [...SEVERITIES], description: 'lowest severity that makes the verdict a failure (default high)' },
+      },
+      required: ['question'],
+    },
+    outputSchema: AUDIT_SCHEMA,
+    annotations: ANNOTATIONS,
+  },
+] as const;
+
+export type McpToolName = (typeof MCP_TOOLS)[number]['name'];
+
+export type McpCall =
+  | { tool: 'ask'; question: string; maxTurns: number | null }
+  | { tool: 'ask_followup'; sessionId: string; question: string }
+  | { tool: 'audit'; question: string; failOn: Severity };
+
+/** Validates a tools/call; returns the typed call or a one-line message for the client. */
+export function parseCall(name: string, args: Record<string, unknown> | undefined): McpCall | string {
+  const input = args ?? {};
+  const question = questionOf(input);
+  if (!MCP_TOOLS.some((t) => t.name === name)) return `unknown tool "${name}"; the tools are ask, ask_followup and audit`;
+  if (typeof question !== 'string') return question.error;
+  if (name === 'ask') {
+    const turns = Object.hasOwn(input, 'max_turns') ? input.max_turns : undefined;
+    if (turns === undefined) return { tool: 'ask', question, maxTurns: null };
+    if (!Number.isInteger(turns) || (turns as number) < 1 || (turns as number) > MAX_TURNS_CAP) {
+      return `max_turns must be a whole number from 1 to ${MAX_TURNS_CAP}`;
+    }
+    return { tool: 'ask', question, maxTurns: turns as number };
+  }
+  if (name === 'ask_followup') {
+    const id = Object.hasOwn(input, 'session_id') ? input.session_id : undefined;
+    if (typeof id !== 'string' || id.trim() === '') return 'session_id is required: pass the session_id an earlier ask returned';
+    return { tool: 'ask_followup', sessionId: id.trim(), question };
+  }
+  const failOn = Object.hasOwn(input, 'fail_on') ? input.fail_on : 'high';
+  if (typeof failOn !== 'string' || !(SEVERITIES as readonly string[]).includes(failOn)) return 'fail_on must be low, medium, high or critical';
+  return { tool: 'audit', question, failOn: failOn as Severity };
+}
+
+function questionOf(input: Record<string, unknown>): string | { error: string } {
+  const raw = Object.hasOwn(input, 'question') ? input.question : undefined;
+  if (typeof raw !== 'string' || raw.trim() === '') return { error: 'question is required: a non-empty string such as "where is the config loaded?"' };
+  if (raw.length > MAX_QUESTION_CHARS) return { error: `question is ${raw.length} characters; keep it under ${MAX_QUESTION_CHARS}` };
+  return raw.trim();
+}

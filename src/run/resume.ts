@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import { gitCommit } from '../sandbox/readonly.js';
+import { escapeControls } from '../escape.js';
+import { formatCostUsd } from '../output/usage.js';
+import { describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
+import type { Session } from './session.js';
+import type { EventSink } from './ask.js';
+
+/** A run's link to its saved session: the id the JSON output carries, and where completed questions are appended. */
+export interface SavedLink {
+  id: string;
+  dir: string | null;
+  writer: SessionWriter | null;
+  /** The one line to show on resume (HEAD or the preamble changed), or null. */
+  notice: string | null;
+  /** Why nothing is saved although it should be (the state directory is inside the repository). */
+  warning: string | null;
+}
+
+/** Continues the session config.session.resume names (into session.conversation), and prepares the writer. */
+export async function linkSaved(config: Config, env: Readonly<Record<string, string | undefined>>, session: Session): Promise<SavedLink> {
+  const dir = sessionsDir(env, config.root);
+  const warning = config.session.persist && dir === null ? 'sessions are not saved: the state directory ($XDG_STATE_HOME or ~/.local/state) is inside the repository' : null;
+  if (config.session.resume === null) return { ...newSession(config, dir), dir, warning };
+  const loaded = await loadSession(await findSession(dir, config.session.resume, config.root));
+  return { ...(await switchTo(loaded, config, session, dir)), warning };
+}
+
+/** Replaces the conversation with `loaded` and returns the link that appends to it. */
+export async function switchTo(loaded: LoadedSession, config: Config, session: Session, dir: string | null): Promise<Omit<SavedLink, 'warning'>> {
+  session.conversation.clear();
+  session.conversation.messages.push(...loaded.messages);
+  session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
+  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root), preambleHash: hashOf(session), model: config.model });
+  const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
+  return { id: loaded.id, dir, writer, notice };
+}
+
+/**
+ * Saves the question so far after each model request that ran tools (at the next request's start the conversation
+ * holds that request's answer and the tool results, and ends on a user message, so it can be continued).
+ */
+export function stepSaver(link: SavedLink, session: Session, config: Config, question: string): EventSink {
+  return {
+    handle(event) {
+      if (event.type !== 'request_start' || event.turn < 2 || !link.writer) return;
+      void link.writer.flush(session.conversation, { question, model: config.model, head: null, preamble_hash: hashOf(session), cost_usd: 0, partial: true });
+    },
+  };
+}
+
+/** Appends the question just completed; returns a warning instead of throwing. */
+export async function saveQuestion(link: SavedLink, session: Session, config: Config, question: string, costUsd: number | null): Promise<string | null> {
+  if (!link.writer) return null;
+  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root), preamble_hash: hashOf(session), cost_usd: costUsd, cache: session.conversation.cacheWatch.state() });
+}
+
+function hashOf(session: Session): string {
+  return preambleHash(session.system, session.registry.definitions());
+}
+
+/** Sessions `/resume` lists. */
+const RESUME_LIST = 10;
+
+/** `/resume` without an argument: the repository's recent sessions (time, first question, cost), newest first. */
+export async function renderSessionList(dir: string | null, currentId: string): Promise<string> {
+  const all = dir ? await listSessions(dir) : [];
+  if (all.length === 0) return 'no saved sessions for this repository yet';
+  const rows = await Promise.all(all.slice(0, RESUME_LIST).map((s) => describeSession(s).catch(() => s)));
+  const lines = rows.map((s) => {
+    const when = new Date(s.mtimeMs).toISOString().slice(0, 16).replace('T', ' ');
+    const question = escapeControls(s.firstQuestion.replace(/\s+/g, ' ')).slice(0, 60);
+    const mark = s.id === currentId ? '*' : ' ';
+    return `${mark} ${s.id.slice(0, 8)}  ${when}  ${formatCostUsd(s.costUsd).padStart(9)}  ${String(s.questions).padStart(3)} q  ${question}`;
+  });
+  return `${lines.join('\n')}\n/resume <id> continues one (a prefix is enough); * is this session`;
+}
+
+/** A fresh saved session in `dir` (after /clear). */
+export function newSession(config: Config, dir: string | null): Pick<SavedLink, 'id' | 'writer' | 'notice'> {
+  const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, null) : null;
+  return { id: writer?.id ?? randomUUID(), writer, notice: null };
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseArgs } from '../../src/args.js';
+
+// The README's snippets for adding spelunk to Claude Code, Cursor and Codex must start `spelunk mcp` as written.
+const readme = readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const section = readme.slice(readme.indexOf('## spelunk as an MCP server'), readme.indexOf('## Performance'));
+
+function block(lang: string): string {
+  const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
+  if (!match) throw new Error(`no ${lang} block in the MCP section of the README`);
+  return match[1]!;
+}
+
+async function expectMcp(args: string[]): Promise<void> {
+  const parsed = await parseArgs(args, 100);
+  expect(parsed).toMatchObject({ kind: 'run', mcp: true, audit: false, question: null, flags: { dir: '/path/to/repo', maxBudgetUsdPerCall: 0.5 } });
+}
+
+describe('README MCP snippets', () => {
+  it('Claude Code: claude mcp add … -- spelunk mcp …', async () => {
+    const line = block('sh').trim();
+    expect(line).toMatch(/^claude mcp add spelunk --env ANTHROPIC_API_KEY=\S+ -- spelunk /);
+    await expectMcp(line.split(' -- spelunk ')[1]!.split(' '));
+  });
+
+  it('Cursor: mcpServers.spelunk in mcp.json', async () => {
+    const config = JSON.parse(block('json')) as { mcpServers: { spelunk: { command: string; args: string[]; env: Record<string, string> } } };
+    expect(config.mcpServers.spelunk.command).toBe('spelunk');
+    expect(Object.keys(config.mcpServers.spelunk.env)).toEqual(['ANTHROPIC_API_KEY']);
+    await expectMcp(config.mcpServers.spelunk.args);
+  });
+
+  it('Codex: [mcp_servers.spelunk] in config.toml', async () => {
+    const toml = block('toml');
+    expect(toml).toMatch(/^\[mcp_servers\.spelunk\]\ncommand = "spelunk"\n/);
+    expect(toml).toMatch(/\ntool_timeout_sec = \d+\n/);
+    await expectMcp(JSON.parse(/\nargs = (\[.*\])\n/.exec(toml)![1]!) as string[]);
+  });
+});

@@ -1,0 +1,227 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { runCli } from '../support/cli.js';
+import { BIN } from '../support/pty.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
+
+// A real MCP client from the same SDK spawns the built binary (`dist/spelunk.js mcp`) against the local Messages API.
+const repo = useRepo({ ...APP_FILES, 'data/README': 'the sparse file beside this one is created by the test\n' }, { git: true });
+let api: MockApi | null = null;
+let client: Client | null = null;
+let stderr = '';
+
+afterEach(async () => {
+  await client?.close();
+  client = null;
+  await api?.close();
+  api = null;
+});
+
+async function connect(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+  stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '-C', repo.root, ...extraArgs],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api!.url, ...env },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  client = new Client({ name: 'spelunk-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+function structured(result: Awaited<ReturnType<Client['callTool']>>): Record<string, any> {
+  const r = result as CallToolResult;
+  expect(r.isError ?? false).toBe(false);
+  // The text copy is the same object, for clients that read only text.
+  expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
+  return r.structuredContent as Record<string, any>;
+}
+
+describe('spelunk mcp (the built binary, a real MCP client)', () => {
+  it('lists ask, ask_followup and audit, read-only, with input and output schemas, at the latest protocol revision', async () => {
+    api = await startMockApi();
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['ask', 'ask_followup', 'audit']);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      // No tool lets the client choose a directory: the root is fixed at start.
+      expect(JSON.stringify(tool.inputSchema)).not.toMatch(/"(dir|root|cwd|path)"/);
+    }
+    expect(client.getServerVersion()?.name).toBe('spelunk');
+    expect(LATEST_PROTOCOL_VERSION).toBe('2025-11-25');
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('ask answers with usage and a session_id; ask_followup continues the same conversation', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Routing is in src/router.js:3.')), reply(text('It returns 404 at src/router.js:5.')));
+    const { client } = await connect();
+    const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
+    expect(first).toMatchObject({ answer_markdown: 'Routing is in src/router.js:3.', citations: [], truncated: false, stop_reason: 'end_turn', readonly_verified: true });
+    expect(first.usage).toMatchObject({ requests: 2 });
+    expect(first.usage.cost_usd).toBeGreaterThan(0);
+    expect(first.session_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const second = structured(await client.callTool({ name: 'ask_followup', arguments: { session_id: first.session_id, question: 'And unknown routes?' } }));
+    expect(second).toMatchObject({ answer_markdown: 'It returns 404 at src/router.js:5.', session_id: first.session_id });
+    const messages = api.requests.at(-1)!.body.messages!;
+    expect(JSON.stringify(messages[0])).toContain('Where is routing?');
+    expect(JSON.stringify(messages.at(-1))).toContain('And unknown routes?');
+    // The conversation's prefix was cached by the first ask, so the follow-up reads it.
+    expect(second.usage.cache_read).toBeGreaterThan(0);
+    expect(stderr).toContain('spelunk mcp: serving');
+  });
+
+  it.each([
+    ['ask', {}, /question is required/],
+    ['ask', { question: 'q', max_turns: 0 }, /max_turns must be a whole number from 1 to 100/],
+    ['ask_followup', { question: 'q', session_id: 'nope' }, /unknown session_id "nope".*start again with ask/],
+    ['ask_followup', { question: 'q' }, /session_id is required/],
+    ['audit', { question: 'q', fail_on: 'severe' }, /fail_on must be low, medium, high or critical/],
+    ['rm', { question: 'q' }, /unknown tool "rm"/],
+  ])('%s %j is refused with a one-line error and no model request', async (name, args, message) => {
+    api = await startMockApi();
+    const { client } = await connect();
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(message);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('audit returns the audit result object, with the exit code fail_on implies', async () => {
+    api = await startMockApi();
+    const finding = { rule_id: 'shell-injection', severity: 'medium', title: 'User input reaches exec', message: 'login() concatenates user into a shell command', path: 'src/auth.js', start_line: 4 };
+    api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'one injection', findings: [finding] })), reply(text('Done.')));
+    const { client } = await connect();
+    const high = structured(await client.callTool({ name: 'audit', arguments: { question: 'Is user input passed to a shell?' } }));
+    expect(high).toMatchObject({ type: 'result', fail_on: 'high', exit_code: 0, readonly_verified: true, audit: { verdict: 'fail' } });
+    expect(high.audit.findings).toHaveLength(1);
+    api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'one injection', findings: [finding] })), reply(text('Done.')));
+    const medium = structured(await client.callTool({ name: 'audit', arguments: { question: 'Is user input passed to a shell?', fail_on: 'medium' } }));
+    expect(medium).toMatchObject({ fail_on: 'medium', exit_code: 4 });
+  });
+
+  it('sends progress notifications on a slow answer when the call carries a progress token', async () => {
+    api = await startMockApi();
+    api.enqueue({ kind: 'slow', delayMs: 1500, then: reply(text('Slow but done.')) });
+    const { client } = await connect([], { SPELUNK_MCP_PROGRESS_SECONDS: '0.3' });
+    const seen: { progress: number; message?: string }[] = [];
+    const result = await client.callTool({ name: 'ask', arguments: { question: 'q' } }, undefined, { onprogress: (p) => seen.push(p) });
+    expect(structured(result).answer_markdown).toBe('Slow but done.');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
+    expect(seen.at(-1)!.message).toMatch(/waiting for the model · 1 model request · 0 tool calls · .* · \d+ s/);
+  });
+
+  it('a cancelled call stops the loop and kills its tool process within a second', async () => {
+    // wc -w over a 20 GB sparse file runs for minutes: the tool is still running when the client cancels.
+    const sparse = path.join(repo.root, 'data', 'huge.bin');
+    execFileSync('/usr/bin/truncate', ['-s', '20G', sparse]);
+    try {
+      api = await startMockApi();
+      api.enqueue(reply(toolUse('bash', { command: 'wc -w data/huge.bin' })));
+      const { client, transport } = await connect();
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const call = client.callTool({ name: 'ask', arguments: { question: 'how many words?' } }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => void seen.push(p.message ?? ''),
+      });
+      call.catch(() => {});
+      await waitFor(() => toolProcesses(transport.pid!).length > 0, 10_000);
+      controller.abort();
+      await expect(call).rejects.toThrow(/abort/i);
+      const cancelledAt = Date.now();
+      await waitFor(() => toolProcesses(transport.pid!).length === 0, 5_000);
+      expect(Date.now() - cancelledAt).toBeLessThan(1000);
+      // The loop stopped: no second model request; the server still answers the next call.
+      expect(api.requests).toHaveLength(1);
+      api.enqueue(reply(text('Still here.')));
+      expect(structured(await client.callTool({ name: 'ask', arguments: { question: 'alive?' } })).answer_markdown).toBe('Still here.');
+    } finally {
+      await fs.rm(sparse, { force: true });
+    }
+  });
+
+  it('exits 0 when the client closes stdin, with nothing but protocol on stdout', async () => {
+    api = await startMockApi();
+    const child = spawn(process.execPath, [BIN, 'mcp', '-C', repo.root], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    await waitFor(() => out.includes('\n'), 10_000);
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { protocolVersion: string; serverInfo: { name: string } } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'spelunk' } });
+    expect(err).toContain('spelunk mcp: serving');
+  });
+
+  it('--max-budget-usd-total: once the calls have spent it, the next call is refused without a request', async () => {
+    api = await startMockApi();
+    // One expensive answer (60k output tokens ≈ $0.60 at list price) spends the whole $0.50.
+    api.enqueue({ kind: 'message', content: [text('First.')], usage: { output_tokens: 60_000 } });
+    const { client } = await connect(['--max-budget-usd-total', '0.5']);
+    expect(structured(await client.callTool({ name: 'ask', arguments: { question: 'q' } })).answer_markdown).toBe('First.');
+    const requests = api.requests.length;
+    const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$0\.6\d+ of --max-budget-usd-total 0\.5\); restart spelunk mcp with a larger one/);
+    expect(api.requests).toHaveLength(requests);
+  });
+
+  it.each([
+    [['--max-budget-usd-per-call', '1', 'q'], /--max-budget-usd-per-call only work with the mcp subcommand/],
+    [['mcp', '--max-budget-usd-total', '0'], /--max-budget-usd-total must be a number greater than 0/],
+    [['mcp', '-m', 'claude-unknown-9', '--max-budget-usd-per-call', '1'], /a budget needs a known price, and claude-unknown-9 has none/],
+  ])('spelunk %j is a usage error (exit 2)', async (argv, message) => {
+    const run = await runCli(['-C', repo.root, ...argv], { env: { ANTHROPIC_API_KEY: 'k' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+});
+
+/** Pids of the server's children that run `wc` (read from /proc: the tool's process group is its own). */
+function toolProcesses(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while listing
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (comm === 'wc' && Number(ppid) === pid && state !== 'Z') found.push(Number(entry));
+  }
+  return found;
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
