@@ -1,18 +1,13 @@
-import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolOutcome } from '../tools/tool.js';
 import type { Conversation } from './conversation.js';
 import type { AgentEvent, StopKind, Usage } from './events.js';
 import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
+import { runToolRound, type ToolRoundConfig } from './tool-round.js';
 
-/** Tools of one turn that may run at once (2 cores; rg is itself multi-threaded). */
-const TOOL_CONCURRENCY = 4;
 /** Prompt size at which old tool results are elided (well inside a 200k-token context window). */
 const DEFAULT_COMPACT_AT_TOKENS = 150_000;
 /** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
 const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 
-/** A wait for the tools' gate shorter than this is not worth a line. */
-const WAIT_NOTICE_MS = 50;
 /** Appended to a question whose answer was cancelled, so the next question is not read as a continuation of it. */
 export const INTERRUPTED_MARK = '[interrupted by the user before an answer]';
 const TIMED_OUT_MARK = '[stopped by the time limit before an answer]';
@@ -29,23 +24,17 @@ export interface Budget {
   worstCaseUsd(promptTokens: number, maxOutputTokens: number): number | null;
 }
 
-export interface LoopConfig {
+export interface LoopConfig extends ToolRoundConfig {
   client: ModelClient;
   model: string;
   maxTokens: number;
   maxTurns: number;
   thinking: boolean;
   system: SystemBlock[];
-  registry: ToolRegistry;
-  root: string;
-  toolTimeoutMs: number;
-  onRead?: (absPath: string) => void;
   budget?: Budget;
   compactAtTokens?: number;
   /** --timeout in ms, for the message when it is reached. */
   timeoutMs?: number | null;
-  /** Tools run only once this settles (the read-only snapshot); the wait is reported, not counted as tool time. */
-  toolsReady?: Promise<unknown>;
 }
 
 /**
@@ -134,7 +123,7 @@ export async function* askQuestion(
     switch (response.stopReason) {
       case 'tool_use': {
         conversation.addAssistant(response.content);
-        const results = yield* runTools(response.content, config, signal);
+        const results = yield* runToolRound(response.content, config, signal);
         conversation.addToolResults(results);
         continue;
       }
@@ -156,59 +145,6 @@ export async function* askQuestion(
         return yield done('end_turn', lastText, turns);
     }
   }
-}
-
-/** Runs every tool_use of a turn (up to TOOL_CONCURRENCY at once); yields start/end events; returns results in request order. */
-async function* runTools(content: Block[], config: LoopConfig, signal: AbortSignal): AsyncGenerator<AgentEvent, Block[]> {
-  const calls = content.filter((b): b is Extract<Block, { type: 'tool_use' }> => b.type === 'tool_use');
-  for (const call of calls) {
-    yield { type: 'tool_start', id: call.id, name: call.name, input: call.input, display: config.registry.display(call.name, call.input) };
-  }
-  if (config.toolsReady) {
-    const waited = await waitFor(config.toolsReady, signal);
-    if (waited >= WAIT_NOTICE_MS) yield { type: 'tools_waited', durationMs: waited };
-  }
-  const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead };
-  const outcomes = new Map<string, ToolOutcome>();
-  const pending = new Map<string, Promise<{ id: string; outcome: ToolOutcome; durationMs: number }>>();
-  let next = 0;
-  const launch = (): void => {
-    const call = calls[next++];
-    if (!call) return;
-    const started = Date.now();
-    pending.set(
-      call.id,
-      config.registry.dispatch(call.name, call.input, ctx).then((outcome) => ({ id: call.id, outcome, durationMs: Date.now() - started })),
-    );
-  };
-  while (next < Math.min(TOOL_CONCURRENCY, calls.length)) launch();
-  while (pending.size > 0) {
-    const finished = await Promise.race(pending.values());
-    pending.delete(finished.id);
-    outcomes.set(finished.id, finished.outcome);
-    const call = calls.find((c) => c.id === finished.id)!;
-    yield { type: 'tool_end', id: call.id, name: call.name, input: call.input, outcome: finished.outcome, durationMs: finished.durationMs };
-    launch();
-  }
-  return calls.map((call) => {
-    const outcome = outcomes.get(call.id)!;
-    const text = outcome.content === '' ? '(no output)' : outcome.content;
-    return { type: 'tool_result', tool_use_id: call.id, content: text, ...(outcome.isError ? { is_error: true } : {}) };
-  });
-}
-
-/** Milliseconds until `ready` settles (or the signal aborts; the tools then report the cancel themselves). */
-async function waitFor(ready: Promise<unknown>, signal: AbortSignal): Promise<number> {
-  const started = Date.now();
-  let onAbort = (): void => {};
-  await new Promise<void>((resolve) => {
-    onAbort = resolve;
-    void ready.then(() => resolve(), () => resolve());
-    if (signal.aborted) resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  signal.removeEventListener('abort', onAbort);
-  return Date.now() - started;
 }
 
 async function budgetExceeded(config: LoopConfig, request: Parameters<ModelClient['countTokens']>[0], signal: AbortSignal): Promise<string | null> {
