@@ -2,11 +2,12 @@ import type { Conversation } from './conversation.js';
 import type { AgentEvent, StopKind, Usage } from './events.js';
 import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
 import { runToolRound, type ToolRoundConfig } from './tool-round.js';
+import { checkBudget, finishedAtLimit, lastRequestNote, type Budget, type FinalLimit } from './budget.js';
+
+export type { Budget } from './budget.js';
 
 /** Prompt size at which old tool results are elided (well inside a 200k-token context window). */
 const DEFAULT_COMPACT_AT_TOKENS = 150_000;
-/** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
-const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 
 /** Appended to a question whose answer was cancelled, so the next question is not read as a continuation of it. */
 export const INTERRUPTED_MARK = '[interrupted by the user before an answer]';
@@ -15,14 +16,6 @@ const TIMED_OUT_MARK = '[stopped by the time limit before an answer]';
 /** Why an abort happened; the run's AbortController is aborted with one of these as its reason. */
 export const ABORT_TIMEOUT = 'timeout';
 export const ABORT_INTERRUPT = 'interrupt';
-
-export interface Budget {
-  maxUsd: number;
-  /** Estimated cost already spent in this run. */
-  spentUsd(): number;
-  /** Worst-case cost of a request with this prompt and max output; null = unknown price (the CLI refuses that earlier). */
-  worstCaseUsd(promptTokens: number, maxOutputTokens: number): number | null;
-}
 
 export interface LoopConfig extends ToolRoundConfig {
   client: ModelClient;
@@ -35,6 +28,8 @@ export interface LoopConfig extends ToolRoundConfig {
   compactAtTokens?: number;
   /** --timeout in ms, for the message when it is reached. */
   timeoutMs?: number | null;
+  /** How the model should finish when one request is left (default: answer with what it has; audits: file the report). */
+  finishInstruction?: string;
 }
 
 /**
@@ -54,6 +49,8 @@ export async function* askQuestion(
   let turns = 0;
   let lastText = '';
   let textShown = false;
+  // Set once the model has been told that this request is its last (by --max-turns or --max-budget-usd).
+  let finalBy: FinalLimit | null = null;
 
   for (;;) {
     if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
@@ -65,13 +62,21 @@ export async function* askQuestion(
       const elided = conversation.compact();
       if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
     }
-    const request = conversation.request({ model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking });
-
+    const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking };
+    // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
+    let last: FinalLimit | null = finalBy === null && turns + 1 >= config.maxTurns ? 'max_turns' : null;
     if (config.budget) {
-      const over = await budgetExceeded(config, request, signal);
+      const note = finalBy === null ? lastRequestNote(last ?? 'max_budget', config) : null;
+      const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);
       if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
-      if (over) return yield done('max_budget', lastText, turns, over);
+      if (check.over) return yield done('max_budget', lastText, turns, check.over);
+      if (finalBy === null && last === null && check.lastOne) last = 'max_budget';
     }
+    if (last !== null) {
+      conversation.addNote(lastRequestNote(last, config));
+      finalBy = last;
+    }
+    const request = conversation.request(base);
 
     turns++;
     yield { type: 'request_start', turn: turns };
@@ -142,37 +147,11 @@ export async function* askQuestion(
         return yield done('context_exceeded', lastText, turns, "the conversation filled the model's context window; start a new one (/clear in the REPL) or ask a narrower question");
       default:
         conversation.addAssistant(textBlocks(response.content));
+        // Told to finish by a limit, the model answered with what it had: the answer stands, marked incomplete.
+        if (finalBy !== null) return yield done(finalBy, lastText, turns, finishedAtLimit(finalBy, config));
         return yield done('end_turn', lastText, turns);
     }
   }
-}
-
-async function budgetExceeded(config: LoopConfig, request: Parameters<ModelClient['countTokens']>[0], signal: AbortSignal): Promise<string | null> {
-  const budget = config.budget!;
-  const counted = await config.client.countTokens(request, signal);
-  const prompt = counted ?? Math.ceil(JSON.stringify(request).length / CONSERVATIVE_CHARS_PER_TOKEN);
-  const worst = budget.worstCaseUsd(prompt, config.maxTokens);
-  const spent = budget.spentUsd();
-  if (worst === null) return `no price is known for ${config.model}, so --max-budget-usd cannot be enforced`;
-  if (spent + worst <= budget.maxUsd) return null;
-  if (spent === 0) return firstRequestOverBudget(budget, prompt, config.maxTokens, worst);
-  return `stopped before the next request: spent ~$${spent.toFixed(4)}, and the next could cost up to ~$${worst.toFixed(4)} (${prompt} prompt tokens + ${config.maxTokens} output), over --max-budget-usd ${budget.maxUsd}`;
-}
-
-/** The budget cannot cover even the first request: say its worst case and the --max-tokens that would fit. */
-function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): string {
-  const head = `--max-budget-usd ${budget.maxUsd} is below the first request's worst case of ~$${worst.toFixed(4)} (${grouped(prompt)} prompt tokens + ${grouped(maxTokens)} output)`;
-  const promptOnly = budget.worstCaseUsd(prompt, 0) ?? worst;
-  const perToken = (budget.worstCaseUsd(prompt, 1) ?? worst) - promptOnly;
-  const fits = perToken > 0 ? Math.floor((budget.maxUsd - promptOnly) / perToken) : 0;
-  // Below ~1,000 output tokens an answer with evidence rarely fits: suggest a budget instead.
-  if (fits < 1000) return `${head}; raise it to at least ~$${(promptOnly + 1000 * perToken).toFixed(2)}`;
-  const nice = fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100;
-  return `${head}; lower it with --max-tokens ${grouped(nice)} or raise the budget`;
-}
-
-function grouped(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 function done(stop: StopKind, text: string, turns: number, message?: string): AgentEvent {

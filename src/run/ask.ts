@@ -7,6 +7,10 @@ import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
 
+/** An audit's last request a limit allows: the report is the answer. */
+const AUDIT_FINISH =
+  'Do not call any other tool: call report_findings now with your verdict (inconclusive when the evidence you have does not settle the question), a summary, and the findings whose locations you verified.';
+
 /** Something that consumes the loop's events (text renderer, stream-json, result collector). */
 export interface EventSink {
   handle(event: AgentEvent): void;
@@ -33,6 +37,7 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     root: config.root,
     toolTimeoutMs: config.toolTimeoutMs,
     timeoutMs: config.timeoutMs,
+    ...(session.registry.names().includes('report_findings') ? { finishInstruction: AUDIT_FINISH } : {}),
     ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),
     ...(budget ? { budget } : {}),
