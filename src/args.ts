@@ -44,6 +44,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file' },
       verbose: { type: 'boolean', describe: 'show full tool output' },
       thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
+      effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
       'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
       color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
       debug: { type: 'boolean', describe: 'show stack traces for internal errors' },

@@ -1,3 +1,4 @@
+import type { Effort } from './effort.js';
 import type { Block, Message, ModelRequest, SystemBlock, ToolDefinition } from './model.js';
 
 /** Tool results older than the newest few are replaced by this once the prompt nears the context window. */
@@ -113,6 +114,7 @@ export class Conversation {
       tools: base.tools,
       messages,
       ...(base.thinking ? { thinking: { type: 'adaptive' as const } } : {}),
+      ...(base.effort ? { output_config: { effort: base.effort } } : {}),
     };
     return { request, breakpoint: marks[0] ?? null };
   }
@@ -147,6 +149,8 @@ export interface RequestBase {
   system: SystemBlock[];
   tools: ToolDefinition[];
   thinking: boolean;
+  /** Sent as output_config.effort; absent or null: the model's default. */
+  effort?: Effort | null;
 }
 
 /** A copy of `messages` with `note` appended as addNote would (to the last user message, or as a new one). */

@@ -1,4 +1,5 @@
 import type { Conversation } from './conversation.js';
+import type { Effort } from './effort.js';
 import type { AgentEvent, StopKind, Usage } from './events.js';
 import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
 import { runToolRound, type ToolRoundConfig } from './tool-round.js';
@@ -23,6 +24,8 @@ export interface LoopConfig extends ToolRoundConfig {
   maxTokens: number;
   maxTurns: number;
   thinking: boolean;
+  /** output_config.effort of every request; null or absent: none is sent. */
+  effort?: Effort | null;
   system: SystemBlock[];
   budget?: Budget;
   compactAtTokens?: number;
@@ -62,7 +65,7 @@ export async function* askQuestion(
       const elided = conversation.compact();
       if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
     }
-    const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking };
+    const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
     // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
     let last: FinalLimit | null = finalBy === null && turns + 1 >= config.maxTurns ? 'max_turns' : null;
     if (config.budget) {
@@ -112,7 +115,7 @@ export async function* askQuestion(
       if (error instanceof ModelAbortError || signal.aborted) {
         // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
         if (error instanceof ModelAbortError && error.usage) {
-          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true };
+          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true, ...effortOf(config) };
         }
         return yield aborted(conversation, signal, config, lastText, turns);
       }
@@ -122,7 +125,7 @@ export async function* askQuestion(
     if (!response) return yield done('api_error', lastText, turns, 'the API stream ended without a message');
 
     conversation.lastPromptTokens = promptTokens(response.usage);
-    yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId };
+    yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId, ...effortOf(config) };
     lastText = textOf(response.content);
 
     switch (response.stopReason) {
@@ -169,6 +172,10 @@ function aborted(conversation: Conversation, signal: AbortSignal, config: LoopCo
   const limit = config.timeoutMs ? ` ${config.timeoutMs / 1000} (seconds for the whole run)` : '';
   const raise = config.timeoutMs ? `, e.g. --timeout ${(config.timeoutMs * 2) / 1000}` : '';
   return done('timeout', text, turns, `stopped: the run reached --timeout${limit} before an answer; raise it${raise}`);
+}
+
+function effortOf(config: LoopConfig): { effort?: Effort } {
+  return config.effort ? { effort: config.effort } : {};
 }
 
 function promptTokens(usage: Usage): number {

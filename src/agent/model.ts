@@ -1,3 +1,4 @@
+import type { Effort } from './effort.js';
 import type { Usage } from './events.js';
 
 /** A content block as spelunk stores it in the conversation (the Messages API shapes it uses). */
@@ -45,6 +46,7 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   messages: Message[];
   thinking?: { type: 'adaptive' };
+  output_config?: { effort: Effort };
 }
 
 export type StopReason =

@@ -53,8 +53,9 @@ export class UsageLedger {
 }
 
 /** `  ↳ in 412 · cache write 1,203 · cache read 11,870 (88%) · out 96 · ~$0.0043` for one request. */
-export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean }): string {
-  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
+export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean; effort?: string | undefined }): string {
+  const effort = opts.effort ? ` · effort ${opts.effort}` : '';
+  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${effort}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
   return createPalette(opts.color).dim(line);
 }
 

@@ -32,6 +32,7 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     maxTokens: config.maxTokens,
     maxTurns: config.maxTurns,
     thinking: config.thinking,
+    effort: config.effort,
     system: session.system,
     registry: session.registry,
     root: config.root,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
+import { EFFORTS, effortProblem, isEffort } from '../agent/effort.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { askOnce, liveTextRenderer, renderContext } from './ask.js';
@@ -21,6 +22,7 @@ const HELP = `Ask anything about the repository; spelunk explores it read-only a
   /usage    token and cost table for this session
   /context  what the preamble holds (instructions file, listing, token estimates)
   /clear    start a new conversation (same preamble)
+  /effort   show the effort setting; /effort low|medium|high|max changes it for the next questions
   /exit     quit (also Ctrl+D, or Ctrl+C twice on an empty prompt)
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
@@ -28,6 +30,8 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 // Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
   const session = await openSession(config);
+  // /effort replaces the config for the questions after it.
+  const state = { config };
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const renderer = liveTextRenderer(config, io, session, color);
   const historyFile = historyPath(io.env);
@@ -128,10 +132,10 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       const question = next.trim();
       await appendHistory(historyFile, question);
       if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, config })) break;
+        if (runCommand(question, { io, session, color, state })) break;
       } else {
         turn = new AbortController();
-        await askOnce(question, session, config, renderer, turn.signal);
+        await askOnce(question, session, state.config, renderer, turn.signal);
         turn = null;
       }
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
@@ -149,7 +153,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config }): boolean {
+function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; state: { config: Config } }): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -167,12 +171,26 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
       return false;
     case '/context':
-      io.stderr.write(`${renderContext(session, ctx.config)}\n`);
+      io.stderr.write(`${renderContext(session, ctx.state.config)}\n`);
+      return false;
+    case '/effort':
+      io.stderr.write(`${effortCommand(line.slice(command!.length).trim(), ctx.state)}\n`);
       return false;
     default:
       io.stderr.write(`unknown command ${command}; /help lists the commands\n`);
       return false;
   }
+}
+
+/** `/effort` shows the setting; `/effort <level>` checks it against the model and sets it. Returns the line to print. */
+function effortCommand(arg: string, state: { config: Config }): string {
+  const { model, thinking, effort } = state.config;
+  if (arg === '') return `effort ${effort ?? `not sent (${model} uses its own default)`}; /effort ${EFFORTS.join('|')} changes it`;
+  if (!isEffort(arg)) return `unknown effort "${arg}"; use /effort ${EFFORTS.join('|')}`;
+  const problem = effortProblem(model, arg, thinking);
+  if (problem) return problem.replace('--effort', '/effort');
+  state.config = { ...state.config, effort: arg };
+  return `effort ${arg} from the next question on`;
 }
 
 /** `$XDG_STATE_HOME/spelunk/history`, else `~/.local/state/spelunk/history`. */
