@@ -1,3 +1,4 @@
+import { groupDigits as grouped } from '../digits.js';
 import type { ModelClient, ModelRequest } from './model.js';
 
 /** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
@@ -77,6 +78,3 @@ function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: numbe
   return `${head}; lower it with --max-tokens ${grouped(nice)} or raise the budget`;
 }
 
-function grouped(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
-}

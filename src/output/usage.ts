@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { Usage } from '../agent/events.js';
 import { createPalette } from './color.js';
 import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from '../agent/pricing.js';
+import { groupDigits } from '../digits.js';
 
 /** One model request as the session ledger records it. */
 export interface LedgerRow {
@@ -108,7 +109,7 @@ export function formatInt(n: number): string {
  */
 function fixed(n: number, digits: number): string {
   const [whole = '0', fraction] = Math.abs(n).toFixed(digits).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  const grouped = groupDigits(whole);
   const sign = n < 0 && Number(`${whole}.${fraction ?? 0}`) !== 0 ? '-' : '';
   return fraction === undefined ? `${sign}${grouped}` : `${sign}${grouped}.${fraction}`;
 }

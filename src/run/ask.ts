@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
+import { groupDigits } from '../digits.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
@@ -83,12 +84,12 @@ export function renderContext(session: Session, config: Config): string {
   const systemText = session.system.map((b) => b.text).join('');
   const lines = [
     `root          ${config.root}`,
-    `instructions  ${instructions.file ? `${instructions.file}, ${instructions.bytes.toLocaleString('en-US')} bytes${instructions.truncatedBytes > 0 ? ` (${instructions.truncatedBytes.toLocaleString('en-US')} bytes cut)` : ''}` : 'none (no AGENTS.md or CLAUDE.md at the root)'}`,
+    `instructions  ${instructions.file ? `${instructions.file}, ${groupDigits(instructions.bytes)} bytes${instructions.truncatedBytes > 0 ? ` (${groupDigits(instructions.truncatedBytes)} bytes cut)` : ''}` : 'none (no AGENTS.md or CLAUDE.md at the root)'}`,
     `nested        ${instructions.nested.length === 0 ? 'none' : instructions.nested.join(', ')}`,
     `listing       ${listing.shown} entries shown, ${listing.omitted} omitted (--depth ${config.depth}, --max-entries ${config.maxEntries})`,
-    `tools         ${session.registry.names().join(', ')} · ~${estimateTokens(tools).toLocaleString('en-US')} tokens`,
-    `system        ${session.system.length} blocks · ~${estimateTokens(systemText).toLocaleString('en-US')} tokens`,
-    `conversation  ${session.conversation.messages.length} messages · last prompt ${session.conversation.lastPromptTokens.toLocaleString('en-US')} tokens`,
+    `tools         ${session.registry.names().join(', ')} · ~${groupDigits(estimateTokens(tools))} tokens`,
+    `system        ${session.system.length} blocks · ~${groupDigits(estimateTokens(systemText))} tokens`,
+    `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
   ];
   return lines.join('\n');
