@@ -32,6 +32,6 @@ export async function measureToolRounds({ mock, api, dist, repo, env, runs, log 
     serial.push(await once([...scans.map((scan) => reply(text('Scanning.'), scan)), reply(text('Done.'))]));
   }
   log(`  one turn (ms): ${parallel.map(Math.round).join(' ')}; one per turn: ${serial.map(Math.round).join(' ')}`);
-  return { parallel: median(parallel), serial: median(serial), bound: Math.min(8, os.availableParallelism()) };
+  return { parallel: median(parallel), serial: median(serial), bound: Math.min(8, Math.max(4, os.availableParallelism())) };
 }
 

@@ -64,8 +64,10 @@ function setup(extra: { toolConcurrency?: number } = {}) {
 }
 
 describe('runToolRound', () => {
-  it('the bound follows the machine: min(8, availableParallelism)', () => {
-    expect(TOOL_CONCURRENCY).toBe(Math.min(8, os.availableParallelism()));
+  it('the bound follows the machine: one per core, at least 4, at most 8', () => {
+    expect(TOOL_CONCURRENCY).toBe(Math.min(8, Math.max(4, os.availableParallelism())));
+    expect(TOOL_CONCURRENCY).toBeGreaterThanOrEqual(4);
+    expect(TOOL_CONCURRENCY).toBeLessThanOrEqual(8);
   });
 
   it.each([1, 3, TOOL_CONCURRENCY])('runs at most %i calls at once and keeps every slot busy', async (bound) => {
