@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import Table from 'cli-table3';
 import { loadMockApi } from './bench/mock.mjs';
-import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
+import { nodeCpu, nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
 import { measureSandbox } from './bench/sandbox.mjs';
 import { measureToolRounds } from './bench/tool-rounds.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
@@ -93,15 +93,19 @@ async function bench() {
   await timeRg(rgPath, small, env);
   await ask(small);
   await nodeHwm(env);
-  const runs = { node: [], rg: [], spelunk: [], uncached: [], rgSmall: [], small: [], nodeHwm: [], spelunkHwm: [], listings: [] };
+  const runs = { node: [], rg: [], spelunk: [], uncached: [], rgSmall: [], small: [], nodeHwm: [], spelunkHwm: [], listings: [], cpu: [], uncachedCpu: [], nodeCpu: [] };
   for (let i = 0; i < RUNS; i++) {
     runs.node.push((await timeNode(env)).ms);
     runs.rg.push((await timeRg(rgPath, large, env)).ms);
     runs.rgSmall.push((await timeRg(rgPath, small, env)).ms);
     runs.small.push((await ask(small)).ms);
-    runs.uncached.push((await ask(large, [], undefined, uncached)).ms);
+    const cold = await ask(large, [], undefined, uncached);
+    runs.uncached.push(cold.ms);
+    runs.uncachedCpu.push(cold.cpuMs);
+    runs.nodeCpu.push(await nodeCpu(env));
     const run = await ask(large);
     runs.spelunk.push(run.ms);
+    runs.cpu.push(run.cpuMs);
     runs.spelunkHwm.push(run.hwmKb);
     runs.listings.push(listingOf(run.request).text);
     runs.nodeHwm.push(await nodeHwm(env));
@@ -113,6 +117,9 @@ async function bench() {
     rg: median(runs.rg),
     small: median(runs.small),
     rgSmall: median(runs.rgSmall),
+    cpu: median(runs.cpu),
+    uncachedCpu: median(runs.uncachedCpu),
+    nodeCpu: median(runs.nodeCpu),
   };
   const memory = { spelunk: median(runs.spelunkHwm), node: median(runs.nodeHwm) };
   log(`  spelunk to first request (ms): ${runs.spelunk.map(Math.round).join(' ')}; without the code cache: ${runs.uncached.map(Math.round).join(' ')}`);
@@ -147,6 +154,13 @@ async function bench() {
       'start-up: spawn → first API request',
       `${ms(startup.spelunk)} vs ${ms(startup.node)} node + ${ms(startup.rg)} rg = ${ms(startup.node + startup.rg)}`,
       startup.spelunk / (startup.node + startup.rg),
+      '≤',
+      TARGETS.startup,
+    ),
+    row(
+      'start-up CPU (main thread) to first request',
+      `${ms(startup.cpu)} vs ${ms(startup.nodeCpu)} node -e 0; ${ms(startup.uncachedCpu)} without the code cache`,
+      startup.cpu / startup.nodeCpu,
       '≤',
       TARGETS.startup,
     ),
