@@ -9,14 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import Table from 'cli-table3';
 import { loadMockApi } from './bench/mock.mjs';
-import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
+import { nodeCpu, nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
 import { measureSandbox } from './bench/sandbox.mjs';
+import { measureToolRounds } from './bench/tool-rounds.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
+const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
 const DEFAULT_MAX_ENTRIES = 200;
+/** Runs of each tool-round script (each is 8 scans of the large repository). */
+const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 3);
 
 // Constants above, functions below (hoisted): the top-level await runs before any later `const` is initialised.
 const projectRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -54,17 +57,23 @@ async function bench() {
   log(`temp dir ${tmp}; node ${process.version}; ${os.cpus().length} CPUs`);
   const large = path.join(tmp, 'large');
   const flat = path.join(tmp, 'flat');
+  const small = path.join(tmp, 'small');
   const home = path.join(tmp, 'home');
   mkdirSync(home);
 
   log('generating the repositories (100k tracked + 100k ignored files; a flat one with 3 × 20k files) …');
   const genStart = performance.now();
-  const [mock, largeInfo, flatInfo] = await Promise.all([loadMockApi(projectRoot, tmp), generate('large', large), generate('flat', flat)]);
+  const [mock, largeInfo, flatInfo, smallInfo] = await Promise.all([
+    loadMockApi(projectRoot, tmp),
+    generate('large', large),
+    generate('flat', flat),
+    generate('small', small),
+  ]);
   const genMs = performance.now() - genStart;
   log(
     `  large: ${largeInfo.tracked.toLocaleString('en')} tracked + ${largeInfo.ignored.toLocaleString('en')} ignored files, ` +
       `written in ${seconds(largeInfo.writeMs)}, committed in ${seconds(largeInfo.gitMs)}; flat: ${flatInfo.files.toLocaleString('en')} ` +
-      `files in ${seconds(flatInfo.writeMs)}; ${seconds(genMs)} in all`,
+      `files in ${seconds(flatInfo.writeMs)}; small: ${smallInfo.tracked} files; ${seconds(genMs)} in all`,
   );
 
   const api = await mock.startMockApi();
@@ -72,27 +81,49 @@ async function bench() {
   // Nothing inherited but PATH: no stray SPELUNK_MODEL, proxy or colour settings change what is measured.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: api.url, NO_COLOR: '1' };
   const answer = mock.reply(mock.text('The router is built in packages/api/src/router.ts:1.'));
-  const ask = (repo, args = [], question = 'Where is the HTTP router built?') =>
-    runSpelunk({ api, dist, repo, env, args, question, replies: [answer] }).then(expectExit0);
+  const ask = (repo, args = [], question = 'Where is the HTTP router built?', runEnv = env) =>
+    runSpelunk({ api, dist, repo, env: runEnv, args, question, replies: [answer] }).then(expectExit0);
+  // HOME='' leaves spelunk without a code-cache directory: every start compiles the bundle.
+  const uncached = { ...env, HOME: '' };
 
   log(`start-up and memory on the large repository: 1 warm-up + ${RUNS} interleaved runs of each …`);
   await timeNode(env);
   await timeRg(rgPath, large, env);
-  await ask(large);
+  await ask(large); // the first run of a build also writes the code cache
+  await timeRg(rgPath, small, env);
+  await ask(small);
   await nodeHwm(env);
-  const runs = { node: [], rg: [], spelunk: [], nodeHwm: [], spelunkHwm: [], listings: [] };
+  const runs = { node: [], rg: [], spelunk: [], uncached: [], rgSmall: [], small: [], nodeHwm: [], spelunkHwm: [], listings: [], cpu: [], uncachedCpu: [], nodeCpu: [] };
   for (let i = 0; i < RUNS; i++) {
     runs.node.push((await timeNode(env)).ms);
     runs.rg.push((await timeRg(rgPath, large, env)).ms);
+    runs.rgSmall.push((await timeRg(rgPath, small, env)).ms);
+    runs.small.push((await ask(small)).ms);
+    const cold = await ask(large, [], undefined, uncached);
+    runs.uncached.push(cold.ms);
+    runs.uncachedCpu.push(cold.cpuMs);
+    runs.nodeCpu.push(await nodeCpu(env));
     const run = await ask(large);
     runs.spelunk.push(run.ms);
+    runs.cpu.push(run.cpuMs);
     runs.spelunkHwm.push(run.hwmKb);
     runs.listings.push(listingOf(run.request).text);
     runs.nodeHwm.push(await nodeHwm(env));
   }
-  const startup = { spelunk: median(runs.spelunk), node: median(runs.node), rg: median(runs.rg) };
+  const startup = {
+    spelunk: median(runs.spelunk),
+    uncached: median(runs.uncached),
+    node: median(runs.node),
+    rg: median(runs.rg),
+    small: median(runs.small),
+    rgSmall: median(runs.rgSmall),
+    cpu: median(runs.cpu),
+    uncachedCpu: median(runs.uncachedCpu),
+    nodeCpu: median(runs.nodeCpu),
+  };
   const memory = { spelunk: median(runs.spelunkHwm), node: median(runs.nodeHwm) };
-  log(`  spelunk to first request (ms): ${runs.spelunk.map(Math.round).join(' ')}`);
+  log(`  spelunk to first request (ms): ${runs.spelunk.map(Math.round).join(' ')}; without the code cache: ${runs.uncached.map(Math.round).join(' ')}`);
+  log(`  small repo: spelunk ${runs.small.map(Math.round).join(' ')}; rg ${runs.rgSmall.map(Math.round).join(' ')}`);
   log(`  node -e 0 (ms): ${runs.node.map(Math.round).join(' ')}; rg --files --max-depth 3 (ms): ${runs.rg.map(Math.round).join(' ')}`);
   log(`  VmHWM (MiB) spelunk: ${runs.spelunkHwm.map(mib).join(' ')}; node -e: ${runs.nodeHwm.map(mib).join(' ')}`);
   const stable = runs.listings.every((text) => text === runs.listings[0]);
@@ -112,6 +143,9 @@ async function bench() {
   log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
   const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
 
+  log(`tool rounds: 8 find scans on the large repository, in one turn vs one per turn (${TOOL_RUNS} runs each) …`);
+  const rounds = await measureToolRounds({ mock, api, dist, repo: large, env, runs: TOOL_RUNS, log });
+
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
@@ -122,6 +156,27 @@ async function bench() {
       startup.spelunk / (startup.node + startup.rg),
       '≤',
       TARGETS.startup,
+    ),
+    row(
+      'start-up CPU (main thread) to first request',
+      `${ms(startup.cpu)} vs ${ms(startup.nodeCpu)} node -e 0; ${ms(startup.uncachedCpu)} without the code cache`,
+      startup.cpu / startup.nodeCpu,
+      '≤',
+      TARGETS.startup,
+    ),
+    row(
+      'start-up, 200-file repo',
+      `${ms(startup.small)} vs ${ms(startup.node)} node + ${ms(startup.rgSmall)} rg = ${ms(startup.node + startup.rgSmall)}`,
+      startup.small / (startup.node + startup.rgSmall),
+      '≤',
+      TARGETS.startupSmall,
+    ),
+    row(
+      'tool round: 8 scans in one turn / one per turn',
+      `${ms(rounds.parallel)} vs ${ms(rounds.serial)} (${rounds.bound} at once)`,
+      rounds.parallel / rounds.serial,
+      '≤',
+      TARGETS.toolRound,
     ),
     row('peak memory (VmHWM) at first request', `${mib(memory.spelunk)} vs ${mib(memory.node)} MiB (node -e)`, memory.spelunk / memory.node, '≤', TARGETS.memory),
     row(
@@ -177,6 +232,7 @@ async function bench() {
   const failed = rows.filter((r) => !r.pass);
   const notes = [
     `node ${process.version}, ${os.cpus().length} CPUs, medians of ${RUNS} interleaved runs; repositories generated in ${seconds(genMs)}`,
+    `start-up on the large repo without the code cache: ${ms(startup.uncached)} (${(startup.uncached / (startup.node + startup.rg)).toFixed(3)} × the floor); with it: ${ms(startup.spelunk)}`,
     `system prompt byte-identical across the ${RUNS} timed runs: ${stable ? 'yes' : 'NO'}; 2nd-run tools+system identical to the 1st: ` +
       `${cache.samePrefix ? 'yes' : 'NO'}; tool errors in the scripted question: ${cache.toolErrors}`,
   ];

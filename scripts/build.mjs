@@ -1,5 +1,5 @@
-// Bundles the CLI into dist/ so start-up does not pay for resolving hundreds of unbundled modules.
-// The SDK lands in its own chunk (dynamic import) and loads while the repository listing runs.
+// Bundles the CLI into dist/ so start-up does not pay for resolving hundreds of unbundled modules: dist/spelunk.js
+// (the command, src/launch.ts) runs dist/spelunk-main.cjs (everything else) through V8's code cache.
 // @vscode/ripgrep stays external: its binary is found at run time from the installed platform package.
 import { build } from 'esbuild';
 import { chmod, rm } from 'node:fs/promises';
@@ -29,18 +29,34 @@ const lazyStringWidth = {
 };
 
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
+// The CLI as one CommonJS file (vm.Script, and so V8's code cache, runs scripts, not ES modules); esbuild wraps the
+// SDK's modules so they are evaluated when the first request needs them, not at start.
 await build({
-  entryPoints: { spelunk: 'src/bin.ts' },
+  entryPoints: { 'spelunk-main': 'src/bin.ts' },
   outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   external: ['@vscode/ripgrep'],
+  // A script run by vm.Script has no module loader for import(): the one left (@vscode/ripgrep) becomes a require().
+  supported: { 'dynamic-import': false },
+  // yargs' ESM build resolves files from import.meta.url, which CommonJS lacks: give it the bundle's own URL.
+  define: { 'import.meta.url': '__spelunkImportMetaUrl' },
+  banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [lazyStringWidth],
-  // Bundled CommonJS dependencies call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __spelunkRequire } from 'node:module'; const require = __spelunkRequire(import.meta.url);" },
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+// The command itself: reads the bundle and runs it through the code cache (src/launch.ts).
+await build({
+  entryPoints: { spelunk: 'src/launch.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -56,6 +56,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
       verbose: { type: 'boolean', describe: 'show full tool output' },
       thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
+      effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
       'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
       color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
       debug: { type: 'boolean', describe: 'show stack traces for internal errors' },

@@ -13,14 +13,16 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-process.exitCode = await main(process.argv.slice(2), {
+// No top-level await: the bundle is CommonJS, so that it can run from V8's code cache (see launch.ts).
+void main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   signals: process,
+}).then((code) => {
+  process.exitCode = code;
+  // A lingering keep-alive socket or a stuck child must not turn a finished run into a hang.
+  setTimeout(() => process.exit(), 2000).unref();
 });
-
-// A lingering keep-alive socket or a stuck child must not turn a finished run into a hang.
-setTimeout(() => process.exit(), 2000).unref();

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './agent/effort.js';
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
 import type { Severity } from './tools/report-findings.js';
@@ -18,6 +19,8 @@ export interface Config {
   toolTimeoutMs: number;
   verbose: boolean;
   thinking: boolean;
+  /** The effort sent with every request (--effort, else the mode's default); null: none is sent. */
+  effort: Effort | null;
   showThinking: boolean;
   /** false from --no-color; undefined = decide from the stream and NO_COLOR/FORCE_COLOR. */
   color: boolean | undefined;
@@ -61,6 +64,7 @@ export interface RawFlags {
   toolTimeout?: number;
   verbose?: boolean;
   thinking?: boolean;
+  effort?: string;
   showThinking?: boolean;
   color?: boolean;
   debug?: boolean;
@@ -99,6 +103,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   const auditConfig = audit ? resolveAudit(flags, failOn as Severity, cwd) : (refuseAuditFlags(flags), null);
   const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
+  const thinking = flags.thinking ?? false;
+  const effort = resolveEffort(flags.effort, model, thinking, audit || outputFormat !== 'text');
   return {
     root,
     model,
@@ -108,7 +114,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     maxEntries: positiveInt('--max-entries', flags.maxEntries, 200),
     toolTimeoutMs: positiveNumber('--tool-timeout', flags.toolTimeout, 30) * 1000,
     verbose: flags.verbose ?? false,
-    thinking: flags.thinking ?? false,
+    thinking,
+    effort,
     showThinking: flags.showThinking ?? false,
     color: flags.color === false ? false : undefined,
     debug: flags.debug ?? false,
@@ -173,6 +180,15 @@ function resolveSession(flags: RawFlags, audit: boolean, mcp: boolean): Config['
   const which = flags.continue ? 'latest' : resume;
   if (which !== null && (audit || mcp)) throw new UsageError(`${flags.continue ? '-c/--continue' : '--resume'} does not work with ${audit ? 'audit' : 'mcp'}: audits and the MCP server start a fresh conversation`);
   return { persist: flags.sessionPersistence !== false && !audit && !mcp, resume: which };
+}
+
+/** --effort checked against the model; without it, the mode's default where the model takes one. */
+function resolveEffort(flag: string | undefined, model: string, thinking: boolean, ci: boolean): Effort | null {
+  if (flag === undefined) return effortToSend(model, null, ci ? 'ci' : 'text', thinking);
+  if (!isEffort(flag)) throw new UsageError(`--effort must be ${EFFORTS.slice(0, -1).join(', ')} or ${EFFORTS.at(-1)} (got "${flag}")`);
+  const problem = effortProblem(model, flag, thinking);
+  if (problem) throw new UsageError(problem);
+  return flag;
 }
 
 /** The repository root as a real absolute path, so every later containment check compares real paths. */

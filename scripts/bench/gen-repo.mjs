@@ -188,11 +188,16 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     await commitAll(root, tracked);
     const summary = { tracked: tracked.size, ignored, sources, writeMs: written - started, gitMs: performance.now() - written };
     process.stdout.write(JSON.stringify(summary));
+  } else if (kind === 'small') {
+    // The common case: a small project of 200 tracked files, nothing ignored.
+    const { tracked, sources } = generateLargeRepo(root, { trackedTarget: 200, ignoredTarget: 0 });
+    await commitAll(root, tracked);
+    process.stdout.write(JSON.stringify({ tracked: tracked.size, ignored: 0, sources, writeMs: performance.now() - started }));
   } else if (kind === 'flat') {
     const { files } = generateFlatRepo(root);
     process.stdout.write(JSON.stringify({ files, writeMs: performance.now() - started }));
   } else {
-    process.stderr.write('usage: node gen-repo.mjs large|flat <dir>\n');
+    process.stderr.write('usage: node gen-repo.mjs large|small|flat <dir>\n');
     process.exitCode = 2;
   }
 }

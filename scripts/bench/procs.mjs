@@ -16,6 +16,25 @@ export function readHwm(pid) {
   }
 }
 
+/**
+ * CPU time (ms) the main thread of a live process has used so far (/proc/<pid>/schedstat, nanoseconds), or null.
+ * On a loaded machine this is the honest start-up cost: wall time there is mostly waiting for a core.
+ */
+export function readCpuMs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+/** Main-thread CPU time (ms) of a bare `node -e`, as printed by itself just before it exits. */
+export async function nodeCpu(env) {
+  const run = await timed(process.execPath, ['-e', "process.stdout.write(require('fs').readFileSync('/proc/self/schedstat','utf8').split(' ')[0])"], { env, capture: true });
+  if (run.code !== 0) throw new Error(`node -e failed: ${run.stderr.trim()}`);
+  return Number(run.stdout) / 1e6;
+}
+
 /** Spawns `file args` (never through a shell) and resolves with its wall time in ms, exit code and output. */
 export function timed(file, args, opts = {}) {
   return new Promise((resolve, reject) => {
@@ -55,7 +74,7 @@ export async function runSpelunk({ api, dist, repo, env, args = [], question, re
   let started = 0;
   const [head, ...rest] = replies;
   api.enqueue((req) => {
-    first = { ms: performance.now() - started, hwmKb: child ? readHwm(child.pid) : null, request: req };
+    first = { ms: performance.now() - started, hwmKb: child ? readHwm(child.pid) : null, cpuMs: child ? readCpuMs(child.pid) : null, request: req };
     return typeof head === 'function' ? head(req) : head;
   }, ...rest);
   const done = new Promise((resolve, reject) => {

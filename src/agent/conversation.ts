@@ -1,4 +1,5 @@
 import { CacheWatch } from './cache-watch.js';
+import type { Effort } from './effort.js';
 import type { Block, Message, ModelRequest, SystemBlock, ToolDefinition } from './model.js';
 
 /** Tool results older than the newest few are replaced by this once the prompt nears the context window. */
@@ -39,6 +40,15 @@ export class Conversation {
     return mark;
   }
 
+  /**
+   * Appends spelunk's own note (the last-request notice) to the newest user message, after any tool results. It is
+   * kept, so the next request repeats the bytes this one sent and its cache entry is read; the system prompt and the
+   * earlier messages, the cached prefix, are untouched.
+   */
+  addNote(text: string): void {
+    this.addQuestion(text);
+  }
+
   addAssistant(content: Block[]): void {
     const kept = content.filter((b) => b.type !== 'text' || b.text.trim() !== '');
     if (kept.length > 0) this.messages.push({ role: 'assistant', content: kept });
@@ -75,8 +85,23 @@ export class Conversation {
    * request keeps one, so a turn that adds more than 20 blocks still finds the earlier entry (the lookback rule).
    * Never more than 3 in all, below the API's limit of 4. Markers go on copies: stored messages stay unmarked.
    */
-  request(base: { model: string; maxTokens: number; system: SystemBlock[]; tools: ToolDefinition[]; thinking: boolean }): ModelRequest {
-    const messages = this.messages.map((m) => ({ role: m.role, content: [...m.content] }));
+  request(base: RequestBase): ModelRequest {
+    const { request, breakpoint } = this.#build(base, this.messages);
+    this.#previousBreakpoint = breakpoint;
+    return request;
+  }
+
+  /**
+   * The request `request()` would build if `note` were added first (the budget check prices it), without adding
+   * the note or moving the breakpoints.
+   */
+  draft(base: RequestBase, note: string | null): ModelRequest {
+    const messages = note === null ? this.messages : withNote(this.messages, note);
+    return this.#build(base, messages).request;
+  }
+
+  #build(base: RequestBase, stored: readonly Message[]): { request: ModelRequest; breakpoint: Position | null } {
+    const messages = stored.map((m) => ({ role: m.role, content: [...m.content] }));
     const lastIndex = messages.length - 1;
     const last = messages[lastIndex];
     const marks: Position[] = [];
@@ -89,15 +114,16 @@ export class Conversation {
       const message = messages[mark.message]!;
       message.content[mark.block] = { ...message.content[mark.block]!, cache_control: { type: 'ephemeral' } } as Block;
     }
-    this.#previousBreakpoint = marks[0] ?? null;
-    return {
+    const request: ModelRequest = {
       model: base.model,
       max_tokens: base.maxTokens,
       system: base.system,
       tools: base.tools,
       messages,
       ...(base.thinking ? { thinking: { type: 'adaptive' as const } } : {}),
+      ...(base.effort ? { output_config: { effort: base.effort } } : {}),
     };
+    return { request, breakpoint: marks[0] ?? null };
   }
 
   /** Replaces old, large tool results with a placeholder; structure (ids, order, is_error) is kept. Returns how many. */
@@ -121,6 +147,27 @@ export class Conversation {
     const last = this.messages.at(-1);
     return { messages: this.messages.length, lastContent: last ? last.content.length : null };
   }
+}
+
+/** What a request needs besides the messages. */
+export interface RequestBase {
+  model: string;
+  maxTokens: number;
+  system: SystemBlock[];
+  tools: ToolDefinition[];
+  thinking: boolean;
+  /** Sent as output_config.effort; absent or null: the model's default. */
+  effort?: Effort | null;
+}
+
+/** A copy of `messages` with `note` appended as addNote would (to the last user message, or as a new one). */
+function withNote(messages: readonly Message[], note: string): Message[] {
+  const copy = messages.map((m) => ({ role: m.role, content: [...m.content] }));
+  const block: Block = { type: 'text', text: note };
+  const last = copy.at(-1);
+  if (last?.role === 'user') last.content.push(block);
+  else copy.push({ role: 'user', content: [block] });
+  return copy;
 }
 
 export interface RollbackMark {

@@ -1,3 +1,4 @@
+import type { Effort } from './effort.js';
 import type { ToolOutcome } from '../tools/tool.js';
 import type { Block } from './model.js';
 import type { CacheMiss } from './cache-watch.js';
@@ -44,8 +45,8 @@ export type AgentEvent =
   | { type: 'thinking'; text: string }
   | { type: 'tool_start'; id: string; name: string; input: unknown; display: string }
   | { type: 'tool_end'; id: string; name: string; input: unknown; outcome: ToolOutcome; durationMs: number }
-  /** `interrupted`: the request was cancelled after the API had reported (and billed) its usage. */
-  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean }
+  /** `interrupted`: the request was cancelled after the API had reported (and billed) its usage; `effort`: the effort sent. */
+  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean; effort?: Effort }
   /** The first tool calls waited this long for the read-only snapshot (not counted in their durations). */
   | { type: 'tools_waited'; durationMs: number }
   /** Each completed response, after its usage and before its tools run. */

@@ -1,18 +1,15 @@
-import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolOutcome } from '../tools/tool.js';
 import type { Conversation } from './conversation.js';
+import type { Effort } from './effort.js';
 import type { AgentEvent, ApiMessage, StopKind, Usage } from './events.js';
 import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
+import { runToolRound, type ToolRoundConfig } from './tool-round.js';
+import { checkBudget, finishedAtLimit, lastRequestNote, type Budget, type FinalLimit } from './budget.js';
 
-/** Tools of one turn that may run at once (2 cores; rg is itself multi-threaded). */
-const TOOL_CONCURRENCY = 4;
+export type { Budget } from './budget.js';
+
 /** Prompt size at which old tool results are elided (well inside a 200k-token context window). */
 const DEFAULT_COMPACT_AT_TOKENS = 150_000;
-/** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
-const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 
-/** A wait for the tools' gate shorter than this is not worth a line. */
-const WAIT_NOTICE_MS = 50;
 /** Appended to a question whose answer was cancelled, so the next question is not read as a continuation of it. */
 export const INTERRUPTED_MARK = '[interrupted by the user before an answer]';
 const TIMED_OUT_MARK = '[stopped by the time limit before an answer]';
@@ -21,31 +18,21 @@ const TIMED_OUT_MARK = '[stopped by the time limit before an answer]';
 export const ABORT_TIMEOUT = 'timeout';
 export const ABORT_INTERRUPT = 'interrupt';
 
-export interface Budget {
-  maxUsd: number;
-  /** Estimated cost already spent in this run. */
-  spentUsd(): number;
-  /** Worst-case cost of a request with this prompt and max output; null = unknown price (the CLI refuses that earlier). */
-  worstCaseUsd(promptTokens: number, maxOutputTokens: number): number | null;
-}
-
-export interface LoopConfig {
+export interface LoopConfig extends ToolRoundConfig {
   client: ModelClient;
   model: string;
   maxTokens: number;
   maxTurns: number;
   thinking: boolean;
+  /** output_config.effort of every request; null or absent: none is sent. */
+  effort?: Effort | null;
   system: SystemBlock[];
-  registry: ToolRegistry;
-  root: string;
-  toolTimeoutMs: number;
-  onRead?: (absPath: string) => void;
   budget?: Budget;
   compactAtTokens?: number;
   /** --timeout in ms, for the message when it is reached. */
   timeoutMs?: number | null;
-  /** Tools run only once this settles (the read-only snapshot); the wait is reported, not counted as tool time. */
-  toolsReady?: Promise<unknown>;
+  /** How the model should finish when one request is left (default: answer with what it has; audits: file the report). */
+  finishInstruction?: string;
 }
 
 /**
@@ -65,6 +52,8 @@ export async function* askQuestion(
   let turns = 0;
   let lastText = '';
   let textShown = false;
+  // Set once the model has been told that this request is its last (by --max-turns or --max-budget-usd).
+  let finalBy: FinalLimit | null = null;
 
   for (;;) {
     if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
@@ -76,16 +65,22 @@ export async function* askQuestion(
       const elided = conversation.compact();
       if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
     }
-    const request = {
-      ...conversation.request({ model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking }),
-      diagnostics: { previous_message_id: conversation.lastMessageId },
-    };
-
+    const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
+    // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
+    let last: FinalLimit | null = finalBy === null && turns + 1 >= config.maxTurns ? 'max_turns' : null;
     if (config.budget) {
-      const over = await budgetExceeded(config, request, signal);
+      const note = finalBy === null ? lastRequestNote(last ?? 'max_budget', config) : null;
+      const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);
       if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
-      if (over) return yield done('max_budget', lastText, turns, over);
+      if (check.over) return yield done('max_budget', lastText, turns, check.over);
+      if (finalBy === null && last === null && check.lastOne) last = 'max_budget';
     }
+    if (last !== null) {
+      conversation.addNote(lastRequestNote(last, config));
+      finalBy = last;
+    }
+    // diagnostics asks the API why a cache missed, against the previous response; the client sends it only to Anthropic.
+    const request = { ...conversation.request(base), diagnostics: { previous_message_id: conversation.lastMessageId } };
 
     turns++;
     yield { type: 'request_start', turn: turns };
@@ -121,7 +116,7 @@ export async function* askQuestion(
       if (error instanceof ModelAbortError || signal.aborted) {
         // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
         if (error instanceof ModelAbortError && error.usage) {
-          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true };
+          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true, ...effortOf(config) };
         }
         return yield aborted(conversation, signal, config, lastText, turns);
       }
@@ -131,7 +126,7 @@ export async function* askQuestion(
     if (!response) return yield done('api_error', lastText, turns, 'the API stream ended without a message');
 
     conversation.lastPromptTokens = promptTokens(response.usage);
-    yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId };
+    yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId, ...effortOf(config) };
     conversation.lastMessageId = response.id ?? null;
     const miss = conversation.cacheWatch.observe(request, response.usage, response.cacheMissReason ?? null);
     if (miss) yield { type: 'cache_miss', turn: turns, miss };
@@ -141,7 +136,7 @@ export async function* askQuestion(
     switch (response.stopReason) {
       case 'tool_use': {
         conversation.addAssistant(response.content);
-        const results = yield* runTools(response.content, config, signal);
+        const results = yield* runToolRound(response.content, config, signal);
         yield { type: 'tool_results', turn: turns, content: results.map(withoutCacheControl) };
         conversation.addToolResults(results);
         continue;
@@ -161,90 +156,11 @@ export async function* askQuestion(
         return yield done('context_exceeded', lastText, turns, "the conversation filled the model's context window; start a new one (/clear in the REPL) or ask a narrower question");
       default:
         conversation.addAssistant(textBlocks(response.content));
+        // Told to finish by a limit, the model answered with what it had: the answer stands, marked incomplete.
+        if (finalBy !== null) return yield done(finalBy, lastText, turns, finishedAtLimit(finalBy, config));
         return yield done('end_turn', lastText, turns);
     }
   }
-}
-
-/** Runs every tool_use of a turn (up to TOOL_CONCURRENCY at once); yields start/end events; returns results in request order. */
-async function* runTools(content: Block[], config: LoopConfig, signal: AbortSignal): AsyncGenerator<AgentEvent, Block[]> {
-  const calls = content.filter((b): b is Extract<Block, { type: 'tool_use' }> => b.type === 'tool_use');
-  for (const call of calls) {
-    yield { type: 'tool_start', id: call.id, name: call.name, input: call.input, display: config.registry.display(call.name, call.input) };
-  }
-  if (config.toolsReady) {
-    const waited = await waitFor(config.toolsReady, signal);
-    if (waited >= WAIT_NOTICE_MS) yield { type: 'tools_waited', durationMs: waited };
-  }
-  const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead };
-  const outcomes = new Map<string, ToolOutcome>();
-  const pending = new Map<string, Promise<{ id: string; outcome: ToolOutcome; durationMs: number }>>();
-  let next = 0;
-  const launch = (): void => {
-    const call = calls[next++];
-    if (!call) return;
-    const started = Date.now();
-    pending.set(
-      call.id,
-      config.registry.dispatch(call.name, call.input, ctx).then((outcome) => ({ id: call.id, outcome, durationMs: Date.now() - started })),
-    );
-  };
-  while (next < Math.min(TOOL_CONCURRENCY, calls.length)) launch();
-  while (pending.size > 0) {
-    const finished = await Promise.race(pending.values());
-    pending.delete(finished.id);
-    outcomes.set(finished.id, finished.outcome);
-    const call = calls.find((c) => c.id === finished.id)!;
-    yield { type: 'tool_end', id: call.id, name: call.name, input: call.input, outcome: finished.outcome, durationMs: finished.durationMs };
-    launch();
-  }
-  return calls.map((call) => {
-    const outcome = outcomes.get(call.id)!;
-    const text = outcome.content === '' ? '(no output)' : outcome.content;
-    return { type: 'tool_result', tool_use_id: call.id, content: text, ...(outcome.isError ? { is_error: true } : {}) };
-  });
-}
-
-/** Milliseconds until `ready` settles (or the signal aborts; the tools then report the cancel themselves). */
-async function waitFor(ready: Promise<unknown>, signal: AbortSignal): Promise<number> {
-  const started = Date.now();
-  let onAbort = (): void => {};
-  await new Promise<void>((resolve) => {
-    onAbort = resolve;
-    void ready.then(() => resolve(), () => resolve());
-    if (signal.aborted) resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  signal.removeEventListener('abort', onAbort);
-  return Date.now() - started;
-}
-
-async function budgetExceeded(config: LoopConfig, request: Parameters<ModelClient['countTokens']>[0], signal: AbortSignal): Promise<string | null> {
-  const budget = config.budget!;
-  const counted = await config.client.countTokens(request, signal);
-  const prompt = counted ?? Math.ceil(JSON.stringify(request).length / CONSERVATIVE_CHARS_PER_TOKEN);
-  const worst = budget.worstCaseUsd(prompt, config.maxTokens);
-  const spent = budget.spentUsd();
-  if (worst === null) return `no price is known for ${config.model}, so --max-budget-usd cannot be enforced`;
-  if (spent + worst <= budget.maxUsd) return null;
-  if (spent === 0) return firstRequestOverBudget(budget, prompt, config.maxTokens, worst);
-  return `stopped before the next request: spent ~$${spent.toFixed(4)}, and the next could cost up to ~$${worst.toFixed(4)} (${prompt} prompt tokens + ${config.maxTokens} output), over --max-budget-usd ${budget.maxUsd}`;
-}
-
-/** The budget cannot cover even the first request: say its worst case and the --max-tokens that would fit. */
-function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): string {
-  const head = `--max-budget-usd ${budget.maxUsd} is below the first request's worst case of ~$${worst.toFixed(4)} (${grouped(prompt)} prompt tokens + ${grouped(maxTokens)} output)`;
-  const promptOnly = budget.worstCaseUsd(prompt, 0) ?? worst;
-  const perToken = (budget.worstCaseUsd(prompt, 1) ?? worst) - promptOnly;
-  const fits = perToken > 0 ? Math.floor((budget.maxUsd - promptOnly) / perToken) : 0;
-  // Below ~1,000 output tokens an answer with evidence rarely fits: suggest a budget instead.
-  if (fits < 1000) return `${head}; raise it to at least ~$${(promptOnly + 1000 * perToken).toFixed(2)}`;
-  const nice = fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100;
-  return `${head}; lower it with --max-tokens ${grouped(nice)} or raise the budget`;
-}
-
-function grouped(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 function done(stop: StopKind, text: string, turns: number, message?: string): AgentEvent {
@@ -281,6 +197,10 @@ function apiMessage(response: ModelResponse, model: string): ApiMessage {
 function withoutCacheControl(block: Block): Block {
   const { cache_control: _omit, ...rest } = block;
   return rest as Block;
+}
+
+function effortOf(config: LoopConfig): { effort?: Effort } {
+  return config.effort ? { effort: config.effort } : {};
 }
 
 function promptTokens(usage: Usage): number {

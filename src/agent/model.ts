@@ -1,3 +1,4 @@
+import type { Effort } from './effort.js';
 import type { Usage } from './events.js';
 
 /** A content block as spelunk stores it in the conversation (the Messages API shapes it uses). */
@@ -47,6 +48,7 @@ export interface ModelRequest {
   thinking?: { type: 'adaptive' };
   /** Asks the API why the cache missed, compared with that earlier response; sent only to Anthropic's endpoint. */
   diagnostics?: { previous_message_id: string | null };
+  output_config?: { effort: Effort };
 }
 
 export type StopReason =

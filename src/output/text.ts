@@ -172,7 +172,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
       case 'usage':
         spinner.stop();
         ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
-        errLine(formatUsageLine(event.model, event.usage, { color: opts.color, interrupted: event.interrupted === true }));
+        errLine(formatUsageLine(event.model, event.usage, { color: opts.color, interrupted: event.interrupted === true, effort: event.effort }));
         return;
       case 'cache_miss':
         ledger.markMissed(event.miss.tokens);

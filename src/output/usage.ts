@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { Usage } from '../agent/events.js';
 import { createPalette } from './color.js';
 import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from '../agent/pricing.js';
+import { groupDigits } from '../digits.js';
 
 /** One model request as the session ledger records it. */
 export interface LedgerRow {
@@ -61,8 +62,9 @@ export class UsageLedger {
 }
 
 /** `  ↳ in 412 · cache write 1,203 · cache read 11,870 (88%) · out 96 · ~$0.0043` for one request. */
-export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean }): string {
-  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
+export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean; effort?: string | undefined }): string {
+  const effort = opts.effort ? ` · effort ${opts.effort}` : '';
+  const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${effort}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
   return createPalette(opts.color).dim(line);
 }
 
@@ -118,7 +120,7 @@ export function formatInt(n: number): string {
  */
 function fixed(n: number, digits: number): string {
   const [whole = '0', fraction] = Math.abs(n).toFixed(digits).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  const grouped = groupDigits(whole);
   const sign = n < 0 && Number(`${whole}.${fraction ?? 0}`) !== 0 ? '-' : '';
   return fraction === undefined ? `${sign}${grouped}` : `${sign}${grouped}.${fraction}`;
 }

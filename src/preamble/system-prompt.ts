@@ -47,7 +47,8 @@ function rules(audit: boolean): string {
 
 # How to work
 - Explore before answering: use the tools to find and read the code that answers the question. Do not answer from memory, from general knowledge of similar projects or from file names alone.
-- Search first (for example \`rg -n "createServer"\`), then read the lines that matter with read_file. Independent tool calls can be made together in one turn.
+- Search first (for example \`rg -n "createServer"\`), then read the lines that matter with read_file.
+- Make independent tool calls together, in one turn: several searches, or several files to read, whose inputs do not depend on each other's results. They run in parallel, so one turn of five searches answers sooner than five turns of one.
 - Stop exploring once the evidence answers the question.
 
 # Evidence

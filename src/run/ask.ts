@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
+import { groupDigits } from '../digits.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import type { Io, OutStream } from '../io.js';
@@ -6,6 +7,10 @@ import { createTextRenderer, type TextRenderer } from '../output/text.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
+
+/** An audit's last request a limit allows: the report is the answer. */
+const AUDIT_FINISH =
+  'Do not call any other tool: call report_findings now with your verdict (inconclusive when the evidence you have does not settle the question), a summary, and the findings whose locations you verified.';
 
 /** Something that consumes the loop's events (text renderer, stream-json, result collector). */
 export interface EventSink {
@@ -28,11 +33,13 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     maxTokens: config.maxTokens,
     maxTurns: config.maxTurns,
     thinking: config.thinking,
+    effort: config.effort,
     system: session.system,
     registry: session.registry,
     root: config.root,
     toolTimeoutMs: config.toolTimeoutMs,
     timeoutMs: config.timeoutMs,
+    ...(session.registry.names().includes('report_findings') ? { finishInstruction: AUDIT_FINISH } : {}),
     ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),
     ...(budget ? { budget } : {}),
@@ -85,12 +92,12 @@ export function renderContext(session: Session, config: Config): string {
   const systemText = session.system.map((b) => b.text).join('');
   const lines = [
     `root          ${config.root}`,
-    `instructions  ${instructions.file ? `${instructions.file}, ${instructions.bytes.toLocaleString('en-US')} bytes${instructions.truncatedBytes > 0 ? ` (${instructions.truncatedBytes.toLocaleString('en-US')} bytes cut)` : ''}` : 'none (no AGENTS.md or CLAUDE.md at the root)'}`,
+    `instructions  ${instructions.file ? `${instructions.file}, ${groupDigits(instructions.bytes)} bytes${instructions.truncatedBytes > 0 ? ` (${groupDigits(instructions.truncatedBytes)} bytes cut)` : ''}` : 'none (no AGENTS.md or CLAUDE.md at the root)'}`,
     `nested        ${instructions.nested.length === 0 ? 'none' : instructions.nested.join(', ')}`,
     `listing       ${listing.shown} entries shown, ${listing.omitted} omitted (--depth ${config.depth}, --max-entries ${config.maxEntries})`,
-    `tools         ${session.registry.names().join(', ')} · ~${estimateTokens(tools).toLocaleString('en-US')} tokens`,
-    `system        ${session.system.length} blocks · ~${estimateTokens(systemText).toLocaleString('en-US')} tokens`,
-    `conversation  ${session.conversation.messages.length} messages · last prompt ${session.conversation.lastPromptTokens.toLocaleString('en-US')} tokens`,
+    `tools         ${session.registry.names().join(', ')} · ~${groupDigits(estimateTokens(tools))} tokens`,
+    `system        ${session.system.length} blocks · ~${groupDigits(estimateTokens(systemText))} tokens`,
+    `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
   ];
   return lines.join('\n');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
+import { EFFORTS, effortProblem, isEffort } from '../agent/effort.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { askOnce, liveTextRenderer, renderContext } from './ask.js';
@@ -24,6 +25,7 @@ const HELP = `Ask anything about the repository; spelunk explores it read-only a
   /context  what the preamble holds (instructions file, listing, token estimates)
   /clear    start a new conversation (same preamble)
   /resume   list this repository's saved sessions; /resume <id> continues one
+  /effort   show the effort setting; /effort low|medium|high|max changes it for the next questions
   /exit     quit (also Ctrl+D, or Ctrl+C twice on an empty prompt)
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
@@ -32,6 +34,8 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
   const session = await openSession(config);
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
+  // /effort replaces the config for the questions after it.
+  const state = { config };
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const renderer = liveTextRenderer(config, io, session, color);
   const historyFile = historyPath(io.env);
@@ -134,13 +138,13 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       const question = next.trim();
       await appendHistory(historyFile, question);
       if (question.startsWith('/resume')) {
-        await resumeCommand(question, { io, session, config, link });
+        await resumeCommand(question, { io, session, config: state.config, link });
       } else if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, config, link })) break;
+        if (runCommand(question, { io, session, color, state, link })) break;
       } else {
         turn = new AbortController();
         const rowsBefore = session.ledger.rows().length;
-        await askOnce(question, session, config, [renderer, stepSaver(link.current, session, config, question)], turn.signal);
+        await askOnce(question, session, state.config, [renderer, stepSaver(link.current, session, state.config, question)], turn.signal);
         turn = null;
         const failed = await saveQuestion(link.current, session, config, question, session.ledger.summarySince(rowsBefore).costUsd);
         if (failed) io.stderr.write(`warning: ${failed}\n`);
@@ -160,7 +164,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config; link: { current: SavedLink } }): boolean {
+function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; state: { config: Config }; link: { current: SavedLink } }): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -175,11 +179,14 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
       return false;
     case '/clear':
       session.conversation.clear();
-      ctx.link.current = { ...ctx.link.current, ...newSession(ctx.config, ctx.link.current.dir) };
+      ctx.link.current = { ...ctx.link.current, ...newSession(ctx.state.config, ctx.link.current.dir) };
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
       return false;
     case '/context':
-      io.stderr.write(`${renderContext(session, ctx.config)}\n`);
+      io.stderr.write(`${renderContext(session, ctx.state.config)}\n`);
+      return false;
+    case '/effort':
+      io.stderr.write(`${effortCommand(line.slice(command!.length).trim(), ctx.state)}\n`);
       return false;
     default:
       io.stderr.write(`unknown command ${command}; /help lists the commands\n`);
@@ -202,6 +209,17 @@ async function resumeCommand(line: string, ctx: { io: Io; session: Awaited<Retur
   } catch (error) {
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   }
+}
+
+/** `/effort` shows the setting; `/effort <level>` checks it against the model and sets it. Returns the line to print. */
+function effortCommand(arg: string, state: { config: Config }): string {
+  const { model, thinking, effort } = state.config;
+  if (arg === '') return `effort ${effort ?? `not sent (${model} uses its own default)`}; /effort ${EFFORTS.join('|')} changes it`;
+  if (!isEffort(arg)) return `unknown effort "${arg}"; use /effort ${EFFORTS.join('|')}`;
+  const problem = effortProblem(model, arg, thinking);
+  if (problem) return problem.replace('--effort', '/effort');
+  state.config = { ...state.config, effort: arg };
+  return `effort ${arg} from the next question on`;
 }
 
 /** `$XDG_STATE_HOME/spelunk/history`, else `~/.local/state/spelunk/history`. */

@@ -84,11 +84,16 @@ function gated<I>(tool: Tool<I>, ready: Promise<void>): Tool<I> {
   return {
     ...tool,
     run: async (input, ctx) => {
+      // The listener is removed once the gate opens: a turn of many calls must not pile them up on one signal.
+      const onAbort = (): void => release();
+      let release = (): void => {};
       await new Promise<void>((resolve) => {
+        release = resolve;
         void ready.then(resolve);
         if (ctx.signal.aborted) resolve();
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+        else ctx.signal.addEventListener('abort', onAbort, { once: true });
       });
+      ctx.signal.removeEventListener('abort', onAbort);
       return tool.run(input, ctx);
     },
   };

@@ -4,6 +4,7 @@ import { WHITELIST, type Programs } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolOutcome } from './tool.js';
 import { escapeControls } from '../escape.js';
 import { countLines } from '../lines.js';
+import { groupDigits } from '../digits.js';
 
 /** Most characters of output the model sees per call; head and tail are kept, the middle is omitted. */
 export const MAX_MODEL_CHARS = 30_000;
@@ -76,7 +77,7 @@ function describe(installed: readonly string[]): string {
       'Use read_file to read a file.',
     'Refused: flags that run programs, write files, follow symlinks or read file lists (find -exec/-delete, rg --pre/-z, ' +
       'grep -R, tail -f, tree -o …) and reading standard input.',
-    `Output beyond ${MAX_MODEL_CHARS.toLocaleString('en-US')} characters is cut in the middle; narrow the search to see all of it. ` +
+    `Output beyond ${groupDigits(MAX_MODEL_CHARS)} characters is cut in the middle; narrow the search to see all of it. ` +
       'rg and grep exit 1 means no matches.',
   ].join('\n');
 }

@@ -135,7 +135,9 @@ describe('askQuestion', () => {
     await collect(askQuestion('first', conversation, config, new AbortController().signal));
     await collect(askQuestion('second', conversation, config, new AbortController().signal));
     const last = client.requests[1]!.messages.at(-1)!;
-    expect(last.content.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    // --max-turns 1: the question is followed by the last-request note, in the same message.
+    expect(last.content.map((b) => b.type)).toEqual(['tool_result', 'text', 'text']);
+    expect(last.content.map((b) => (b.type === 'text' ? b.text.slice(0, 35) : b.type))).toEqual(['tool_result', 'second', '[spelunk: this is your last request']);
     assertValid(conversation.messages);
   });
 

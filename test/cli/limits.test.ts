@@ -35,15 +35,45 @@ describe('the audit reminder counts against --max-turns', () => {
   it.each([
     // One turn, taken by the tool call: the limit.
     [1, 1, 3],
-    // Two: the tool round and the answer; no turn is left for the reminder, so the audit is inconclusive.
-    [2, 2, 5],
-    // Three: the reminder gets the one turn left, and its tool call meets the limit; nothing more is sent.
+    // Two: the tool round, then the last request, told to file the report; answered without one, the limit shaped
+    // the answer, so exit 3 (the limit) rather than 5.
+    [2, 2, 3],
+    // Three: the third request is told it is the last; its tool call meets the limit; nothing more is sent.
     [3, 3, 3],
   ])('--max-turns %i → %i request(s), never more, exit %i', async (maxTurns, requests, exitCode) => {
     const { code, result } = await run(['-C', repo.root, 'audit', '--max-turns', String(maxTurns), 'any shell injection?'], silent());
     expect(messages()).toHaveLength(requests);
     expect(code).toBe(exitCode);
     expect(result.num_turns).toBeLessThanOrEqual(maxTurns);
+  });
+});
+
+describe('the last request a limit allows (json)', () => {
+  it('--max-turns 2: the second request is told to answer; the partial answer is the result, exit 3', async () => {
+    const { code, result } = await run(
+      ['-C', repo.root, '--max-turns', '2', 'where is the router?'],
+      [reply(toolUse('bash', { command: 'ls src' })), reply(text('Probably src/router.js; I could not read it.'))],
+    );
+    expect(code).toBe(3);
+    expect(result).toMatchObject({ subtype: 'error_max_turns', is_error: true, stop_reason: 'max_turns', num_turns: 2, result: 'Probably src/router.js; I could not read it.' });
+    expect(result.error.message).toContain('the answer may be incomplete');
+    const [first, second] = messages();
+    expect(JSON.stringify(first!.body.messages)).not.toContain('[spelunk: this is your last request');
+    const last = second!.body.messages!.at(-1)!.content as Array<Record<string, any>>;
+    expect(last.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    expect(last[1]!.text).toMatch(/^\[spelunk: this is your last request: --max-turns 2 allows no request after this one\. Do not call any more tools/);
+    expect(JSON.stringify(second!.body.system)).toBe(JSON.stringify(first!.body.system));
+    // The cached prefix still hits: the system prompt and the first turn are read back, not written again.
+    expect(second!.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('an audit at its last request is told to file its report; a report filed there ends at the limit with it', async () => {
+    const report = { verdict: 'inconclusive', summary: 'Ran out of turns.', findings: [] };
+    const { code, result } = await run(['-C', repo.root, 'audit', '--max-turns', '1', 'any shell injection?'], [reply(toolUse('report_findings', report))]);
+    expect(code).toBe(3);
+    expect(result.audit).toMatchObject({ verdict: 'inconclusive', summary: 'Ran out of turns.' });
+    const last = messages()[0]!.body.messages!.at(-1)!.content as Array<Record<string, any>>;
+    expect(last.at(-1)!.text).toContain('call report_findings now');
   });
 });
 

@@ -14,6 +14,7 @@ const config: Config = {
   toolTimeoutMs: 30_000,
   verbose: false,
   thinking: false,
+  effort: null,
   showThinking: false,
   color: false,
   debug: false,

@@ -3,6 +3,8 @@
  * the same 400 invalid_request_error (BadRequestError) it would cause in production.
  */
 
+import { checkEffort } from './mock-api-effort.js';
+
 /** At most this many blocks may carry cache_control (tools + system + messages). */
 export const MAX_BREAKPOINTS = 4;
 
@@ -32,6 +34,8 @@ export function checkRequest(body: unknown, opts: RuleOptions): string | null {
   }
   const sampling = REJECTED_SAMPLING.find((name) => name in body);
   if (sampling) return `\`${sampling}\` is deprecated for this model.`;
+  const effort = checkEffort(body);
+  if (effort) return effort;
   const messages = body['messages'];
   if (!Array.isArray(messages)) return 'messages: Input should be a valid list';
   return (

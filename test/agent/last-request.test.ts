@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { Conversation } from '../../src/agent/conversation.js';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { askQuestion, type LoopConfig } from '../../src/agent/loop.js';
+import type { Block, ModelRequest } from '../../src/agent/model.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { Tool } from '../../src/tools/tool.js';
+import { scriptedClient, text, toolUse, type Step } from '../support/scripted-client.js';
+
+const echo: Tool<{ say: string }> = {
+  name: 'echo',
+  description: 'echo',
+  inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
+  parse: (input) => ({ ok: true, value: input as { say: string } }),
+  display: (input) => input.say,
+  run: async (input) => ({ content: `echo: ${input.say}`, summary: '1 line', isError: false }),
+};
+
+function setup(steps: Step[], extra: Partial<LoopConfig> = {}) {
+  const client = scriptedClient(steps);
+  const config: LoopConfig = {
+    client,
+    model: 'claude-sonnet-5-5',
+    maxTokens: 1000,
+    maxTurns: 3,
+    thinking: false,
+    system: [{ type: 'text', text: 'system', cache_control: { type: 'ephemeral' } }],
+    registry: new ToolRegistry([echo]),
+    root: '/',
+    toolTimeoutMs: 1000,
+    ...extra,
+  };
+  return { client, config, conversation: new Conversation() };
+}
+
+async function ask(question: string, conversation: Conversation, config: LoopConfig) {
+  const events: AgentEvent[] = [];
+  for await (const e of askQuestion(question, conversation, config, new AbortController().signal)) events.push(e);
+  const done = events.at(-1);
+  if (done?.type !== 'done') throw new Error('no done event last');
+  return done;
+}
+
+const NOTE = '[spelunk: this is your last request: ';
+const lastBlock = (request: ModelRequest): Block => request.messages.at(-1)!.content.at(-1)!;
+const noted = (request: ModelRequest): boolean => JSON.stringify(request.messages).includes(NOTE);
+const tool = (id: string): Step => ({ blocks: [text('Looking.'), toolUse('echo', { say: id }, id)] });
+
+describe('the last request a limit allows', () => {
+  it('--max-turns: only the last request carries the note, after the tool results; the answer is kept, marked incomplete', async () => {
+    const { client, config, conversation } = setup([tool('t1'), tool('t2'), { blocks: [text('Partial: it is in a.ts:1.')] }]);
+    const done = await ask('where?', conversation, config);
+    expect(client.requests.map(noted)).toEqual([false, false, true]);
+    const final = client.requests[2]!;
+    expect(final.messages.at(-1)!.content.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    expect(lastBlock(final)).toMatchObject({ type: 'text', cache_control: { type: 'ephemeral' } });
+    expect((lastBlock(final) as { text: string }).text).toBe(
+      '[spelunk: this is your last request: --max-turns 3 allows no request after this one. Do not call any more tools: answer the question now with what you have found, cite the evidence you have read, and say plainly what you could not check.]',
+    );
+    expect(done).toMatchObject({ stop: 'max_turns', text: 'Partial: it is in a.ts:1.', turns: 3 });
+    expect(done.message).toBe('answered with what it had in the last request --max-turns 3 allowed, so the answer may be incomplete; raise --max-turns for a fuller one');
+  });
+
+  it('keeps the cached prefix: system and tools unchanged, every earlier message byte-identical to the previous request', async () => {
+    const { client, config, conversation } = setup([tool('t1'), tool('t2'), { blocks: [text('Answer.')] }]);
+    await ask('where?', conversation, config);
+    const [, second, third] = client.requests;
+    expect(JSON.stringify(third!.system)).toBe(JSON.stringify(second!.system));
+    expect(JSON.stringify(third!.tools)).toBe(JSON.stringify(second!.tools));
+    const strip = (messages: ModelRequest['messages']) => JSON.stringify(messages.map((m) => m.content.map(({ cache_control: _, ...b }) => b)));
+    expect(strip(third!.messages.slice(0, second!.messages.length))).toBe(strip(second!.messages));
+  });
+
+  it('the note stays in the conversation, so the next question repeats the bytes that were sent (and cached)', async () => {
+    const { client, config, conversation } = setup([{ blocks: [text('First answer.')] }, { blocks: [text('Second answer.')] }], { maxTurns: 1 });
+    await ask('first?', conversation, config);
+    await ask('second?', conversation, config);
+    const firstSent = client.requests[0]!.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : b.type));
+    const resent = client.requests[1]!.messages[0]!.content.map((b) => (b.type === 'text' ? b.text : b.type));
+    expect(resent).toEqual(firstSent);
+    expect(firstSent).toHaveLength(2);
+  });
+
+  it('a model that still calls a tool in its last request stops at the limit as before, with its text', async () => {
+    const { client, config, conversation } = setup([tool('t1'), tool('t2')], { maxTurns: 2 });
+    const done = await ask('where?', conversation, config);
+    expect(client.requests).toHaveLength(2);
+    expect(client.requests.map(noted)).toEqual([false, true]);
+    expect(done).toMatchObject({ stop: 'max_turns', text: 'Looking.', turns: 2 });
+    expect(done.message).toContain('before a final answer');
+  });
+
+  it('--max-turns 5 answered in two requests: no note, a plain answer', async () => {
+    const { client, config, conversation } = setup([tool('t1'), { blocks: [text('Answer.')] }], { maxTurns: 5 });
+    const done = await ask('where?', conversation, config);
+    expect(client.requests.some(noted)).toBe(false);
+    expect(done).toMatchObject({ stop: 'end_turn', text: 'Answer.' });
+    expect(done.message).toBeUndefined();
+  });
+
+  it.each([
+    // [budget, worst case per request, requests made, notes, stop]
+    [1.0, 0.03, 2, [false, false], 'end_turn'],
+    // Two requests fit (0.06 ≤ 0.07), a third would not: the second is the last, and says so.
+    [0.07, 0.03, 2, [false, true], 'max_budget'],
+    // Only one fits: the first request is the last.
+    [0.05, 0.03, 1, [true], 'max_budget'],
+  ] as const)('--max-budget-usd %s at ~$%s a request: %i request(s)', async (maxUsd, worst, requests, notes, stop) => {
+    let spent = 0;
+    const steps: Step[] = requests === 1 ? [{ blocks: [text('Answer.')] }] : [tool('t1'), { blocks: [text('Answer.')] }];
+    const { client, config, conversation } = setup(steps, { maxTurns: 10, budget: { maxUsd, spentUsd: () => spent, worstCaseUsd: () => worst } });
+    const events: AgentEvent[] = [];
+    for await (const e of askQuestion('where?', conversation, config, new AbortController().signal)) {
+      events.push(e);
+      if (e.type === 'usage') spent += worst;
+    }
+    expect(client.requests.map(noted)).toEqual(notes);
+    const done = events.at(-1) as Extract<AgentEvent, { type: 'done' }>;
+    expect(done).toMatchObject({ stop, text: 'Answer.' });
+    if (stop === 'max_budget') {
+      expect(JSON.stringify(client.requests.at(-1)!.messages)).toContain(`--max-budget-usd ${maxUsd} leaves room for no request after this one`);
+      expect(done.message).toContain('so the answer may be incomplete; raise the budget');
+    }
+  });
+
+  it('an audit is told to file its report rather than answer', async () => {
+    const { client, config, conversation } = setup([{ blocks: [text('Filed.')] }], { maxTurns: 1, finishInstruction: 'Call report_findings now.' });
+    await ask('audit?', conversation, config);
+    expect((lastBlock(client.requests[0]!) as { text: string }).text).toBe('[spelunk: this is your last request: --max-turns 1 allows no request after this one. Call report_findings now.]');
+  });
+});
