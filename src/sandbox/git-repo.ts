@@ -24,6 +24,7 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   const gitDir = stat.isFile() ? await gitdirFile(root, dotGit) : await realInside(root, dotGit, '.git');
   if (typeof gitDir !== 'string') return gitDir;
   const common = await pointer(path.join(gitDir, 'commondir'));
+  if (common === NOT_A_FILE) return { ok: false, reason: 'the commondir of .git is not a regular file' };
   const commonDir = common === null ? gitDir : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
   if (typeof commonDir !== 'string') return commonDir;
   const objects = await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
@@ -36,7 +37,7 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
 /** A `.git` file holds `gitdir: <path>` (relative to the file's directory); its target must be inside the root. */
 async function gitdirFile(root: string, dotGit: string): Promise<string | { ok: false; reason: string }> {
   const text = await pointer(dotGit);
-  const match = text === null ? null : /^gitdir: (.+)$/.exec(text);
+  const match = text === null || text === NOT_A_FILE ? null : /^gitdir: (.+)$/.exec(text);
   if (match?.[1] === undefined) return { ok: false, reason: '.git is a file without a "gitdir:" line' };
   return realInside(root, path.resolve(root, match[1]), 'the gitdir: of .git');
 }
@@ -45,6 +46,7 @@ async function gitdirFile(root: string, dotGit: string): Promise<string | { ok: 
 async function checkAlternates(root: string, objects: string, depth: number): Promise<{ ok: false; reason: string } | null> {
   const text = await readSmall(path.join(objects, 'info', 'alternates'));
   if (text === null) return null;
+  if (text === NOT_A_FILE) return { ok: false, reason: 'objects/info/alternates is not a regular file' };
   if (depth >= MAX_ALTERNATE_DEPTH) return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -67,19 +69,22 @@ async function realInside(root: string, target: string, what: string): Promise<s
   return real;
 }
 
-/** The first line of a small pointer file, or null when it is absent. */
-async function pointer(file: string): Promise<string | null> {
+/** What readSmall gives for a FIFO, device or directory where git expects a small file (git would block on a FIFO). */
+const NOT_A_FILE = Symbol('not a regular file');
+
+/** The first line of a small pointer file; null when it is absent. */
+async function pointer(file: string): Promise<string | null | typeof NOT_A_FILE> {
   const text = await readSmall(file);
-  return text === null ? null : (text.split('\n')[0] ?? '').trim();
+  return text === null || text === NOT_A_FILE ? text : (text.split('\n')[0] ?? '').trim();
 }
 
-async function readSmall(file: string): Promise<string | null> {
+async function readSmall(file: string): Promise<string | null | typeof NOT_A_FILE> {
   // Non-blocking: a FIFO planted as a pointer file must not hang the open; it is then refused as not a file.
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
   if (handle === null) return null;
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return null;
+    if (!stat.isFile()) return NOT_A_FILE;
     const buffer = Buffer.alloc(Math.min(stat.size, MAX_POINTER_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');

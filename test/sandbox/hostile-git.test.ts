@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
-import { runGit } from '../../src/sandbox/git.js';
+import { GIT_BINARY, runGit } from '../../src/sandbox/git.js';
+import { createGitTool } from '../../src/tools/git.js';
+import { GIT_ALLOWED } from './git-policy-cases.js';
 import { BIN, PtySession } from '../support/pty.js';
 import { snapshot } from './sandbox-fixture.js';
 
@@ -61,6 +63,9 @@ beforeAll(async () => {
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'init');
+  // A second commit, so the git tool's revision ranges (HEAD~1..HEAD, :/init) resolve and diffs have content.
+  await fs.writeFile(path.join(root, 'src/a.ts'), 'export const a = "needle";\nexport const b = "more needle";\n');
+  git('commit', '-q', '-a', '-m', 'second');
   // Links for the /proc/self/cwd attacks: in spelunk's process (cwd = ws) z/proc is the root's own `code` link,
   // in a child (cwd = root) it would be `/`.
   await fs.symlink('/', path.join(root, 'code'));
@@ -114,10 +119,12 @@ const ATTACKS = [
   'find z/proc/self -maxdepth 1',
 ];
 const SEARCHES = ['rg -n needle', 'grep -rn needle .', 'cat README.md src/b.p', 'ls -la', 'find . -name "*.ts"', 'wc -l src/a.ts'];
+/** History reads through the git tool that would start every diff, filter and signature program the config names. */
+const HISTORY = ['log -p -n 2', 'show --stat HEAD', 'diff HEAD~1 HEAD', 'blame HEAD -- src/a.ts', 'grep -n needle HEAD', "log --format='%h %s'"];
 
 function script(final: Reply): Reply[] {
   return [
-    reply(...SEARCHES.map((command) => toolUse('bash', { command }))),
+    reply(...SEARCHES.map((command) => toolUse('bash', { command })), ...HISTORY.map((command) => toolUse('git', { command }))),
     reply(...ATTACKS.map((command) => toolUse('bash', { command })), toolUse('read_file', { path: 'z/proc/self/environ' })),
     final,
   ];
@@ -211,6 +218,25 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     expect(run.ok, JSON.stringify(run)).toBe(true);
     expect(await fs.readdir(markers)).toEqual([]);
     expect(await snapshot(root)).toEqual(before);
+  });
+
+  it.each(GIT_ALLOWED)('the git tool runs %j without starting any configured program or writing', async (command) => {
+    const before = await snapshot(root);
+    const tool = createGitTool(GIT_BINARY as string);
+    const outcome = await tool.run({ command }, { root, signal: new AbortController().signal, timeoutMs: 20_000 });
+    expect(outcome.infrastructure, outcome.content).toBeUndefined();
+    expect(outcome.content).not.toMatch(/^Command refused/);
+    expect(await fs.readdir(markers)).toEqual([]);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it('the git tool answered in the runs above: a commit of the fixture reached the model', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...script(reply(text('In src/a.ts:1.'))));
+    const run = await runBinary(['where is the needle?']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolResults()).toContain('second');
+    expect(toolResults()).toContain('+export const b = \\"more needle\\"');
   });
 
   // Last: proves the fixture is live, so the tests above could fail. A plain git run in it starts the programs.
