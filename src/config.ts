@@ -2,6 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
 import type { Severity } from './tools/report-findings.js';
+import { parseDiffSpec, type DiffSource } from './audit/diff.js';
+import { SCOPES, type Scope } from './audit/scope.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
@@ -25,9 +27,21 @@ export interface Config {
   outputFormat: OutputFormat;
   maxBudgetUsd: number | null;
   timeoutMs: number | null;
-  audit: { failOn: Severity; sarif: string | null } | null;
+  audit: AuditConfig | null;
   apiKey: string;
   baseURL: string | undefined;
+}
+
+/** The audit's settings: threshold, SARIF file, the change it is scoped to and the operator's baseline. */
+export interface AuditConfig {
+  failOn: Severity;
+  sarif: string | null;
+  diff: DiffSource | null;
+  /** Which findings count for --fail-on when there is a diff (default line). */
+  scope: Scope;
+  /** Absolute path of the baseline file, given by the operator; never looked up in the repository. */
+  baseline: string | null;
+  updateBaseline: boolean;
 }
 
 /** Flag values as yargs hands them over (already type-coerced, not yet validated). */
@@ -50,6 +64,11 @@ export interface RawFlags {
   timeout?: number;
   failOn?: string;
   sarif?: string;
+  diff?: string;
+  diffFile?: string;
+  scope?: string;
+  baseline?: string;
+  updateBaseline?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -62,7 +81,11 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
   // Without `audit` these would do nothing, and a pipeline that forgot the subcommand would go green.
-  const auditOnly = [flags.sarif !== undefined && '--sarif', flags.failOn !== undefined && '--fail-on'].filter(Boolean);
+  const auditOnly = [
+    flags.sarif !== undefined && '--sarif', flags.failOn !== undefined && '--fail-on', flags.diff !== undefined && '--diff',
+    flags.diffFile !== undefined && '--diff-file', flags.scope !== undefined && '--scope', flags.baseline !== undefined && '--baseline',
+    flags.updateBaseline !== undefined && '--update-baseline',
+  ].filter(Boolean);
   if (!audit && auditOnly.length > 0) {
     throw new UsageError(`${auditOnly.join(' and ')} only work with the audit subcommand: spelunk audit "question" ${auditOnly.join(' … ')} …`);
   }
@@ -89,9 +112,25 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     outputFormat,
     maxBudgetUsd: flags.maxBudgetUsd === undefined ? null : positiveNumber('--max-budget-usd', flags.maxBudgetUsd, 0),
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
-    audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null } : null,
+    audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null, ...auditScope(flags, cwd) } : null,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+  };
+}
+
+/** --diff / --diff-file / --scope / --baseline / --update-baseline, checked together (each mistake is one line). */
+function auditScope(flags: RawFlags, cwd: string): Omit<AuditConfig, 'failOn' | 'sarif'> {
+  if (flags.diff !== undefined && flags.diffFile !== undefined) throw new UsageError('--diff and --diff-file name the change twice; give one of them');
+  if (flags.diff !== undefined && flags.diff.trim() === '') throw new UsageError('--diff needs a base revision: --diff origin/main or --diff BASE...HEAD');
+  const diff = flags.diff !== undefined ? parseDiffSpec(flags.diff.trim()) : flags.diffFile !== undefined ? { kind: 'file' as const, path: path.resolve(cwd, flags.diffFile) } : null;
+  if (flags.scope !== undefined && !(SCOPES as readonly string[]).includes(flags.scope)) throw new UsageError(`--scope must be line, file or repo (got "${flags.scope}")`);
+  if (flags.scope !== undefined && diff === null) throw new UsageError('--scope only applies to an audit of a change; add --diff BASE or --diff-file pr.diff');
+  if (flags.updateBaseline === true && flags.baseline === undefined) throw new UsageError('--update-baseline needs the file to write: --baseline FILE --update-baseline');
+  return {
+    diff,
+    scope: (flags.scope ?? 'line') as Scope,
+    baseline: flags.baseline === undefined ? null : path.resolve(cwd, flags.baseline),
+    updateBaseline: flags.updateBaseline === true,
   };
 }
 
