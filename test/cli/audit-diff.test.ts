@@ -85,6 +85,18 @@ describe('spelunk audit --diff: only findings in the changed lines fail the run'
   });
 });
 
+describe('the text view', () => {
+  it('shows each finding\'s class and suppression, and what counts', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 's', findings: [OLD, NEW] })), reply(text('Done.')));
+    const run = await runCli(['audit', '-C', root, '--diff', 'main', 'q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, NO_COLOR: '1' }, cwd: ws });
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain('scope: only changed-line findings count for --fail-on');
+    expect(run.stdout).toMatch(/outside-diff/);
+    expect(run.stdout).toMatch(/changed-line/);
+  });
+});
+
 describe('--baseline: accepted findings are reported as suppressed, counted, never dropped', () => {
   it('--update-baseline writes the fingerprints; the next run suppresses them in the result and in SARIF', async () => {
     const baseline = path.join(ws, 'baseline.json');

@@ -174,6 +174,7 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     ['json', ['--output-format', 'json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
     ['stream-json', ['--output-format', 'stream-json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
     ['audit', ['audit', '--output-format', 'json', 'is there a needle?'], reply(toolUse('report_findings', REPORT)), 0],
+    ['audit --diff (git diff HEAD~1...HEAD)', ['audit', '--diff', 'HEAD~1', '--output-format', 'json', 'is there a needle?'], reply(toolUse('report_findings', REPORT)), 0],
   ])('%s mode: no program of the repository runs, nothing changes, nothing outside is read', async (_mode, args, final, code) => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(...script(final), reply(text('Done.')));
