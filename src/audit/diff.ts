@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
@@ -39,7 +40,8 @@ export function parseDiffSpec(spec: string): DiffSource {
 /** Reads the change: `git diff base...head` (hardened, confined) or the operator's diff file. Throws UsageError. */
 export async function loadDiff(source: DiffSource, root: string): Promise<DiffScope> {
   const text = source.kind === 'file' ? await readDiffFile(source.path) : await gitDiff(root, source.base, source.head);
-  const label = source.kind === 'file' ? source.path : `${source.base}...${source.head}`;
+  // The file's name only: the operator's directory layout is nobody's business in the prompt.
+  const label = source.kind === 'file' ? path.basename(source.path) : `${source.base}...${source.head}`;
   return { label, files: parseUnifiedDiff(text), text };
 }
 

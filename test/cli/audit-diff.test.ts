@@ -74,6 +74,8 @@ describe('spelunk audit --diff: only findings in the changed lines fail the run'
     expect(content).toContain('- src/search.js: 1-5');
     expect(content).toContain('<repository-diff source=\\"main...HEAD\\">');
     expect(content).toMatch(/Audit question:\\n\\nis user input used safely\?/);
+    const fromFile = await audit(['--diff-file', 'pr.diff'], []);
+    expect(JSON.stringify(fromFile.first?.messages?.[0]?.content)).toContain('This audit is scoped to a change (pr.diff): 1 file(s)');
   });
 
   it('SARIF carries the class in properties', async () => {

@@ -66,6 +66,11 @@ describe('every deny rule of the git tables has a refused row that is refused fo
     expect(verdicts.some((v) => !v.ok && v.reason.includes(reason)), `no row for ${table} ${word} is refused for: ${reason}`).toBe(true);
   });
 
+  it('every refusal says why and what to do instead (a reason, then a suggestion after "; ")', () => {
+    const bare = denyRules().filter(([, , reason]) => !reason.includes('; '));
+    expect(bare.map(([table, word]) => `${table} ${word}`)).toEqual([]);
+  });
+
   it('the table is the size the closing note gives', () => {
     const flags = Object.values(GIT_POLICIES).reduce((n, p) => n + Object.keys(p.short).length + Object.keys(p.long).length, 0);
     expect({ subcommands: Object.keys(GIT_POLICIES).length, denyRules: denyRules().length, refusedRows: GIT_REFUSED.length, allowedRows: GIT_ALLOWED.length, flags }).toMatchSnapshot();
