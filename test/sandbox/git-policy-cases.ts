@@ -42,6 +42,7 @@ export const GIT_ALLOWED: Array<[string, string[]]> = [
   ['blame HEAD -- src/a.ts', ['blame', '--no-textconv', 'HEAD', '--', 'src/a.ts']],
   ['blame -L 1,2 HEAD src/a.ts', ['blame', '--no-textconv', '-L1,2', 'HEAD', '--', 'src/a.ts']],
   ['blame -w -M HEAD -- src/a.ts', ['blame', '--no-textconv', '-w', '-M', 'HEAD', '--', 'src/a.ts']],
+  ['blame --reverse HEAD~1..HEAD -- src/a.ts', ['blame', '--no-textconv', '--reverse', 'HEAD~1..HEAD', '--', 'src/a.ts']],
   ["grep -n 'needle' HEAD", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--']],
   ["grep -n needle HEAD -- src", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--', 'src']],
   ['grep -i -e needle HEAD~1 src', ['grep', '--no-textconv', '-i', '-eneedle', 'HEAD~1', '--', 'src']],

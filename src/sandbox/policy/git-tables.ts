@@ -244,7 +244,7 @@ const BLAME: GitPolicy = {
     'show-number': BOOL,
     'no-textconv': BOOL,
     date: { type: 'value', value: 'date' },
-    reverse: REV,
+    reverse: BOOL,
     'first-parent': BOOL,
     root: BOOL,
     abbrev: { type: 'value', value: 'count', attachedOnly: true },
