@@ -32,8 +32,16 @@ export interface DiffScope {
 /** `base` or `base...head` (head defaults to HEAD); each side must be a revision the git tool would accept. */
 export function parseDiffSpec(spec: string): DiffSource {
   const [base = '', head = 'HEAD', ...rest] = spec.split('...');
-  const bad = rest.length > 0 ? 'use one "..."' : [base, head].map((rev) => (rev.startsWith('-') ? 'a revision cannot start with "-"' : checkRevision(rev))).find((r) => r !== null);
-  if (bad !== undefined && bad !== null) throw new UsageError(`--diff ${spec}: ${bad}; use --diff BASE or --diff BASE...HEAD, e.g. --diff origin/main`);
+  const refuse = (why: string): never => {
+    throw new UsageError(`--diff ${spec}: ${why}; use --diff BASE or --diff BASE...HEAD, e.g. --diff origin/main`);
+  };
+  if (rest.length > 0) refuse('use one "..."');
+  for (const rev of [base, head]) {
+    // A revision that starts with "-" would reach git as an option.
+    if (rev.startsWith('-')) refuse('a revision cannot start with "-"');
+    const bad = checkRevision(rev);
+    if (bad !== null) refuse(bad);
+  }
   return { kind: 'git', base, head };
 }
 
