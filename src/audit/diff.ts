@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
+import { NO_DIFF_PROGRAMS } from '../sandbox/policy/git-tables.js';
 import { checkRevision } from '../sandbox/policy/git-values.js';
 
 /** Largest diff read (from git or --diff-file), in bytes: a change bigger than this is not a pull request to audit. */
@@ -66,7 +67,7 @@ async function gitDiff(root: string, base: string, head: string): Promise<string
     const why = GIT_BINARY === null ? 'git is not installed' : location.ok ? '' : location.reason;
     throw new UsageError(`--diff needs git and a repository at the root (${why}); pass a diff with --diff-file pr.diff instead`);
   }
-  const args = ['diff', '--no-color', '--no-textconv', '--no-ext-diff', `${base}...${head}`, '--'];
+  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, `${base}...${head}`, '--'];
   const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, gitDir: location.gitDir });
   if ('error' in run) throw new UsageError(`--diff ${base}...${head}: ${run.error}`);
   if (run.capped) throw new UsageError(`--diff ${base}...${head}: the diff is larger than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);

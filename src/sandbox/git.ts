@@ -28,6 +28,8 @@ function overrides(emptyDir: string): string[] {
     'gpg.program=false',
     'protocol.allow=never',
     'core.quotepath=false',
+    // Read from anywhere the configuration says; an empty value is "no file".
+    'mailmap.file=',
   ];
   return ['--no-pager', '--no-optional-locks', ...settings.flatMap((setting) => ['-c', setting])];
 }

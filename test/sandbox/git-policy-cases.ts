@@ -4,7 +4,7 @@
  * by the policy test (verdicts) and the hostile-git test (every allowed command runs there and changes nothing).
  */
 
-const D = ['--no-textconv', '--no-ext-diff'];
+const D = ['--no-textconv', '--no-ext-diff', '-O/dev/null'];
 const L = ['--abbrev-commit', ...D];
 
 /** Accepted commands and their argv after `git`. */
@@ -23,6 +23,7 @@ export const GIT_ALLOWED: Array<[string, string[]]> = [
   ['log --follow --oneline -- old/name.ts', ['log', ...L, '--follow', '--oneline', '--', 'old/name.ts']],
   ["log --format='%h %an %ad %s' --date=short", ['log', ...L, '--format=%h %an %ad %s', '--date=short', '--']],
   ["log --format '%H%x09%cI%n%b'", ['log', ...L, '--format=%H%x09%cI%n%b', '--']],
+  ["log -n1 --format='%aN <%aE> %s'", ['log', ...L, '-n1', '--format=%aN <%aE> %s', '--']],
   ["log --pretty='format:%h %s'", ['log', ...L, '--pretty=format:%h %s', '--']],
   ['log --pretty=fuller -n1', ['log', ...L, '--pretty=fuller', '-n1', '--']],
   ['log --author=alice --since=2020-01-01 --grep fix', ['log', ...L, '--author=alice', '--since=2020-01-01', '--grep=fix', '--']],
@@ -39,10 +40,10 @@ export const GIT_ALLOWED: Array<[string, string[]]> = [
   ['diff HEAD~1..HEAD -- src', ['diff', ...D, 'HEAD~1..HEAD', '--', 'src']],
   ['diff --stat HEAD...HEAD', ['diff', ...D, '--stat', 'HEAD...HEAD', '--']],
   ['diff -U1 --word-diff=plain HEAD HEAD src/a.ts', ['diff', ...D, '-U1', '--word-diff=plain', 'HEAD', 'HEAD', '--', 'src/a.ts']],
-  ['blame HEAD -- src/a.ts', ['blame', '--no-textconv', 'HEAD', '--', 'src/a.ts']],
-  ['blame -L 1,2 HEAD src/a.ts', ['blame', '--no-textconv', '-L1,2', 'HEAD', '--', 'src/a.ts']],
-  ['blame -w -M HEAD -- src/a.ts', ['blame', '--no-textconv', '-w', '-M', 'HEAD', '--', 'src/a.ts']],
-  ['blame --reverse HEAD~1..HEAD -- src/a.ts', ['blame', '--no-textconv', '--reverse', 'HEAD~1..HEAD', '--', 'src/a.ts']],
+  ['blame HEAD -- src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', 'HEAD', '--', 'src/a.ts']],
+  ['blame -L 1,2 HEAD src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '-L1,2', 'HEAD', '--', 'src/a.ts']],
+  ['blame -w -M HEAD -- src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '-w', '-M', 'HEAD', '--', 'src/a.ts']],
+  ['blame --reverse HEAD~1..HEAD -- src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '--reverse', 'HEAD~1..HEAD', '--', 'src/a.ts']],
   ["grep -n 'needle' HEAD", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--']],
   ["grep -n needle HEAD -- src", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--', 'src']],
   ['grep -i -e needle HEAD~1 src', ['grep', '--no-textconv', '-i', '-eneedle', 'HEAD~1', '--', 'src']],

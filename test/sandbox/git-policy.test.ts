@@ -23,7 +23,7 @@ describe('git commands the tool accepts', () => {
     for (const command of ['log -p', 'show HEAD', 'diff HEAD HEAD', 'log --stat', 'show --no-textconv HEAD']) {
       const verdict = await check(command);
       if (!verdict.ok) throw new Error(verdict.reason);
-      expect(verdict.args.slice(0, 4)).toEqual(expect.arrayContaining(['--no-textconv', '--no-ext-diff']));
+      expect(verdict.args.slice(0, 5)).toEqual(expect.arrayContaining(['--no-textconv', '--no-ext-diff', '-O/dev/null']));
     }
   });
 });

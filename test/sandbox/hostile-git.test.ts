@@ -18,6 +18,8 @@ import { snapshot } from './sandbox-fixture.js';
  */
 
 const CANARY = 'sk-ant-canary-hostile-git-51f0';
+/** A file outside the root that the configuration names as a file to read (blame ignore list, diff order, mailmap). */
+const OUTSIDE_SECRET = 'OUTSIDE-SECRET-git-config-3c9e';
 const HOOKS = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
   'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update',
   'proc-receive', 'post-receive', 'post-update', 'reference-transaction', 'push-to-checkout', 'pre-auto-gc',
@@ -49,6 +51,7 @@ beforeAll(async () => {
   root = path.join(ws, 'code');
   markers = path.join(ws, 'markers');
   await fs.mkdir(markers);
+  await fs.writeFile(path.join(ws, 'outside-secret.txt'), `${OUTSIDE_SECRET} <t@e>\n`);
   const files: Record<string, string> = {
     'README.md': '# app\nneedle in the readme\n',
     'src/a.ts': 'export const a = "needle";\n',
@@ -82,6 +85,8 @@ beforeAll(async () => {
     '[diff "evil"]', `\ttextconv = ${await script('textconv')}`, '[diff]', `\texternal = ${await script('diff-external')}`,
     '[gpg]', `\tprogram = ${await script('gpg-program')}`, '[log]', '\tshowSignature = true',
     '[pager]', `\tlog = ${await script('pager-log')}`, `\tstatus = ${await script('pager-status')}`,
+    '[blame]', `\tignoreRevsFile = ${path.join(ws, 'outside-secret.txt')}`, '[mailmap]', `\tfile = ${path.join(ws, 'outside-secret.txt')}`,
+    '[diff]', `\torderFile = ${path.join(ws, 'outside-secret.txt')}`,
     '[include]', `\tpath = ${path.join(gitDir, 'evil-include')}`,
     `[includeIf "gitdir:${gitDir}"]`, `\tpath = ${path.join(gitDir, 'evil-include-if')}`,
   ];
@@ -161,6 +166,7 @@ async function expectUntouched(before: Map<string, string>, output: string): Pro
   expect(output).not.toMatch(/root:x?:0:0/);
   const results = toolResults();
   expect(results).not.toContain(CANARY);
+  expect(results).not.toContain(OUTSIDE_SECRET);
   expect(results).not.toMatch(/root:x?:0:0/);
   // Each attack (and the read_file one) is refused by the text of the link, without looking outside.
   expect(results.split('/proc is never readable').length - 1).toBeGreaterThanOrEqual(ATTACKS.length + 1);
@@ -227,6 +233,7 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     const outcome = await tool.run({ command }, { root, signal: new AbortController().signal, timeoutMs: 20_000 });
     expect(outcome.infrastructure, outcome.content).toBeUndefined();
     expect(outcome.content).not.toMatch(/^Command refused/);
+    expect(outcome.content).not.toContain(OUTSIDE_SECRET);
     expect(await fs.readdir(markers)).toEqual([]);
     expect(await snapshot(root)).toEqual(before);
   });
@@ -245,5 +252,15 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     execFileSync('/usr/bin/git', ['status'], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: '' }, stdio: 'ignore' });
     const ran = await fs.readdir(markers);
     expect(ran).toEqual(expect.arrayContaining(['fsmonitor', 'filter-clean']));
+    // And plain git reads the outside file the configuration names, and shows it.
+    const plain = (args: string[]): string => {
+      try {
+        return execFileSync('/usr/bin/git', args, { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: 'cat' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (error) {
+        return String((error as { stderr?: string }).stderr);
+      }
+    };
+    expect(plain(['blame', 'HEAD', '--', 'src/a.ts'])).toContain(OUTSIDE_SECRET);
+    expect(plain(['log', '-n1', '--format=%aN'])).toContain(OUTSIDE_SECRET);
   });
 });

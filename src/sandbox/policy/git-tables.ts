@@ -47,8 +47,11 @@ const REV: GitFlagRule = { type: 'value', value: 'rev' };
 const REF_FORMAT: GitFlagRule = { type: 'value', value: 'ref-format' };
 const deny = (reason: string): GitFlagRule => ({ type: 'deny', reason });
 
-/** Diffs run with both of these: a configured textconv or external diff driver is a program the repository chose. */
-export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff'] as const;
+/**
+ * Diffs run with these: a configured textconv or external diff driver is a program the repository chose, and a
+ * configured `diff.orderFile` is a file git would read from anywhere (`-O/dev/null` replaces it).
+ */
+export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null'] as const;
 
 const BRANCH_WRITES = deny('changes branches, and the git tool is read-only; describe the change for the person to make');
 const TAG_WRITES = deny('creates or deletes tags, and the git tool is read-only; list them with tag -l');
@@ -220,7 +223,8 @@ const DIFF: GitPolicy = {
 
 const BLAME: GitPolicy = {
   operands: 'revs-paths',
-  forced: ['--no-textconv'],
+  // A configured blame.ignoreRevsFile is read from anywhere and its first bad line printed (`invalid object name: …`).
+  forced: ['--no-textconv', '--no-ignore-revs-file'],
   minRevisions: 1,
   maxRevisions: 1,
   // blame's -L is START,END or :FUNCNAME alone: the path is the operand.
