@@ -3,8 +3,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
-import { NO_DIFF_PROGRAMS } from '../sandbox/policy/git-tables.js';
-import { checkRevision } from '../sandbox/policy/git-values.js';
+import { checkRevision, NO_DIFF_PROGRAMS } from '../sandbox/policy/git-values.js';
 
 /** Largest diff read (from git or --diff-file), in bytes: a change bigger than this is not a pull request to audit. */
 export const MAX_DIFF_BYTES = 10 * 1024 * 1024;

@@ -1,9 +1,7 @@
 import { MAX_CAPTURE_BYTES } from '../sandbox/exec.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
-import { checkGitCommand } from '../sandbox/git-policy.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
-import { GIT_POLICIES } from '../sandbox/policy/git-tables.js';
-import { LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
+import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { escapeControls } from '../escape.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
 import type { ParseResult, Tool, ToolOutcome } from './tool.js';
@@ -48,6 +46,8 @@ export function createGitTool(git: string): Tool<GitInput> {
       // Checked on every call, not only at start-up: the pointers are a few stats, and a repository may be swapped.
       const location = await locateGitDir(ctx.root);
       if (!location.ok) return refused(`the repository cannot be read safely: ${location.reason}`);
+      // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
+      const { checkGitCommand } = await import('../sandbox/git-policy.js');
       const verdict = await checkGitCommand(input.command, ctx.root);
       if (!verdict.ok) return refused(verdict.reason);
       const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
@@ -60,7 +60,7 @@ export function createGitTool(git: string): Tool<GitInput> {
 }
 
 const DESCRIPTION = [
-  `Read the repository's git history (read-only). Subcommands: ${Object.keys(GIT_POLICIES).join(', ')}.`,
+  `Read the repository's git history (read-only). Subcommands: ${GIT_SUBCOMMANDS.join(', ')}.`,
   'Give one git command without "git" or the shell: "log --oneline -n 20 -- src/app.ts". The same splitting as bash: quote ' +
     "patterns and formats ('%h %s'), no pipes, no $VAR, no unquoted globs.",
   'History only, never the work tree, the index or the network: diff takes two revisions (diff A B, diff A..B); blame and grep ' +

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGitCommand } from '../../src/sandbox/git-policy.js';
+import { GIT_SUBCOMMANDS } from '../../src/sandbox/policy/git-values.js';
 import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS } from '../../src/sandbox/policy/git-tables.js';
 import { makeRepo } from '../support/temp-repo.js';
 import { GIT_ALLOWED, GIT_REFUSED } from './git-policy-cases.js';
@@ -69,6 +70,10 @@ describe('every deny rule of the git tables has a refused row that is refused fo
   it('every refusal says why and what to do instead (a reason, then a suggestion after "; ")', () => {
     const bare = denyRules().filter(([, , reason]) => !reason.includes('; '));
     expect(bare.map(([table, word]) => `${table} ${word}`)).toEqual([]);
+  });
+
+  it('the tool description lists exactly the subcommands of the tables (GIT_SUBCOMMANDS is their start-up copy)', () => {
+    expect([...GIT_SUBCOMMANDS]).toEqual(Object.keys(GIT_POLICIES));
   });
 
   it('the table is the size the closing note gives', () => {

@@ -1,3 +1,5 @@
+import { NO_DIFF_PROGRAMS } from './git-values.js';
+
 /**
  * The git tool's policy as data: the subcommands it runs (history only: objects and refs, never the work tree, the
  * index or the network), each with its accepted flags and how its operands are read; the subcommands and global
@@ -47,11 +49,6 @@ const REV: GitFlagRule = { type: 'value', value: 'rev' };
 const REF_FORMAT: GitFlagRule = { type: 'value', value: 'ref-format' };
 const deny = (reason: string): GitFlagRule => ({ type: 'deny', reason });
 
-/**
- * Diffs run with these: a configured textconv or external diff driver is a program the repository chose, and a
- * configured `diff.orderFile` is a file git would read from anywhere (`-O/dev/null` replaces it).
- */
-export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null'] as const;
 
 const BRANCH_WRITES = deny('changes branches, and the git tool is read-only; describe the change for the person to make');
 const TAG_WRITES = deny('creates or deletes tags, and the git tool is read-only; list them with tag -l');

@@ -7,6 +7,16 @@ import type { GitValue } from './git-tables.js';
  * left-to-right scan or an anchored regular expression without nested quantifiers: linear in the word's length.
  */
 
+/**
+ * Diffs run with these: a configured textconv or external diff driver is a program the repository chose, and a
+ * configured `diff.orderFile` is a file git would read from anywhere (`-O/dev/null` replaces it).
+ */
+export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null'] as const;
+
+/** The subcommands of the git tool, in the order its description lists them (GIT_POLICIES' keys; a test checks). */
+export const GIT_SUBCOMMANDS = ['log', 'show', 'diff', 'blame', 'grep', 'ls-tree', 'cat-file', 'rev-parse', 'rev-list', 'merge-base',
+  'describe', 'name-rev', 'shortlog', 'tag', 'branch', 'for-each-ref'] as const;
+
 /** `git log --format` placeholders that read commit data only: no signatures (`%G…`, gpg), no `%(describe)` (runs git), no colour. */
 const LOG_PLACEHOLDER = /%(?:[%nHhTtPpdDsfbBemS]|x[0-9a-fA-F]{2}|[ac][nNeElLdDrtiIsh])/;
 export const LOG_PLACEHOLDERS = '%H %h %T %t %P %p %an %ae %aN %aE %al %ad %ar %at %ai %aI %as %ah (and %c… for the committer) %d %D %s %f %b %B %e %m %S %n %% %xNN';
