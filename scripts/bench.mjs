@@ -12,11 +12,12 @@ import { loadMockApi } from './bench/mock.mjs';
 import { nodeCpu, nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
 import { measureSandbox } from './bench/sandbox.mjs';
 import { measureToolRounds } from './bench/tool-rounds.mjs';
+import { measureGit } from './bench/git.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
+const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, gitCall: 5 };
 const DEFAULT_MAX_ENTRIES = 200;
 /** Runs of each tool-round script (each is 8 scans of the large repository). */
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 3);
@@ -142,6 +143,10 @@ async function bench() {
 
   log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
   const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
+  log(`git tool calls against plain git on the large repository (${5 * RUNS} runs each) …`);
+  const gitCost = await measureGit(projectRoot, tmp, large, RUNS);
+  for (const c of gitCost.calls) log(`  git ${c.command}: tool ${c.toolMs.toFixed(1)} ms, plain ${c.plainMs.toFixed(1)} ms, overhead ${(c.toolMs - c.plainMs).toFixed(1)} ms`);
+  log(`  git policy: ${gitCost.size.subcommands} subcommands, ${gitCost.size.flagRules} flag rules, ${gitCost.size.denyRules} deny rules`);
 
   log(`tool rounds: 8 find scans on the large repository, in one turn vs one per turn (${TOOL_RUNS} runs each) …`);
   const rounds = await measureToolRounds({ mock, api, dist, repo: large, env, runs: TOOL_RUNS, log });
@@ -199,6 +204,15 @@ async function bench() {
       sandbox.limitsMs,
       '≤',
       TARGETS.limitsMs,
+    ),
+    ...gitCost.calls.map((c) =>
+      row(
+        `git tool call / plain git: ${c.command}`,
+        `${c.toolMs.toFixed(1)} vs ${c.plainMs.toFixed(1)} ms (+${(c.toolMs - c.plainMs).toFixed(1)} ms: confinement, policy, filter query)`,
+        c.toolMs / c.plainMs,
+        '≤',
+        TARGETS.gitCall,
+      ),
     ),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),

@@ -4,6 +4,8 @@ import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './a
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
 import type { Severity } from './tools/report-findings.js';
+import { parseDiffSpec, type DiffSource } from './audit/diff.js';
+import { SCOPES, type Scope } from './audit/scope.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
@@ -44,13 +46,19 @@ export interface Config {
 export const SARIF_ON_ERROR = ['none', 'notification'] as const;
 export type SarifOnError = (typeof SARIF_ON_ERROR)[number];
 
-/** The audit subcommand's settings. */
+/** The audit's settings: threshold, SARIF file and shape, the change it is scoped to and the operator's baseline. */
 export interface AuditConfig {
   failOn: Severity;
   sarif: string | null;
   /** --sarif-category as given; null = derived from the question (see sarifCategory). */
   sarifCategory: string | null;
   sarifOnError: SarifOnError;
+  diff: DiffSource | null;
+  /** Which findings count for --fail-on when there is a diff (default line). */
+  scope: Scope;
+  /** Absolute path of the baseline file, given by the operator; never looked up in the repository. */
+  baseline: string | null;
+  updateBaseline: boolean;
 }
 
 /** Flag values as yargs hands them over (already type-coerced, not yet validated). */
@@ -82,6 +90,11 @@ export interface RawFlags {
   sessionPersistence?: boolean;
   maxBudgetUsdPerCall?: number;
   maxBudgetUsdTotal?: number;
+  diff?: string;
+  diffFile?: string;
+  scope?: string;
+  baseline?: string;
+  updateBaseline?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -144,6 +157,11 @@ function refuseAuditFlags(flags: RawFlags): void {
     flags.failOn !== undefined && '--fail-on',
     flags.sarifCategory !== undefined && '--sarif-category',
     flags.sarifOnError !== undefined && '--sarif-on-error',
+    flags.diff !== undefined && '--diff',
+    flags.diffFile !== undefined && '--diff-file',
+    flags.scope !== undefined && '--scope',
+    flags.baseline !== undefined && '--baseline',
+    flags.updateBaseline !== undefined && '--update-baseline',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;
   const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
@@ -169,6 +187,7 @@ function resolveAudit(flags: RawFlags, failOn: Severity, cwd: string): AuditConf
     sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null,
     sarifCategory: category ?? null,
     sarifOnError: onError as SarifOnError,
+    ...auditScope(flags, cwd),
   };
 }
 
@@ -189,6 +208,22 @@ function resolveEffort(flag: string | undefined, model: string, thinking: boolea
   const problem = effortProblem(model, flag, thinking);
   if (problem) throw new UsageError(problem);
   return flag;
+}
+
+/** --diff / --diff-file / --scope / --baseline / --update-baseline, checked together (each mistake is one line). */
+function auditScope(flags: RawFlags, cwd: string): Pick<AuditConfig, 'diff' | 'scope' | 'baseline' | 'updateBaseline'> {
+  if (flags.diff !== undefined && flags.diffFile !== undefined) throw new UsageError('--diff and --diff-file name the change twice; give one of them');
+  if (flags.diff !== undefined && flags.diff.trim() === '') throw new UsageError('--diff needs a base revision: --diff origin/main or --diff BASE...HEAD');
+  const diff = flags.diff !== undefined ? parseDiffSpec(flags.diff.trim()) : flags.diffFile !== undefined ? { kind: 'file' as const, path: path.resolve(cwd, flags.diffFile) } : null;
+  if (flags.scope !== undefined && !(SCOPES as readonly string[]).includes(flags.scope)) throw new UsageError(`--scope must be line, file or repo (got "${flags.scope}")`);
+  if (flags.scope !== undefined && diff === null) throw new UsageError('--scope only applies to an audit of a change; add --diff BASE or --diff-file pr.diff');
+  if (flags.updateBaseline === true && flags.baseline === undefined) throw new UsageError('--update-baseline needs the file to write: --baseline FILE --update-baseline');
+  return {
+    diff,
+    scope: (flags.scope ?? 'line') as Scope,
+    baseline: flags.baseline === undefined ? null : path.resolve(cwd, flags.baseline),
+    updateBaseline: flags.updateBaseline === true,
+  };
 }
 
 /** The repository root as a real absolute path, so every later containment check compares real paths. */

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 /** Bundles the sandbox modules into `tmp` and imports them. */
-async function loadSandbox(projectRoot, tmp) {
+export async function loadSandbox(projectRoot, tmp) {
   const entry = path.join(tmp, 'sandbox-entry.ts');
   const src = (rel) => JSON.stringify(path.join(projectRoot, 'src', rel));
   writeFileSync(
@@ -16,7 +16,10 @@ async function loadSandbox(projectRoot, tmp) {
     `export { execCapped } from ${src('sandbox/exec.ts')};\n` +
       `export { snapshotRepoState, verifyReadOnly } from ${src('sandbox/readonly.ts')};\n` +
       `export { createBashTool } from ${src('tools/bash.ts')};\n` +
-      `export { resolvePrograms } from ${src('sandbox/programs.ts')};\n`,
+      `export { resolvePrograms } from ${src('sandbox/programs.ts')};\n` +
+      `export { createGitTool } from ${src('tools/git.ts')};\n` +
+      `export { GIT_BINARY } from ${src('sandbox/git.ts')};\n` +
+      `export { GIT_POLICIES, GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_REFUSED_SUBCOMMANDS } from ${src('sandbox/policy/git-tables.ts')};\n`,
   );
   const outfile = path.join(tmp, 'sandbox-bench.mjs');
   await build({ entryPoints: [entry], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning',
@@ -24,9 +27,9 @@ async function loadSandbox(projectRoot, tmp) {
   return import(pathToFileURL(outfile).href);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function timed(fn) {
+export async function timed(fn) {
   const start = performance.now();
   await fn();
   return performance.now() - start;

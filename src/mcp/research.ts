@@ -154,7 +154,7 @@ export class Researcher {
       cwd: this.#config.root,
       signals: signals as Io['signals'],
     };
-    const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit: { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none' }, maxBudgetUsd: budgetUsd };
+    const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit: { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false }, maxBudgetUsd: budgetUsd };
     try {
       const exitCode = await runOnce(config, question, io, ctl.progress ? [ctl.progress] : []);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };

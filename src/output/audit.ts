@@ -16,7 +16,11 @@ export function renderAudit(report: AuditReport, opts: { color: boolean }): stri
   });
   for (const f of report.findings) {
     const where = f.end_line > f.start_line ? `${f.path}:${f.start_line}-${f.end_line}` : `${f.path}:${f.start_line}`;
-    table.push([f.severity, f.rule_id, where, f.title]);
+    // The class and the baseline say why a finding does or does not fail the run (see audit/scope.ts).
+    const notes = [f.diff_class, f.suppressed === true ? 'suppressed (baseline)' : undefined].filter((n) => n !== undefined);
+    table.push([f.severity, f.rule_id, notes.length > 0 ? `${where}\n${notes.join(', ')}` : where, f.title]);
   }
+  if (report.scope !== undefined) lines.push(`scope: ${{ line: 'only changed-line findings', file: 'findings in changed files', repo: 'every finding' }[report.scope]} count for --fail-on`);
+  if (report.suppressed !== undefined) lines.push(`baseline: ${report.suppressed} finding(s) suppressed`);
   return `${lines.join('\n')}\n${table.toString()}\n`;
 }

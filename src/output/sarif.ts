@@ -45,7 +45,9 @@ export interface SarifResult {
     };
   }>;
   partialFingerprints: Record<string, string>;
-  properties: { severity: Severity; title: string };
+  properties: { severity: Severity; title: string; diff_class?: NonNullable<Finding['diff_class']> };
+  /** A finding in the operator's --baseline: reported, marked accepted, never dropped. */
+  suppressions?: Array<{ kind: 'external'; justification: string }>;
 }
 
 export interface SarifLog {
@@ -96,7 +98,8 @@ export function toSarif(input: SarifInput): SarifLog {
       },
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: fingerprints[index] ?? '' },
-    properties: { severity: finding.severity, title: finding.title },
+    properties: { severity: finding.severity, title: finding.title, ...(finding.diff_class ? { diff_class: finding.diff_class } : {}) },
+    ...(finding.suppressed === true ? { suppressions: [{ kind: 'external' as const, justification: 'accepted in the --baseline file' }] } : {}),
   }));
   return runLog(input, rules, [{ executionSuccessful: true }], results);
 }
@@ -172,11 +175,19 @@ export function sarifCategory(question: string, given: string | null): string {
 }
 
 /**
+ * The fingerprint of each finding as SARIF carries it (`partialFingerprints["spelunk/v1"]`); the --baseline file
+ * lists these.
+ */
+export function findingFingerprints(findings: readonly Finding[], readLines: SarifInput['readLines']): string[] {
+  return fingerprintAll(findings, readLines);
+}
+
+/**
  * sha256 of rule id + path + the region's source with whitespace collapsed: identical across runs, unchanged when
  * lines are inserted above, different when the flagged code changes. Findings that hash alike (the same code twice in
  * one file) get ":2", ":3"… in line order, as GitHub's own fingerprints do, so they stay distinct alerts.
  */
-function fingerprintAll(findings: Finding[], readLines: SarifInput['readLines']): string[] {
+function fingerprintAll(findings: readonly Finding[], readLines: SarifInput['readLines']): string[] {
   const cache = new Map<string, string[] | null>();
   const hashes = findings.map((finding) => {
     if (!cache.has(finding.path)) cache.set(finding.path, readLines(finding.path));

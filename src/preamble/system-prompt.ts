@@ -18,6 +18,11 @@ export interface SystemPromptInput {
   listing: Listing;
   /** Adds the code-audit paragraph: the model must finish by calling `report_findings`. */
   audit?: boolean;
+  /**
+   * Why the git history tool is left out (one line in the environment block), or null when it is offered. Absent:
+   * the caller does not know (tests of other parts), and nothing is said.
+   */
+  git?: string | null;
 }
 
 /**
@@ -28,7 +33,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): SystemBlock[] {
   const texts = [
     rules(input.audit === true),
-    environment(input.repoName, input.platform, input.programs),
+    environment(input.repoName, input.platform, input.programs, input.git),
     projectInstructions(input.instructions),
     `# Repository listing\n\n${input.listing.text}`,
   ];
@@ -70,7 +75,7 @@ function rules(audit: boolean): string {
 You are running a code audit, not a conversation: nobody will answer follow-up questions. Investigate the audit question with the tools, then finish by calling the \`report_findings\` tool exactly once with a verdict (\`pass\`, \`fail\` or \`inconclusive\`), a short summary, and the findings. Each finding has a rule_id, a severity (\`low\`, \`medium\`, \`high\` or \`critical\`), a title, a message, and a location: path (relative to the repository root), start_line and end_line. Report only locations you have verified by reading those lines with read_file. When the evidence does not settle the question, the verdict is \`inconclusive\`, and the summary says what is missing.`;
 }
 
-function environment(repoName: string, platform: string, programs: string[]): string {
+function environment(repoName: string, platform: string, programs: string[], git: string | null | undefined): string {
   const names = [...new Set(programs.map(oneLine))].filter((name) => name !== '').sort(compareUtf8);
   const bash =
     names.length > 0
@@ -79,7 +84,13 @@ function environment(repoName: string, platform: string, programs: string[]): st
   return `# Environment
 - Repository: ${oneLine(repoName)}. Every tool works inside the repository root; give paths relative to it.
 - Platform: ${oneLine(platform)}.
-- Tools: read_file reads a file of the repository by line range; ${bash}`;
+- Tools: read_file reads a file of the repository by line range; ${bash}${gitLine(git)}`;
+}
+
+function gitLine(git: string | null | undefined): string {
+  if (git === undefined) return '';
+  if (git === null) return '\n- History: the git tool reads the history read-only (log, show, blame, diff of two revisions); cite commits by short sha.';
+  return `\n- History: no git tool in this session (${oneLine(git)}); answer from the current files.`;
 }
 
 function projectInstructions(instructions: ProjectInstructions): string {

@@ -18,6 +18,9 @@ import { linkSaved, saveQuestion, stepSaver } from './resume.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
+import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
+import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
+import { findingFingerprints } from '../output/sarif.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -40,6 +43,9 @@ export async function runOnce(
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
   }
   const started = Date.now();
+  // The change and the baseline are read before anything else: a bad revision or file is a usage error (exit 2).
+  const change = config.audit?.diff ? await loadDiff(config.audit.diff, config.root) : null;
+  const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
   const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
   // The read-only snapshot (the start time and HEAD: a few ms) must exist before any tool runs; it starts once the
   // session is open so its git calls do not compete with the preamble's walk, and the tools wait for it.
@@ -74,7 +80,9 @@ export async function runOnce(
   const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
   let failure: string | undefined;
   try {
-    let done = await askOnce(question, session, config, sinks, controller.signal, noteRead);
+    // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
+    const first = change && config.audit ? `${diffPreface(change, config.audit.scope)}\n\n${question}` : question;
+    let done = await askOnce(first, session, config, sinks, controller.signal, noteRead);
     const remaining = config.maxTurns - done.turns;
     if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
       done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, noteRead);
@@ -112,6 +120,7 @@ export async function runOnce(
     ...(sink ? { audit: { report: sink.report } } : {}),
     ...(failure ? { error: failure } : {}),
   });
+  result = await scopedOutcome(config, result, change, baseline);
   if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result);
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
@@ -146,6 +155,25 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
     return result;
   } catch (error) {
     return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
+  }
+}
+
+/**
+ * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
+ * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
+ */
+async function scopedOutcome(config: Config, result: ResultObject, change: DiffScope | null, baseline: Set<string> | null): Promise<ResultObject> {
+  const audit = config.audit;
+  if (!result.audit || !audit || (change === null && baseline === null)) return result;
+  const readLines = fileLineReader(config.root);
+  const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
+  const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
+  if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
+  try {
+    await writeBaseline(audit.baseline, report, readLines);
+    return { ...result, audit: report };
+  } catch (error) {
+    return { ...result, audit: report, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --baseline ${audit.baseline}: ${(error as Error).message}` } };
   }
 }
 

@@ -7,6 +7,7 @@ import { buildListing, type Listing } from '../preamble/listing.js';
 import { loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
+import { gitAvailability } from '../tools/git.js';
 import { sessionTools } from '../tools/index.js';
 import type { FindingsSink } from '../tools/report-findings.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -59,7 +60,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     void globalThis.Headers;
     return module;
   });
-  const [programs, instructions, listing, clientModule] = await Promise.all([resolvePrograms(rg), instructionsPromise, listingPromise, sdk]);
+  const [programs, instructions, listing, clientModule, git] = await Promise.all([resolvePrograms(rg), instructionsPromise, listingPromise, sdk, gitAvailability(config.root)]);
   const programNames = [...programs.keys()];
   const system = buildSystemPrompt({
     repoName: path.basename(config.root),
@@ -68,8 +69,9 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     instructions,
     listing,
     audit: opts.audit !== undefined && opts.audit !== null,
+    git: git.available ? null : git.reason,
   });
-  const tools = sessionTools(programs, opts.audit ?? null);
+  const tools = sessionTools(programs, opts.audit ?? null, git.available ? git.git : null);
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
   const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
   return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, toolsReady: ready ?? null, warnings: instructions.warnings ?? [] };

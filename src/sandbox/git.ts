@@ -1,7 +1,7 @@
 import { lstatSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execCapped, firstExecutableSync } from './exec.js';
+import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /** git's output for the small queries spelunk makes (HEAD, config names); more means something is wrong. */
@@ -28,6 +28,8 @@ function overrides(emptyDir: string): string[] {
     'gpg.program=false',
     'protocol.allow=never',
     'core.quotepath=false',
+    // Read from anywhere the configuration says; an empty value is "no file".
+    'mailmap.file=',
   ];
   return ['--no-pager', '--no-optional-locks', ...settings.flatMap((setting) => ['-c', setting])];
 }
@@ -75,21 +77,49 @@ export function findWorkTree(root: string): string | null {
   }
 }
 
+/** Limits and pins for one hardened git call. */
+export interface GitCallOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
+  /**
+   * The verified git directory (locateGitDir): given as GIT_DIR with the root as GIT_WORK_TREE, so git reads exactly
+   * the repository that was checked instead of discovering one.
+   */
+  gitDir?: string;
+}
+
 /**
  * Runs git in `root` with the isolation above; `git` is the binary (null: not installed). Every filter driver the effective configuration defines (includes and worktree
  * configuration counted, since git itself reports them) is overridden with empty commands first. Never throws.
  */
 export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY): Promise<GitRun> {
-  if (git === null) return { ok: false, error: 'git is not installed', exitCode: null };
+  const run = await execGit(root, args, { timeoutMs: GIT_TIMEOUT_MS, maxBytes: GIT_MAX_BYTES }, git);
+  if ('error' in run) return { ok: false, error: run.error, exitCode: null };
+  if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
+  if (run.timedOut) return { ok: false, error: `git took longer than ${GIT_TIMEOUT_MS / 1000} s`, exitCode: null };
+  return { ok: false, error: run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`, exitCode: run.exitCode };
+}
+
+/**
+ * The hardened call behind runGit and the git tool: the filter query, then `args` under the same overrides and
+ * environment, bounded by `opts`. The process result comes back whole (the tool shapes it like bash output); only a
+ * failure to get that far is an `error`. Never throws.
+ */
+export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | { error: string }> {
+  if (git === null) return { error: 'git is not installed' };
   const top = findWorkTree(root);
-  if (top === null) return { ok: false, error: 'not a git repository', exitCode: null };
+  if (top === null) return { error: 'not a git repository' };
   const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
   try {
-    const run = (argv: readonly string[]): Promise<GitRun> => gitOnce(git, root, [...overrides(emptyDir), ...argv], environment(emptyDir, path.dirname(top)));
-    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.']);
+    const pinned: Record<string, string> = opts.gitDir === undefined ? {} : { GIT_DIR: opts.gitDir, GIT_WORK_TREE: root };
+    const env = { ...environment(emptyDir, path.dirname(top)), ...pinned };
+    const run = (argv: readonly string[], limits: { timeoutMs: number; maxBytes: number }): Promise<ExecResult> =>
+      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, ...limits });
+    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
     // Exit 1 means no filter is configured; any other failure is a failure.
-    if (!names.ok && names.exitCode !== 1) return names;
-    return await run([...(names.ok ? filterOverrides(names.stdout) : []), ...args]);
+    if (names.exitCode !== 0 && names.exitCode !== 1) return names;
+    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts);
   } finally {
     await fs.rm(emptyDir, { recursive: true, force: true });
   }
@@ -110,11 +140,4 @@ export function filterOverrides(nameList: string): string[] {
   return [...drivers].flatMap((name) =>
     ['clean=', 'smudge=', 'process=', 'required=false'].flatMap((setting) => ['-c', `filter.${name}.${setting}`]),
   );
-}
-
-async function gitOnce(git: string, cwd: string, args: string[], env: Record<string, string>): Promise<GitRun> {
-  const run = await execCapped(git, args, { cwd, env, timeoutMs: GIT_TIMEOUT_MS, maxBytes: GIT_MAX_BYTES, argv0: 'git' });
-  if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
-  if (run.timedOut) return { ok: false, error: `git took longer than ${GIT_TIMEOUT_MS / 1000} s`, exitCode: null };
-  return { ok: false, error: run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`, exitCode: run.exitCode };
 }

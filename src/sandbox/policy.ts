@@ -42,7 +42,7 @@ const WRAPPERS = new Set(['env', 'sudo', 'doas', 'su', 'runuser', 'timeout', 'ni
 const INSTEAD: Readonly<Record<string, string>> = {
   sed: 'use read_file with start_line/end_line to read a range, or rg -n to find lines',
   awk: 'use rg -o / -r to extract text, or read_file to read it',
-  git: 'git is not available; use rg, find and ls to explore the working tree',
+  git: 'git is not run through bash; use the git tool for history when it is offered, and rg, find and ls for the working tree',
   echo: 'echo is not needed; just say it in your answer',
   less: 'use read_file', more: 'use read_file', ag: 'use rg', ack: 'use rg', fd: 'use find or rg --files', du: 'use tree --du or ls -la',
 };

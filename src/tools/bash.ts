@@ -20,7 +20,7 @@ export interface BashInput {
 }
 
 /** Programs whose exit status 1 means "nothing matched", not failure. */
-const NO_MATCH_EXIT_1 = new Set(['rg', 'grep']);
+const NO_MATCH_EXIT_1 = new Set(['rg', 'grep', 'git grep']);
 
 /** The whitelist-only command tool: argv from a policy check, spawned without a shell, output bounded. */
 export function createBashTool(programs: Programs): Tool<BashInput> {
@@ -94,8 +94,8 @@ function parse(input: unknown): ParseResult<BashInput> {
   return { ok: true, value: { command } };
 }
 
-/** Shapes a finished process into what the model and the person see. */
-function shape(program: string, result: ExecResult, timeoutMs: number): ToolOutcome {
+/** Shapes a finished process into what the model and the person see (the git tool's output too). */
+export function shape(program: string, result: ExecResult, timeoutMs: number): ToolOutcome {
   if (result.aborted) return { content: 'cancelled: the command was stopped before it finished', summary: 'cancelled', isError: true };
   const stderrText = clip(result.stderr, MAX_STDERR_CHARS);
   const stdoutText = clip(result.stdout, MAX_MODEL_CHARS - stderrText.text.length - STATUS_RESERVE_CHARS);

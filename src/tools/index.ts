@@ -1,5 +1,6 @@
 import type { Programs } from '../sandbox/programs.js';
 import { createBashTool } from './bash.js';
+import { createGitTool } from './git.js';
 import { readFileTool } from './read-file.js';
 import { createReportFindingsTool, type FindingsSink } from './report-findings.js';
 import type { Tool } from './tool.js';
@@ -7,8 +8,8 @@ import type { Tool } from './tool.js';
 /**
  * The tools of a session, in the order the model sees them: their definitions are the first bytes of every cached
  * prompt, so this order is part of the cache key. Adding a tool is one file and one line here. An audit (a sink for
- * the report) adds report_findings.
+ * the report) adds report_findings; `git` (the binary, when the root is a confined repository) adds the history tool.
  */
-export function sessionTools(programs: Programs, audit: FindingsSink | null): Tool<any>[] {
-  return [readFileTool, createBashTool(programs), ...(audit ? [createReportFindingsTool(audit)] : [])];
+export function sessionTools(programs: Programs, audit: FindingsSink | null, git: string | null = null): Tool<any>[] {
+  return [readFileTool, createBashTool(programs), ...(git !== null ? [createGitTool(git)] : []), ...(audit ? [createReportFindingsTool(audit)] : [])];
 }

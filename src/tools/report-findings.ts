@@ -39,6 +39,10 @@ export interface FindingInput {
 /** A finding whose location was checked: `path` is repository-relative POSIX, `end_line` always set. */
 export interface Finding extends FindingInput {
   end_line: number;
+  /** With `audit --diff`/`--diff-file`: where the finding lies relative to the change (see audit/scope.ts). */
+  diff_class?: 'changed-line' | 'changed-file' | 'outside-diff';
+  /** With `--baseline`: the finding's fingerprint is in the operator's baseline; kept, reported, not counted. */
+  suppressed?: boolean;
 }
 
 /** What `report_findings` receives, before location checks. */
@@ -53,6 +57,10 @@ export interface AuditReport {
   verdict: Verdict;
   summary: string;
   findings: Finding[];
+  /** With a diff: which findings count for --fail-on (line: changed lines only; file: changed files; repo: all). */
+  scope?: 'line' | 'file' | 'repo';
+  /** With --baseline: how many findings matched it. */
+  suppressed?: number;
 }
 
 /**

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
-import { runGit } from '../../src/sandbox/git.js';
+import { GIT_BINARY, runGit } from '../../src/sandbox/git.js';
+import { createGitTool } from '../../src/tools/git.js';
+import { GIT_ALLOWED } from './git-policy-cases.js';
 import { BIN, PtySession } from '../support/pty.js';
 import { snapshot } from './sandbox-fixture.js';
 
@@ -16,6 +18,8 @@ import { snapshot } from './sandbox-fixture.js';
  */
 
 const CANARY = 'sk-ant-canary-hostile-git-51f0';
+/** A file outside the root that the configuration names as a file to read (blame ignore list, diff order, mailmap). */
+const OUTSIDE_SECRET = 'OUTSIDE-SECRET-git-config-3c9e';
 const HOOKS = ['applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg',
   'commit-msg', 'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update',
   'proc-receive', 'post-receive', 'post-update', 'reference-transaction', 'push-to-checkout', 'pre-auto-gc',
@@ -47,6 +51,7 @@ beforeAll(async () => {
   root = path.join(ws, 'code');
   markers = path.join(ws, 'markers');
   await fs.mkdir(markers);
+  await fs.writeFile(path.join(ws, 'outside-secret.txt'), `${OUTSIDE_SECRET} <t@e>\n`);
   const files: Record<string, string> = {
     'README.md': '# app\nneedle in the readme\n',
     'src/a.ts': 'export const a = "needle";\n',
@@ -61,6 +66,9 @@ beforeAll(async () => {
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'init');
+  // A second commit, so the git tool's revision ranges (HEAD~1..HEAD, :/init) resolve and diffs have content.
+  await fs.writeFile(path.join(root, 'src/a.ts'), 'export const a = "needle";\nexport const b = "more needle";\n');
+  git('commit', '-q', '-a', '-m', 'second');
   // Links for the /proc/self/cwd attacks: in spelunk's process (cwd = ws) z/proc is the root's own `code` link,
   // in a child (cwd = root) it would be `/`.
   await fs.symlink('/', path.join(root, 'code'));
@@ -77,6 +85,8 @@ beforeAll(async () => {
     '[diff "evil"]', `\ttextconv = ${await script('textconv')}`, '[diff]', `\texternal = ${await script('diff-external')}`,
     '[gpg]', `\tprogram = ${await script('gpg-program')}`, '[log]', '\tshowSignature = true',
     '[pager]', `\tlog = ${await script('pager-log')}`, `\tstatus = ${await script('pager-status')}`,
+    '[blame]', `\tignoreRevsFile = ${path.join(ws, 'outside-secret.txt')}`, '[mailmap]', `\tfile = ${path.join(ws, 'outside-secret.txt')}`,
+    '[diff]', `\torderFile = ${path.join(ws, 'outside-secret.txt')}`,
     '[include]', `\tpath = ${path.join(gitDir, 'evil-include')}`,
     `[includeIf "gitdir:${gitDir}"]`, `\tpath = ${path.join(gitDir, 'evil-include-if')}`,
   ];
@@ -114,10 +124,12 @@ const ATTACKS = [
   'find z/proc/self -maxdepth 1',
 ];
 const SEARCHES = ['rg -n needle', 'grep -rn needle .', 'cat README.md src/b.p', 'ls -la', 'find . -name "*.ts"', 'wc -l src/a.ts'];
+/** History reads through the git tool that would start every diff, filter and signature program the config names. */
+const HISTORY = ['log -p -n 2', 'show --stat HEAD', 'diff HEAD~1 HEAD', 'blame HEAD -- src/a.ts', 'grep -n needle HEAD', "log --format='%h %s'"];
 
 function script(final: Reply): Reply[] {
   return [
-    reply(...SEARCHES.map((command) => toolUse('bash', { command }))),
+    reply(...SEARCHES.map((command) => toolUse('bash', { command })), ...HISTORY.map((command) => toolUse('git', { command }))),
     reply(...ATTACKS.map((command) => toolUse('bash', { command })), toolUse('read_file', { path: 'z/proc/self/environ' })),
     final,
   ];
@@ -154,6 +166,7 @@ async function expectUntouched(before: Map<string, string>, output: string): Pro
   expect(output).not.toMatch(/root:x?:0:0/);
   const results = toolResults();
   expect(results).not.toContain(CANARY);
+  expect(results).not.toContain(OUTSIDE_SECRET);
   expect(results).not.toMatch(/root:x?:0:0/);
   // Each attack (and the read_file one) is refused by the text of the link, without looking outside.
   expect(results.split('/proc is never readable').length - 1).toBeGreaterThanOrEqual(ATTACKS.length + 1);
@@ -167,6 +180,7 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     ['json', ['--output-format', 'json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
     ['stream-json', ['--output-format', 'stream-json', 'where is the needle?'], reply(text('In src/a.ts:1.')), 0],
     ['audit', ['audit', '--output-format', 'json', 'is there a needle?'], reply(toolUse('report_findings', REPORT)), 0],
+    ['audit --diff (git diff HEAD~1...HEAD)', ['audit', '--diff', 'HEAD~1', '--output-format', 'json', 'is there a needle?'], reply(toolUse('report_findings', REPORT)), 0],
   ])('%s mode: no program of the repository runs, nothing changes, nothing outside is read', async (_mode, args, final, code) => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(...script(final), reply(text('Done.')));
@@ -213,10 +227,40 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     expect(await snapshot(root)).toEqual(before);
   });
 
+  it.each(GIT_ALLOWED)('the git tool runs %j without starting any configured program or writing', async (command) => {
+    const before = await snapshot(root);
+    const tool = createGitTool(GIT_BINARY as string);
+    const outcome = await tool.run({ command }, { root, signal: new AbortController().signal, timeoutMs: 20_000 });
+    expect(outcome.infrastructure, outcome.content).toBeUndefined();
+    expect(outcome.content).not.toMatch(/^Command refused/);
+    expect(outcome.content).not.toContain(OUTSIDE_SECRET);
+    expect(await fs.readdir(markers)).toEqual([]);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it('the git tool answered in the runs above: a commit of the fixture reached the model', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...script(reply(text('In src/a.ts:1.'))));
+    const run = await runBinary(['where is the needle?']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolResults()).toContain('second');
+    expect(toolResults()).toContain('+export const b = \\"more needle\\"');
+  });
+
   // Last: proves the fixture is live, so the tests above could fail. A plain git run in it starts the programs.
   it('the fixture is live: plain git runs its programs (and this test runs last)', async () => {
     execFileSync('/usr/bin/git', ['status'], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: '' }, stdio: 'ignore' });
     const ran = await fs.readdir(markers);
     expect(ran).toEqual(expect.arrayContaining(['fsmonitor', 'filter-clean']));
+    // And plain git reads the outside file the configuration names, and shows it.
+    const plain = (args: string[]): string => {
+      try {
+        return execFileSync('/usr/bin/git', args, { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: 'cat' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (error) {
+        return String((error as { stderr?: string }).stderr);
+      }
+    };
+    expect(plain(['blame', 'HEAD', '--', 'src/a.ts'])).toContain(OUTSIDE_SECRET);
+    expect(plain(['log', '-n1', '--format=%aN'])).toContain(OUTSIDE_SECRET);
   });
 });

@@ -83,7 +83,7 @@ export const REFUSED: Array<[string, string]> = [
   ['busybox cat README.md', 'run the program directly'], ['exec rg x', 'run the program directly'],
   ['command rg x', 'run the program directly'], ['/usr/bin/rg x', 'bare name'], ['./rg x', 'bare name'], ['bin/rg x', 'bare name'],
   ['RG x', 'case-sensitive'], ['Rg x', 'case-sensitive'], ['CAT README.md', 'case-sensitive'], ["python3 -c 'print(1)'", 'run the program directly'],
-  ['sed -n 1p README.md', 'read_file'], ['awk 1 README.md', 'rg -o'], ['git log', 'git is not available'], ['r* x', 'glob'],
+  ['sed -n 1p README.md', 'read_file'], ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['r* x', 'glob'],
   ['rm -rf .', 'not an allowed program'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
   // rg
   ['rg --pre=cat x', 'runs another program'], ['rg --pre cat x', 'runs another program'], ['rg --pr=cat x', 'abbreviation of --pre'],

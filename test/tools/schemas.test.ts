@@ -16,6 +16,12 @@ describe('tool definitions sent to the model', () => {
     await expect(`${JSON.stringify({ ask, audit }, null, 2)}\n`).toMatchFileSnapshot('__snapshots__/tool-definitions.json');
   });
 
+  it('the git tool, offered when the root is a confined repository, matches its reviewed snapshot', async () => {
+    const withGit = new ToolRegistry(sessionTools(programs, null, '/usr/bin/git')).definitions();
+    expect(withGit.map((t) => t.name)).toEqual(['read_file', 'bash', 'git']);
+    await expect(`${JSON.stringify(withGit[2], null, 2)}\n`).toMatchFileSnapshot('__snapshots__/git-tool-definition.json');
+  });
+
   it('list only the programs that are installed', () => {
     const [, bash] = new ToolRegistry([readFileTool, createBashTool(new Map([['rg', '/x/rg'], ['ls', '/bin/ls']]))]).definitions();
     expect(bash!.description).toContain('Available programs: rg, ls.');

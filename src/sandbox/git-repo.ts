@@ -1,0 +1,94 @@
+import { constants, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isInside } from './paths.js';
+
+/** Longest `.git` file, `commondir` or `alternates` file read, in bytes: these hold a path or a few. */
+const MAX_POINTER_BYTES = 64 * 1024;
+/** Alternates of alternates followed before giving up (git itself stops at 5). */
+const MAX_ALTERNATE_DEPTH = 5;
+
+/** Where the history tool reads from: the git directory and the common directory, both real and inside the root. */
+export type GitLocation = { ok: true; gitDir: string; commonDir: string } | { ok: false; reason: string };
+
+/**
+ * Finds the repository of `root` (already realpath'd) and proves that every place git would read objects and refs
+ * from lies inside the root: `root/.git` itself (a directory, or a `gitdir:` file of a linked worktree or submodule),
+ * its `commondir`, the object directory and every `objects/info/alternates` entry, each resolved with realpath.
+ * Reading another repository's objects through a pointer is an outside-root read, so any of them pointing outside is
+ * a refusal. Only `root/.git` counts: a root below a work tree has its repository outside the root. Never throws.
+ */
+export async function locateGitDir(root: string): Promise<GitLocation> {
+  const dotGit = path.join(root, '.git');
+  const stat = await fs.lstat(dotGit).catch(() => null);
+  if (stat === null) return { ok: false, reason: 'the repository root is not the top of a git work tree (no .git there)' };
+  const gitDir = stat.isFile() ? await gitdirFile(root, dotGit) : await realInside(root, dotGit, '.git');
+  if (typeof gitDir !== 'string') return gitDir;
+  const common = await pointer(path.join(gitDir, 'commondir'));
+  if (common === NOT_A_FILE) return { ok: false, reason: 'the commondir of .git is not a regular file' };
+  const commonDir = common === null ? gitDir : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
+  if (typeof commonDir !== 'string') return commonDir;
+  const objects = await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
+  if (typeof objects !== 'string') return objects;
+  const alternates = await checkAlternates(root, objects, 0);
+  if (alternates !== null) return alternates;
+  return { ok: true, gitDir, commonDir };
+}
+
+/** A `.git` file holds `gitdir: <path>` (relative to the file's directory); its target must be inside the root. */
+async function gitdirFile(root: string, dotGit: string): Promise<string | { ok: false; reason: string }> {
+  const text = await pointer(dotGit);
+  const match = text === null || text === NOT_A_FILE ? null : /^gitdir: (.+)$/.exec(text);
+  if (match?.[1] === undefined) return { ok: false, reason: '.git is a file without a "gitdir:" line' };
+  return realInside(root, path.resolve(root, match[1]), 'the gitdir: of .git');
+}
+
+/** Every alternate object directory (one per line, `#` comments, relative to `objects`) must be inside the root. */
+async function checkAlternates(root: string, objects: string, depth: number): Promise<{ ok: false; reason: string } | null> {
+  const text = await readSmall(path.join(objects, 'info', 'alternates'));
+  if (text === null) return null;
+  if (text === NOT_A_FILE) return { ok: false, reason: 'objects/info/alternates is not a regular file' };
+  if (depth >= MAX_ALTERNATE_DEPTH) return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // A quoted entry uses C escapes; refusing it is simpler than decoding it and loses nothing real.
+    if (line.startsWith('"')) return { ok: false, reason: 'objects/info/alternates has a quoted entry, which is not supported' };
+    const alternate = await realInside(root, path.resolve(objects, line), 'an objects/info/alternates entry');
+    if (typeof alternate !== 'string') return alternate;
+    const nested = await checkAlternates(root, alternate, depth + 1);
+    if (nested !== null) return nested;
+  }
+  return null;
+}
+
+/** The realpath of `target` when it exists inside the root; otherwise a refusal naming `what`. */
+async function realInside(root: string, target: string, what: string): Promise<string | { ok: false; reason: string }> {
+  const real = await fs.realpath(target).catch(() => null);
+  if (real === null) return { ok: false, reason: `${what} does not exist or cannot be read` };
+  if (!isInside(root, real)) return { ok: false, reason: `${what} points outside the repository root (reading another repository's objects is an outside read)` };
+  return real;
+}
+
+/** What readSmall gives for a FIFO, device or directory where git expects a small file (git would block on a FIFO). */
+const NOT_A_FILE = Symbol('not a regular file');
+
+/** The first line of a small pointer file; null when it is absent. */
+async function pointer(file: string): Promise<string | null | typeof NOT_A_FILE> {
+  const text = await readSmall(file);
+  return text === null || text === NOT_A_FILE ? text : (text.split('\n')[0] ?? '').trim();
+}
+
+async function readSmall(file: string): Promise<string | null | typeof NOT_A_FILE> {
+  // Non-blocking: a FIFO planted as a pointer file must not hang the open; it is then refused as not a file.
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
+  if (handle === null) return null;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return NOT_A_FILE;
+    const buffer = Buffer.alloc(Math.min(stat.size, MAX_POINTER_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
