@@ -18,3 +18,40 @@ export async function countFileLines(abs: string, signal?: AbortSignal): Promise
   }
   return last === -1 || last === 10 ? newlines : newlines + 1;
 }
+
+/** A window of a file's lines, and its line count by the same rule, in one streamed pass. */
+export interface LineWindow {
+  lineCount: number;
+  /** Lines `from`…`to` (1-based, inclusive, those that exist), without their newline; each cut at `maxLineChars`. */
+  lines: string[];
+}
+
+/**
+ * Streams `abs` once: counts its lines (as countFileLines does) and keeps lines `from`…`to`. Memory is one chunk plus
+ * the window, whatever the file's size.
+ */
+export async function readLineWindow(abs: string, from: number, to: number, maxLineChars = 2_000): Promise<LineWindow> {
+  const lines: string[] = [];
+  let line = 1;
+  let partial = '';
+  let last = -1;
+  let newlines = 0;
+  const keep = (text: string): void => {
+    if (line >= from && line <= to) lines.push(text.length > maxLineChars ? text.slice(0, maxLineChars) : text);
+  };
+  for await (const chunk of createReadStream(abs) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      if (line >= from && line <= to) keep(partial + chunk.toString('utf8', start, i));
+      partial = '';
+      start = i + 1;
+      line += 1;
+      newlines += 1;
+    }
+    if (line >= from && line <= to && partial.length < maxLineChars) partial += chunk.toString('utf8', start);
+    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? -1;
+  }
+  const lineCount = last === -1 || last === 10 ? newlines : newlines + 1;
+  if (lineCount > newlines) keep(partial);
+  return { lineCount, lines };
+}
