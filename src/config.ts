@@ -5,6 +5,9 @@ import type { Severity } from './tools/report-findings.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
+/** `--verify-citations`: skip the check, report bad citations, or also ask the model once to correct them. */
+export type VerifyCitations = 'off' | 'report' | 'fix';
+const VERIFY_MODES: readonly VerifyCitations[] = ['off', 'report', 'fix'];
 
 /** Everything a run needs, resolved once from flags and environment. */
 export interface Config {
@@ -26,6 +29,11 @@ export interface Config {
   maxBudgetUsd: number | null;
   timeoutMs: number | null;
   audit: { failOn: Severity; sarif: string | null } | null;
+  verifyCitations: VerifyCitations;
+  /** false from --no-render: raw markdown even on a terminal. */
+  render: boolean;
+  /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
+  editorUrl: string | null;
   apiKey: string;
   baseURL: string | undefined;
 }
@@ -50,6 +58,8 @@ export interface RawFlags {
   timeout?: number;
   failOn?: string;
   sarif?: string;
+  verifyCitations?: string;
+  render?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -69,6 +79,10 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
+  }
+  const verifyCitations = flags.verifyCitations ?? 'report';
+  if (!(VERIFY_MODES as readonly string[]).includes(verifyCitations)) {
+    throw new UsageError(`--verify-citations must be off, report or fix (got "${verifyCitations}")`);
   }
   const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
@@ -90,6 +104,9 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     maxBudgetUsd: flags.maxBudgetUsd === undefined ? null : positiveNumber('--max-budget-usd', flags.maxBudgetUsd, 0),
     timeoutMs: flags.timeout === undefined ? null : positiveNumber('--timeout', flags.timeout, 0) * 1000,
     audit: audit ? { failOn: failOn as Severity, sarif: flags.sarif ? path.resolve(cwd, flags.sarif) : null } : null,
+    verifyCitations: verifyCitations as VerifyCitations,
+    render: flags.render !== false,
+    editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };

@@ -1,6 +1,7 @@
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
+import type { CitationStatus } from '../citations/verify.js';
 
 /** Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes, never made. */
 export const SCHEMA_VERSION = 1;
@@ -16,6 +17,15 @@ export interface TokenUsage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   output_tokens: number;
+}
+
+/** One distinct citation of the answer as checked against the repository (issue 9; additive to schema version 1). */
+export interface CitationRecord {
+  path: string;
+  start_line: number | null;
+  end_line: number | null;
+  status: CitationStatus;
+  excerpt: string | null;
 }
 
 export interface ToolCallRecord {
@@ -48,6 +58,8 @@ export interface ResultObject {
   readonly_verified: boolean | null;
   stop_reason: StopKind;
   audit?: AuditReport;
+  /** The answer's citations, checked; absent with --verify-citations off or when there was no answer to check. */
+  citations?: CitationRecord[];
   error?: { message: string };
 }
 
@@ -70,6 +82,7 @@ export interface BuildResultInput {
   readonly: { verified: boolean | null; detail: string | null };
   /** Audit mode only: the report the model filed, or null when it never called report_findings. */
   audit?: { report: AuditReport | null };
+  citations?: CitationRecord[] | null;
   /** A failure outside the loop's own stop kinds (an exception, a SARIF write error). */
   error?: string;
 }
@@ -106,6 +119,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     stop_reason: input.stop,
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
+  if (input.citations) result.citations = input.citations;
   if (errors.length > 0) result.error = { message: errors.join('; ') };
   return result;
 }
@@ -148,6 +162,8 @@ export class ResultCollector {
   readonly #usage: TokenUsage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   #apiMs = 0;
   #turns = 0;
+  /** Requests of the questions already done (a follow-up question's turns count on from there). */
+  #doneTurns = 0;
   #cost: number | null = 0;
   #model: string | null = null;
   #turnText = '';
@@ -162,7 +178,7 @@ export class ResultCollector {
   handle(event: AgentEvent): void {
     switch (event.type) {
       case 'request_start':
-        this.#turns = Math.max(this.#turns, event.turn);
+        this.#turns = Math.max(this.#turns, this.#doneTurns + event.turn);
         this.#turnText = '';
         return;
       case 'text':
@@ -188,7 +204,8 @@ export class ResultCollector {
         return;
       case 'done':
         this.#done = event;
-        this.#turns = Math.max(this.#turns, event.turns);
+        this.#doneTurns += event.turns;
+        this.#turns = Math.max(this.#turns, this.#doneTurns);
         return;
       default:
         return;
@@ -223,7 +240,7 @@ export class ResultCollector {
     this.#usage.cache_read_input_tokens += event.usage.cache_read_input_tokens;
     this.#usage.output_tokens += event.usage.output_tokens;
     this.#apiMs += event.durationMs;
-    this.#turns = Math.max(this.#turns, event.turn);
+    this.#turns = Math.max(this.#turns, this.#doneTurns + event.turn);
     this.#model = event.model;
     const cost = this.#costOf?.(event.model, event.usage) ?? null;
     this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;

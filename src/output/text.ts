@@ -4,6 +4,9 @@ import type { OutStream } from '../io.js';
 import { createPalette, type Palette } from './color.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
 import { escapeControls } from '../escape.js';
+import type { VerifiedCitation } from '../citations/verify.js';
+import type { MarkdownView } from './markdown.js';
+import { formatSources, type SourcesOptions } from './sources.js';
 
 /** What the text renderer needs; `spinner` should be true only when stderr is a TTY. */
 export interface TextRendererOptions {
@@ -14,13 +17,30 @@ export interface TextRendererOptions {
   showThinking: boolean;
   spinner: boolean;
   ledger: UsageLedger;
+  /** On a terminal with rendering on: draws the answer's markdown block by block. */
+  markdown?: MarkdownView | null;
+  /** Adds hyperlinks to a rendered block for its verified citations (async: it checks them first). */
+  decorate?: ((markdown: string, rendered: string) => Promise<string>) | null;
+  /** Hyperlinks for the Sources block on stderr (null: plain text). */
+  sourcesLink?: SourcesOptions['link'];
 }
 
 /** Consumes agent events for a person: the answer on stdout, everything else on stderr. */
 export interface TextRenderer {
   handle(event: AgentEvent): void;
+  /**
+   * Writes the held final answer (stdout not a terminal: only the last turn's text goes there, once the answer is
+   * final) and then the Sources block on stderr for `citations` (none: no block).
+   */
+  finishAnswer(citations: readonly VerifiedCitation[] | null): void;
+  /** The Sources block of the last answer again (the REPL's /sources); false when there is none. */
+  showSources(): boolean;
+  /** A notice on stderr, in the order of the events around it. */
+  note(message: string): void;
   /** Stops the activity indicator and ends any open line; safe to call more than once. */
   close(): void;
+  /** Resolves once every write (some wait for a block's citations to be checked) has reached its stream. */
+  settled(): Promise<void>;
 }
 
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
@@ -31,13 +51,24 @@ const MAX_LABEL_CHARS = 400;
 /** The reminder of which call a late summary belongs to. */
 const MAX_REMINDER_CHARS = 60;
 const VERBOSE_INDENT = '    ';
+/** Width of the Sources block when stderr is not a terminal. */
+const DEFAULT_SOURCES_WIDTH = 120;
 
 
 /** Creates the live text renderer (one per session or per question; it tracks question boundaries itself). */
 // Long on purpose: a factory whose closures share the renderer state (open line, spinner, question boundaries).
 export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
-  const { stdout, stderr, ledger } = opts;
+  const { ledger } = opts;
+  const queue = orderedWrites();
+  const stdout = queue.wrap(opts.stdout);
+  const stderr = queue.wrap(opts.stderr);
   const p = createPalette(opts.color);
+  const markdown = opts.stdout.isTTY === true ? (opts.markdown ?? null) : null;
+  // Off a terminal stdout gets only the final answer: a turn's text is held until it is known to be the last.
+  const holdAnswer = opts.stdout.isTTY !== true;
+  let turnText = '';
+  let held: string | null = null;
+  let lastSources: readonly VerifiedCitation[] = [];
   // Only when both streams share a terminal can the answer line and activity lines collide mid-line.
   const sharedTerminal = stdout.isTTY === true && stderr.isTTY === true;
   const spinner = createSpinner(stderr, p, opts.spinner);
@@ -79,7 +110,37 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     spinner.start();
   };
 
+  const writeRendered = (block: string): void => {
+    if (block === '') return;
+    if (sharedTerminal) closeStderrLine();
+    const rendered = markdown!.render(block);
+    if (opts.decorate) queue.defer(opts.stdout, opts.decorate(block, rendered).catch(() => rendered));
+    else stdout.write(rendered);
+    stdoutOpen = false;
+    lastLineTag = null;
+  };
+
+  /** The end of a turn's text: commentary (held text goes to stderr) or the last lines of a rendered answer. */
+  const endTurnText = (): void => {
+    if (markdown) writeRendered(markdown.end());
+    if (!holdAnswer || turnText.trim() === '') {
+      turnText = '';
+      return;
+    }
+    errLine(p.dim(sanitizeBlock(turnText.replace(/^\n+|\n+$/g, ''))));
+    turnText = '';
+  };
+
   const writeAnswer = (chunk: string): void => {
+    if (holdAnswer) {
+      turnText += chunk;
+      return;
+    }
+    if (markdown) {
+      spinner.clear();
+      writeRendered(markdown.push(chunk));
+      return;
+    }
     const text = brokeAnswerLine && chunk.startsWith('\n') ? chunk.slice(1) : chunk;
     brokeAnswerLine = false;
     if (text === '') return;
@@ -111,6 +172,13 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
 
   const finish = (event: Extract<AgentEvent, { type: 'done' }>): void => {
     spinner.stop();
+    if (markdown) writeRendered(markdown.end());
+    if (holdAnswer && event.stop === 'end_turn') held = event.text;
+    else if (holdAnswer && turnText.trim() !== '') {
+      errLine(p.dim(sanitizeBlock(turnText.replace(/^\n+|\n+$/g, ''))));
+      errLine(p.yellow(`(the answer above was cut (${event.stop}), so it was not written to stdout)`));
+    }
+    turnText = '';
     if (stdoutOpen) stdout.write('\n');
     stdoutOpen = false;
     closeStderrLine();
@@ -128,6 +196,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     questionStart ??= ledger.rows().length;
     switch (event.type) {
       case 'request_start':
+        turnText = '';
         spinner.stop();
         startWaiting();
         return;
@@ -149,6 +218,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         return;
       case 'tool_start': {
         spinner.stop();
+        endTurnText();
         const label = truncate(oneLine(event.display ? `${event.name} ${event.display}` : event.name), MAX_LABEL_CHARS);
         calls.set(event.id, label);
         errLine(`${p.cyan('●')} ${label}`, toolTag(event.id));
@@ -180,14 +250,79 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     }
   };
 
+  const writeHeld = (): void => {
+    if (held === null) return;
+    if (held !== '') stdout.write(held.endsWith('\n') ? held : `${held}\n`);
+    held = null;
+  };
+
+  const showSources = (): boolean => {
+    const width = opts.stderr.columns ?? DEFAULT_SOURCES_WIDTH;
+    const block = formatSources(lastSources, { color: opts.color, width, link: opts.sourcesLink ?? null });
+    if (block !== '') errLine(block.replace(/\n$/, ''));
+    return block !== '';
+  };
+
+  const finishAnswer = (citations: readonly VerifiedCitation[] | null): void => {
+    writeHeld();
+    lastSources = citations ?? [];
+    showSources();
+  };
+
   const close = (): void => {
     spinner.stop();
     closeStderrLine();
+    writeHeld();
     if (stdoutOpen) stdout.write('\n');
     stdoutOpen = false;
   };
 
-  return { handle, close };
+  const note = (message: string): void => errLine(p.yellow(oneLine(message)));
+
+  return { handle, finishAnswer, showSources, note, close, settled: queue.settled };
+}
+
+interface OrderedWrites {
+  /** A stream whose writes keep their order relative to deferred ones. */
+  wrap(stream: OutStream): OutStream;
+  /** Writes `text` to `stream` when it resolves, and holds every later write until then. */
+  defer(stream: OutStream, text: Promise<string>): void;
+  settled(): Promise<void>;
+}
+
+/**
+ * Keeps stdout and stderr in the order the events came in although a rendered block waits for its citations to be
+ * checked: while anything is pending, later writes queue behind it; otherwise they go straight through (so a run
+ * without rendering stays synchronous).
+ */
+function orderedWrites(): OrderedWrites {
+  let chain: Promise<void> = Promise.resolve();
+  let pending = 0;
+  const enqueue = (run: () => Promise<void> | void): void => {
+    pending += 1;
+    chain = chain.then(run).catch(() => {}).then(() => {
+      pending -= 1;
+    });
+  };
+  return {
+    wrap(stream) {
+      return {
+        isTTY: stream.isTTY,
+        columns: stream.columns,
+        write(chunk: string) {
+          if (pending === 0) return stream.write(chunk);
+          enqueue(() => void stream.write(chunk));
+          return true;
+        },
+      } as OutStream;
+    },
+    defer(stream, text) {
+      enqueue(async () => void stream.write(await text));
+    },
+    async settled() {
+      while (pending > 0) await chain;
+    },
+  };
 }
 
 interface Spinner {

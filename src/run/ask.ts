@@ -3,6 +3,10 @@ import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
 import { createTextRenderer, type TextRenderer } from '../output/text.js';
+import type { MarkdownView } from '../output/markdown.js';
+import { citationUrl, hyperlinksEnabled, osc8 } from '../output/hyperlink.js';
+import { shouldUseColor } from '../output/color.js';
+import { verifyCitations, type VerifiedCitation } from '../citations/verify.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
@@ -57,8 +61,39 @@ export async function askOnce(
   return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
 }
 
+/** What a terminal needs beyond plain text, loaded only when a stream is one. */
+export interface TextView {
+  markdown: ((opts: { width: number; color: boolean }) => MarkdownView) | null;
+  detectHyperlinks: ((stream: 'stdout' | 'stderr') => boolean) | null;
+}
+
+/** Default width for rendering when the terminal does not say. */
+const DEFAULT_COLUMNS = 80;
+
+/**
+ * Loads the terminal-only modules (marked, marked-terminal, supports-hyperlinks: separate chunks) when stdout or
+ * stderr is a terminal; a run writing to files or pipes never pays for them.
+ */
+export async function loadTextView(config: Config, io: Io): Promise<TextView> {
+  const renders = config.outputFormat === 'text' && config.render && io.stdout.isTTY === true;
+  const anyTty = io.stdout.isTTY === true || io.stderr.isTTY === true;
+  const [markdown, detect] = await Promise.all([
+    renders ? import('../output/markdown.js').then((m) => m.loadMarkdown()) : null,
+    anyTty ? import('supports-hyperlinks').then((m) => m.default) : null,
+  ]);
+  return { markdown, detectHyperlinks: detect ? (stream) => detect[stream] : null };
+}
+
 /** The live text view of a session (answer on stdout, activity on stderr; the spinner only on a terminal). */
-export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean): TextRenderer {
+export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean, view: TextView | null = null): TextRenderer {
+  const linkOn = (stream: 'stdout' | 'stderr'): boolean =>
+    hyperlinksEnabled(io[stream], io.env, view?.detectHyperlinks ? () => view.detectHyperlinks!(stream) : null);
+  const link = (c: VerifiedCitation, label: string): string => {
+    const url = c.abs === null ? null : citationUrl(c.abs, c.path, c.start_line, config.editorUrl);
+    return url === null ? label : osc8(url, label);
+  };
+  const markdown = view?.markdown?.({ width: io.stdout.columns ?? DEFAULT_COLUMNS, color: shouldUseColor(io.stdout, io.env, config.color) }) ?? null;
+  const stdoutLinks = markdown !== null && config.verifyCitations !== 'off' && linkOn('stdout');
   return createTextRenderer({
     stdout: io.stdout,
     stderr: io.stderr,
@@ -67,7 +102,23 @@ export function liveTextRenderer(config: Config, io: Io, session: Session, color
     showThinking: config.showThinking,
     spinner: io.stderr.isTTY === true,
     ledger: session.ledger,
+    markdown,
+    decorate: stdoutLinks ? (block, rendered) => linkCitations(config.root, block, rendered, link) : null,
+    sourcesLink: linkOn('stderr') ? link : null,
   });
+}
+
+/** `rendered` with every verified citation of `block` made a hyperlink (each form the answer used for it). */
+export async function linkCitations(root: string, block: string, rendered: string, link: (c: VerifiedCitation, label: string) => string): Promise<string> {
+  const linked = new Map<string, string>();
+  for (const c of await verifyCitations(root, block)) {
+    if (c.status !== 'ok' || c.abs === null) continue;
+    for (const raw of c.raws) if (raw !== '') linked.set(raw, link(c, raw));
+  }
+  if (linked.size === 0) return rendered;
+  // One pass, longest form first, so `a.js:1` never links inside `a.js:12`.
+  const forms = [...linked.keys()].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return rendered.replace(new RegExp(forms.join('|'), 'g'), (m) => linked.get(m) ?? m);
 }
 
 /** The `/context` report: what the preamble holds and roughly what it costs. */

@@ -10,7 +10,10 @@ import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
-import { askOnce, liveTextRenderer, type EventSink } from './ask.js';
+import { askOnce, liveTextRenderer, loadTextView, type EventSink } from './ask.js';
+import { askCited } from './cited.js';
+import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
+import type { TextRenderer } from '../output/text.js';
 import { renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
@@ -36,6 +39,8 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
+  // The markdown renderer (a separate chunk) loads only for a terminal, while the session opens.
+  const view = loadTextView(config, io);
   const session = await openSession(config, { audit: sink, toolsReady: snapshot });
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
@@ -51,7 +56,8 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color)];
+  const text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, await view) : null;
+  const sinks: EventSink[] = [collector, infra, ...(text ? [text] : outputSinks(config, io, session, sessionId))];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 
   const controller = new AbortController();
@@ -60,9 +66,16 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   io.signals.on('SIGTERM', onInterrupt);
   const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
   let failure: string | undefined;
+  let citations: VerifiedCitation[] | null = null;
   try {
-    let done = await askOnce(question, session, config, sinks, controller.signal, noteRead);
-    const remaining = config.maxTurns - done.turns;
+    const cited = await askCited(question, session, config, sinks, controller.signal, { onRead: noteRead, ...fixNotices(text, config) });
+    citations = cited.citations;
+    if (text) {
+      await text.settled();
+      text.finishAnswer(citations);
+    }
+    let done = cited.done;
+    const remaining = config.maxTurns - cited.turns;
     if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
       done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, noteRead);
     }
@@ -81,7 +94,10 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
       ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
       : await verifyReadOnly(before);
   const beforeWarning = await snapshotWarning;
-  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(sink?.warnings ?? [])];
+  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
+  const citationWarnings = text ? [] : (citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
+  for (const message of citationWarnings) stream?.handle({ type: 'warning', message });
+  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(sink?.warnings ?? []), ...citationWarnings];
   if (infra.count > 0) {
     failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
   }
@@ -95,9 +111,12 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
     readonly,
     warnings,
     ...(sink ? { audit: { report: sink.report } } : {}),
+    citations: citations?.map(citationRecord) ?? null,
     ...(failure ? { error: failure } : {}),
   });
   if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, io, result);
+  text?.close();
+  await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
 }
@@ -123,8 +142,17 @@ async function sarifOutcome(file: string, config: Config, io: Io, result: Result
   }
 }
 
-/** The live consumers for the chosen format: the text renderer, stream-json, or nothing (json prints at the end). */
-function outputSinks(config: Config, io: Io, session: Session, sessionId: string, color: boolean): EventSink[] {
+/** What the text view says about the `fix` turn, on stderr. */
+function fixNotices(text: TextRenderer | null, config: Config): { onFixing?: (bad: readonly VerifiedCitation[]) => void; onNoRoom?: () => void } {
+  if (!text) return {};
+  return {
+    onFixing: (bad) => text.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
+    onNoRoom: () => text.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
+  };
+}
+
+/** The live consumers of the json formats: stream-json, or nothing (json prints at the end). */
+function outputSinks(config: Config, io: Io, session: Session, sessionId: string): EventSink[] {
   if (config.outputFormat === 'json') return [ledgerSink(session)];
   if (config.outputFormat === 'stream-json') {
     const renderer = createStreamJsonRenderer(io.stdout, {
@@ -138,7 +166,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
     renderer.start();
     return [ledgerSink(session), renderer];
   }
-  return [liveTextRenderer(config, io, session, color)];
+  return [ledgerSink(session)];
 }
 
 /** Keeps the session ledger (used by --max-budget-usd) current when no text renderer does. */

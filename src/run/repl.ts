@@ -6,7 +6,9 @@ import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { askOnce, liveTextRenderer, renderContext } from './ask.js';
+import { liveTextRenderer, loadTextView, renderContext } from './ask.js';
+import { askCited } from './cited.js';
+import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
@@ -20,6 +22,7 @@ const HISTORY_LINES = 1000;
 const HELP = `Ask anything about the repository; spelunk explores it read-only and cites path:line.
   /usage    token and cost table for this session
   /context  what the preamble holds (instructions file, listing, token estimates)
+  /sources  the last answer's citations again, each checked against the repository
   /clear    start a new conversation (same preamble)
   /exit     quit (also Ctrl+D, or Ctrl+C twice on an empty prompt)
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
@@ -27,9 +30,10 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
 // Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
+  const view = loadTextView(config, io);
   const session = await openSession(config);
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const renderer = liveTextRenderer(config, io, session, color);
+  const renderer = liveTextRenderer(config, io, session, color, await view);
   const historyFile = historyPath(io.env);
   const history = await loadHistory(historyFile);
   const terminal = io.stdin.isTTY === true;
@@ -128,10 +132,13 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       const question = next.trim();
       await appendHistory(historyFile, question);
       if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, config })) break;
+        if (runCommand(question, { io, session, color, config, renderer })) break;
       } else {
         turn = new AbortController();
-        await askOnce(question, session, config, renderer, turn.signal);
+        const onFixing = (): void => renderer.note('some citations did not check out; asking the model for a corrected answer');
+        const cited = await askCited(question, session, config, [renderer], turn.signal, { onFixing });
+        await renderer.settled();
+        renderer.finishAnswer(cited.citations);
         turn = null;
       }
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
@@ -142,6 +149,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     io.signals.off('SIGINT', interrupt);
     io.signals.off('SIGTERM', terminate);
     renderer.close();
+    await renderer.settled();
     rl.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
@@ -149,7 +157,10 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config }): boolean {
+function runCommand(
+  line: string,
+  ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; config: Config; renderer: TextRenderer },
+): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -165,6 +176,9 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
     case '/clear':
       session.conversation.clear();
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
+      return false;
+    case '/sources':
+      if (!ctx.renderer.showSources()) io.stderr.write('no citations in the last answer\n');
       return false;
     case '/context':
       io.stderr.write(`${renderContext(session, ctx.config)}\n`);

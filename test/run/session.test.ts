@@ -22,6 +22,9 @@ const config: Config = {
   maxBudgetUsd: null,
   timeoutMs: null,
   audit: null,
+  verifyCitations: 'report',
+  render: true,
+  editorUrl: null,
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };
