@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
+
+let api: MockApi;
+const repo = useRepo(APP_FILES);
+const env = () => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+const messages = () => api.requests.filter((r) => r.path === '/v1/messages');
+const schema = (name: string) => JSON.parse(readFileSync(new URL(`../../schema/${name}`, import.meta.url), 'utf8'));
+const ajv = new Ajv({ strict: false });
+ajv.addSchema(schema('result.schema.json'), 'result.schema.json');
+const validateResult = ajv.getSchema('result.schema.json')!;
+const validateEvent = ajv.compile(schema('stream-event.schema.json'));
+
+afterEach(async () => {
+  await api?.close();
+});
+
+/** src/router.js has 9 lines; line 3 is `function handle(req, res) {`. */
+const GOOD = 'The handler is `src/router.js:3`.';
+const MIXED = 'The handler is src/router.js:3; routes live at src/router.js:99 and in src/routes.js:1.';
+
+async function ask(answer: string, args: string[] = []) {
+  api = await startMockApi({ minCacheTokens: 256 });
+  api.enqueue(reply(text('Looking.'), toolUse('read_file', { path: 'src/router.js' })), reply(text(answer)));
+  return runCli(['-C', repo.root, ...args, 'where is the handler?'], { env: env() });
+}
+
+describe('text mode: the answer alone on stdout, the Sources block on stderr (issue 9)', () => {
+  it('lists each distinct citation with ✓ and the cited line, or ✗ and what is wrong', async () => {
+    const run = await ask(MIXED);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${MIXED}\n`);
+    const block = run.stderr.slice(run.stderr.indexOf('Sources\n'));
+    expect(block).toBe(
+      [
+        'Sources',
+        '  ✓ src/router.js:3  function handle(req, res) {',
+        '  ✗ src/router.js:99  line out of range (the file has 9 lines)',
+        '  ✗ src/routes.js:1  missing file (no such file in the repository)',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stderr).toMatch(/^Looking\.\n● read_file/m);
+  });
+
+  it('prints no Sources block for an answer without citations, nor with --verify-citations off', async () => {
+    const none = await ask('It is a small HTTP app.');
+    expect(none.stderr).not.toContain('Sources');
+    await api.close();
+    const off = await ask(MIXED, ['--verify-citations', 'off']);
+    expect(off.stdout).toBe(`${MIXED}\n`);
+    expect(off.stderr).not.toContain('Sources');
+  });
+
+  it('a run cut mid-answer leaves stdout empty and says on stderr what was cut', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue({ kind: 'stream_cut', afterText: 'The handler is at src/rou' });
+    const run = await runCli(['-C', repo.root, 'q'], { env: env() });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('The handler is at src/rou\n(the answer above was cut (api_error), so it was not written to stdout)');
+    expect(run.stderr).not.toContain('Sources');
+  });
+
+  it.each([['maybe'], ['']])('--verify-citations %j is a usage error with the choices', async (mode) => {
+    const run = await runCli(['--verify-citations', mode, 'q'], { env: { ANTHROPIC_API_KEY: 'k' }, cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`spelunk: --verify-citations must be off, report or fix (got "${mode}")\n`);
+  });
+});
+
+describe('json and stream-json: citations in the result, a warning per bad one', () => {
+  const expected = [
+    { path: 'src/router.js', start_line: 3, end_line: 3, status: 'ok', excerpt: 'function handle(req, res) {' },
+    { path: 'src/router.js', start_line: 99, end_line: 99, status: 'line_out_of_range', excerpt: null },
+    { path: 'src/routes.js', start_line: 1, end_line: 1, status: 'missing_file', excerpt: null },
+  ];
+
+  it('json: citations[] and warnings, valid against the schema', async () => {
+    const run = await ask(MIXED, ['--output-format', 'json']);
+    const result = JSON.parse(run.stdout);
+    expect(validateResult(result)).toBe(true);
+    expect(result.citations).toEqual(expected);
+    expect(result.warnings).toEqual([
+      'citation src/router.js:99: line_out_of_range (the file has 9 lines)',
+      'citation src/routes.js:1: missing_file (no such file in the repository)',
+    ]);
+    expect(result.subtype).toBe('success');
+    expect(run.stderr).toBe('');
+  });
+
+  it('json: no citations field with --verify-citations off', async () => {
+    const run = await ask(MIXED, ['--output-format', 'json', '--verify-citations=off']);
+    expect(JSON.parse(run.stdout)).not.toHaveProperty('citations');
+  });
+
+  it('stream-json: a warning line per bad citation before the result, every line valid', async () => {
+    const run = await ask(MIXED, ['--output-format', 'stream-json']);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    for (const line of lines) expect(validateEvent(line), JSON.stringify(validateEvent.errors)).toBe(true);
+    const warnings = lines.filter((l) => l.subtype === 'warning').map((l) => l.message);
+    expect(warnings).toEqual(['citation src/router.js:99: line_out_of_range (the file has 9 lines)', 'citation src/routes.js:1: missing_file (no such file in the repository)']);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', citations: expected });
+  });
+});
+
+describe('--verify-citations fix', () => {
+  it('asks once more, listing the bad citations; the corrected answer replaces the first everywhere', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('It is at src/router.js:99.')), reply(toolUse('read_file', { path: 'src/router.js' })), reply(text(GOOD)));
+    const run = await runCli(['-C', repo.root, '--verify-citations', 'fix', '--output-format', 'json', 'q'], { env: env() });
+    const result = JSON.parse(run.stdout);
+    expect(result.result).toBe(GOOD);
+    expect(result.citations).toEqual([{ path: 'src/router.js', start_line: 3, end_line: 3, status: 'ok', excerpt: 'function handle(req, res) {' }]);
+    expect(result.warnings).toEqual([]);
+    expect(result.num_turns).toBe(3);
+    const fix = messages()[1]!.body.messages!.at(-1)!;
+    expect(fix.role).toBe('user');
+    expect(JSON.stringify(fix.content)).toContain('- src/router.js:99: line_out_of_range (the file has 9 lines)');
+  });
+
+  it('text mode: stdout holds only the corrected answer; stderr says a correction was asked for', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('It is at src/router.js:99.')), reply(text(GOOD)));
+    const run = await runCli(['-C', repo.root, '--verify-citations=fix', 'q'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${GOOD}\n`);
+    expect(run.stderr).toContain('1 citation(s) did not check out; asking the model for a corrected answer');
+    expect(run.stderr).toContain('  ✓ src/router.js:3');
+  });
+
+  it('stays inside --max-turns: with no turn left the bad citations are reported, not fixed', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('It is at src/router.js:99.')));
+    const run = await runCli(['-C', repo.root, '--verify-citations', 'fix', '--max-turns', '1', 'q'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(messages()).toHaveLength(1);
+    expect(run.stdout).toBe('It is at src/router.js:99.\n');
+    expect(run.stderr).toContain('no turn left for --verify-citations fix (--max-turns 1)');
+    expect(run.stderr).toContain('  ✗ src/router.js:99  line out of range');
+  });
+
+  it('report (the default) never asks again', async () => {
+    const run = await ask(MIXED);
+    expect(messages()).toHaveLength(2);
+    expect(run.stdout).toBe(`${MIXED}\n`);
+  });
+});
