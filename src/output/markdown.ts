@@ -1,5 +1,6 @@
 import type { MarkedExtension, Tokens } from 'marked';
 import { escapeControls } from '../escape.js';
+import { createPalette } from './color.js';
 
 /** Renders an answer's markdown for a terminal as it streams: a block is drawn as soon as it is complete. */
 export interface MarkdownView {
@@ -22,16 +23,30 @@ const SGR = /\x1b\[[0-9;]*m/g;
 export async function loadMarkdown(): Promise<(opts: { width: number; color: boolean }) => MarkdownView> {
   const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
   return ({ width, color }) => {
-    const marked = new Marked(
-      markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false }),
-      plainLinks(),
-    );
+    const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }), plainLinks());
     const render = (markdown: string): string => {
       const safe = escapeControls(markdown.replace(/\r/g, ''), '\n\t');
       const out = marked.parse(safe, { async: false }) as string;
       return color ? out : out.replace(SGR, '');
     };
     return { ...blockSplitter(), render };
+  };
+}
+
+/** The renderer's styles from spelunk's palette, so --no-color and NO_COLOR decide colour here as everywhere. */
+function styles(color: boolean): Record<string, (s: string) => string> {
+  const p = createPalette(color);
+  const italic = (s: string): string => (color && s !== '' ? `\x1b[3m${s}\x1b[23m` : s);
+  return {
+    firstHeading: (s) => p.bold(p.cyan(s)),
+    heading: (s) => p.bold(p.green(s)),
+    strong: p.bold,
+    em: italic,
+    codespan: p.yellow,
+    blockquote: p.dim,
+    del: p.dim,
+    link: p.cyan,
+    href: p.cyan,
   };
 }
 

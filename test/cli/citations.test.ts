@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
@@ -148,5 +148,48 @@ describe('--verify-citations fix', () => {
     const run = await ask(MIXED);
     expect(messages()).toHaveLength(2);
     expect(run.stdout).toBe(`${MIXED}\n`);
+  });
+});
+
+describe('on a terminal: rendered answer, hyperlinks for verified citations only', () => {
+  const ANSWER = '## Handler\n\nThe handler is `src/router.js:3`, not src/router.js:99.\n';
+  const link = (url: string, label: string) => `\x1b]8;;${url}\x1b\\${label}\x1b]8;;\x1b\\`;
+
+  async function askOnTty(extraEnv: Record<string, string>, args: string[] = [], tty = true) {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text(ANSWER)));
+    return runCli(['-C', repo.root, ...args, 'q'], { env: { ...env(), ...extraEnv }, ...(tty ? { tty: { columns: 80 } } : {}) });
+  }
+
+  it('links each verified path:line with SPELUNK_EDITOR_URL, in the answer and in Sources; a bad one stays plain', async () => {
+    const run = await askOnTty({ FORCE_HYPERLINK: '1', SPELUNK_EDITOR_URL: 'vscode://file/{abs}:{line}' });
+    const url = `vscode://file/${repo.root}/src/router.js:3`;
+    expect(run.stdout).toContain(link(url, 'src/router.js:3'));
+    expect(run.stdout).not.toContain('## ');
+    expect(run.stdout).not.toMatch(/\x1b\]8;;[^\x1b]*\x1b\\src\/router\.js:99/);
+    const stderr = run.stderr.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(stderr).toContain(`✓ ${link(url, 'src/router.js:3')}  function handle(req, res) {`);
+    expect(stderr).toContain('✗ src/router.js:99  line out of range');
+  });
+
+  it('uses file:// URLs by default', async () => {
+    const run = await askOnTty({ FORCE_HYPERLINK: '1' });
+    expect(run.stdout).toContain(link(`file://${repo.root}/src/router.js`, 'src/router.js:3'));
+  });
+
+  it.each([
+    ['a terminal without hyperlink support', { FORCE_HYPERLINK: '0' }, [], true],
+    ['--no-render', { FORCE_HYPERLINK: '1' }, ['--no-render'], true],
+    ['stdout not a terminal', { FORCE_HYPERLINK: '1', FORCE_COLOR: '1' }, [], false],
+  ] as const)('%s: no hyperlink in the answer', async (_name, extraEnv, args, tty) => {
+    const run = await askOnTty({ ...extraEnv }, [...args], tty);
+    expect(run.stdout).not.toContain('\x1b]8;;');
+    if (args.length > 0 || !tty) expect(run.stdout).toBe(ANSWER);
+  });
+
+  it('an editor template with a control character gives plain text, never a forged sequence', async () => {
+    const run = await askOnTty({ FORCE_HYPERLINK: '1', SPELUNK_EDITOR_URL: 'x://{abs}\x07\x1b]8;;evil' });
+    expect(run.stdout).not.toContain('\x1b]8;;');
+    expect(run.stdout).not.toContain('\x07');
   });
 });
