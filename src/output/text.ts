@@ -257,7 +257,8 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   };
 
   const showSources = (): boolean => {
-    const width = opts.stderr.columns ?? DEFAULT_SOURCES_WIDTH;
+    // A pseudo-terminal without a window size reports 0 columns: that is "unknown", not "no room".
+    const width = opts.stderr.columns || DEFAULT_SOURCES_WIDTH;
     const block = formatSources(lastSources, { color: opts.color, width, link: opts.sourcesLink ?? null });
     if (block !== '') errLine(block.replace(/\n$/, ''));
     return block !== '';

@@ -92,7 +92,7 @@ export function liveTextRenderer(config: Config, io: Io, session: Session, color
     const url = c.abs === null ? null : citationUrl(c.abs, c.path, c.start_line, config.editorUrl);
     return url === null ? label : osc8(url, label);
   };
-  const markdown = view?.markdown?.({ width: io.stdout.columns ?? DEFAULT_COLUMNS, color: shouldUseColor(io.stdout, io.env, config.color) }) ?? null;
+  const markdown = view?.markdown?.({ width: io.stdout.columns || DEFAULT_COLUMNS, color: shouldUseColor(io.stdout, io.env, config.color) }) ?? null;
   const stdoutLinks = markdown !== null && config.verifyCitations !== 'off' && linkOn('stdout');
   return createTextRenderer({
     stdout: io.stdout,

@@ -54,6 +54,28 @@ describe('the built binary', () => {
     expect(result.stderr).not.toMatch(/\x1b\[/);
   });
 
+  it('spelunk "q" > answer.md: only the final answer on stdout; commentary and the Sources block on stderr (issue 9)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const answer = '## Router\n\nThe handler is `src/router.js:3`; src/router.js:99 does not exist.';
+    api.enqueue(reply(text('Looking.'), toolUse('bash', { command: 'ls src' })), reply(text("I'll read the router next."), toolUse('read_file', { path: 'src/router.js' })), reply(text(answer)));
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, FORCE_HYPERLINK: '1' };
+    const result = await run(['where is the handler?'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${answer}\n`);
+    expect(result.stderr).toMatch(/^Looking\.\n● bash ls src[\s\S]*^I'll read the router next\.\n● read_file/m);
+    expect(result.stderr).toContain('Sources\n  ✓ src/router.js:3  function handle(req, res) {\n  ✗ src/router.js:99  line out of range (the file has 9 lines)\n');
+    expect(result.stdout + result.stderr).not.toContain('\x1b');
+  });
+
+  it('--output-format json: the checked citations in the result', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('See src/router.js:3 and src/nope.js:1.')));
+    const result = await run(['--output-format', 'json', 'q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed.citations.map((c: { status: string }) => c.status)).toEqual(['ok', 'missing_file']);
+    expect(parsed.warnings).toContain('citation src/nope.js:1: missing_file (no such file in the repository)');
+  });
+
   it('tool time excludes the wait for the read-only snapshot, and the wait is said once', async () => {
     // The snapshot asks git for HEAD; git is taken from /usr/bin:/bin only (a slow git on PATH is never run), so it
     // is slowed the one way a repository can: a 10 MB .git/config takes git ~0.5 s to parse, twice.
