@@ -1,7 +1,7 @@
 /**
  * Finds the `path:line` claims an answer makes. Pure: no filesystem, so the same text always gives the same list.
  * Forms: `path:line`, `path:start-end`, `path:line:col`, `path#Lstart-Lend`, markdown links to repository files, a
- * path followed by `line N`/`lines N-M`, and bare paths in code spans. Fenced blocks are never searched (code is not
+ * path followed by `line N`/`lines N-M`, a fence opened as ```start:end:path, and bare paths in code spans. Fenced blocks are never searched (code is not
  * a claim) but a block right after a citation is that citation's quote, as is a code span next to it.
  */
 
@@ -38,6 +38,8 @@ const EXTENSIONS = new Set(
 );
 /** Extension-less file names that are still obviously files. */
 const BARE_NAMES = new Set(['Makefile', 'Dockerfile', 'LICENSE', 'README', 'CHANGELOG', 'Gemfile', 'Rakefile', 'Procfile', 'Jenkinsfile', 'Vagrantfile', 'CODEOWNERS', 'AUTHORS', 'HISTORY']);
+/** `application/json`, `text/plain`: media types, not directories. */
+const MIME_TOP = /^(?:application|text|image|audio|video|multipart|font|message|model)$/;
 /** First path segments that are host names: `github.com/x/y.js:3` is a web address, not a repository path. */
 const HOST = /^(?:[\w-]+\.)+(?:com|org|net|io|dev|app|co|uk|de|gov|edu)$/i;
 
@@ -52,6 +54,11 @@ export function extractCitations(answer: string): Citation[] {
     const rest = last ? segment.text.slice(last.end).trimEnd() : '\n';
     if (last && segment.fenceAfter !== null && !rest.includes('\n') && rest.length <= MAX_LEAD_OUT) last.cite.quote ??= fences[segment.fenceAfter] ?? null;
     found.push(...cites.map((c) => c.cite));
+    const fc = segment.fenceCite;
+    const range = fc && lineRange(fc.start, fc.end);
+    if (fc && range && pathKind(normalise(fc.path)) !== null) {
+      found.push({ path: normalise(fc.path), startLine: range.start, endLine: range.end, quote: fences[fc.at] ?? null, weak: false, raw: `${fc.start}:${fc.end}:${fc.path}` });
+    }
   }
   return found;
 }
@@ -64,6 +71,8 @@ interface Placed {
 
 interface ProseSegment {
   text: string;
+  /** A fence opened as ```start:end:path (Cursor's form) right after this segment. */
+  fenceCite?: { at: number; start: string; end: string; path: string };
   /** Index into `fences` of a fenced block that follows this segment directly (blank lines allowed), else null. */
   fenceAfter: number | null;
 }
@@ -84,7 +93,9 @@ function splitFences(answer: string): { prose: ProseSegment[]; fences: string[] 
       continue;
     }
     if (opener) {
-      prose.push({ text: current.join('\n'), fenceAfter: fences.length });
+      // Cursor's code citation: ```12:20:path/to/file.ts opens a block that quotes those lines.
+      const cited = /^(\d{1,8}):(\d{1,8}):(\S{1,400})$/.exec(line.trim().slice(opener[1]!.length));
+      prose.push({ text: current.join('\n'), fenceAfter: cited ? null : fences.length, ...(cited ? { fenceCite: { at: fences.length, start: cited[1]!, end: cited[2]!, path: cited[3]! } } : {}) });
       current = [];
       fence = { marker: opener[1]!, lines: [] };
       continue;
@@ -209,7 +220,8 @@ function pathKind(p: string): 'dir' | 'name' | null {
   const last = segments.at(-1);
   if (last === undefined) return null;
   if (HOST.test(segments[0] ?? '')) return null;
-  if (segments.length > 1 || p.startsWith('/')) return /[A-Za-z]/.test(p) ? 'dir' : null;
+  if (segments.length === 2 && MIME_TOP.test(segments[0]!) && !/\.[A-Za-z]\w*$/.test(last)) return null;
+  if (segments.length > 1 || p.startsWith('/') || p.endsWith('/')) return /[A-Za-z]/.test(p) ? 'dir' : null;
   if (BARE_NAMES.has(last)) return 'name';
   const ext = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(last)?.[1];
   return ext !== undefined && EXTENSIONS.has(ext.toLowerCase()) && /^[\w.@+-]+$/.test(last) ? 'name' : null;

@@ -89,5 +89,9 @@ export const CITATION_ROWS: Row[] = [
   { text: 'a question about lib/express.js:5?', expected: [['lib/express.js', 5, 5, 'ok']] },
   { text: 'an e.g. abbreviation, i.e. prose, etc.', expected: [] },
   { text: 'a stack frame at Layer.handle (lib/router/layer.js:95:5)', expected: [['lib/router/layer.js', 95, 95, 'missing_file']] },
+  { text: 'Cursor style:\n```42:44:lib/router/index.js\nproto.handle = function handle(req, res, out) {\n  var self = this;\n```', expected: [['lib/router/index.js', 42, 44, 'ok']] },
+  { text: 'Cursor style, wrong quote:\n```10:11:lib/application.js\napp.route = function route(path) {\n```', expected: [['lib/application.js', 10, 11, 'quote_mismatch']] },
+  { text: 'a media type `application/json` is no directory', expected: [] },
+  { text: 'a directory with a trailing slash `docs/`', expected: [['docs/', null, null, 'ok']] },
   { text: 'an absolute path inside the root {root}/lib/express.js:5', expected: [['{root}/lib/express.js', 5, 5, 'ok']] },
 ];
