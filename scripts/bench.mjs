@@ -11,11 +11,12 @@ import Table from 'cli-table3';
 import { loadMockApi } from './bench/mock.mjs';
 import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
 import { measureSandbox } from './bench/sandbox.mjs';
+import { measureCitations } from './bench/citations.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
+const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, citationsMs: 50 };
 const DEFAULT_MAX_ENTRIES = 200;
 
 // Constants above, functions below (hoisted): the top-level await runs before any later `const` is initialised.
@@ -112,6 +113,11 @@ async function bench() {
   log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
   const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
 
+  log(`citation verification: 50 citations on the large repository (${RUNS} runs) …`);
+  const citations = await measureCitations(projectRoot, tmp, large, rgPath, RUNS);
+  log(`  ms: ${citations.samples.map((x) => x.toFixed(1)).join(' ')}; statuses ${JSON.stringify(citations.statuses)}`);
+  if (citations.count !== 50 || citations.statuses.ok !== 50) throw new Error(`expected 50 ok citations, got ${JSON.stringify(citations.statuses)}`);
+
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
@@ -145,6 +151,7 @@ async function bench() {
       '≤',
       TARGETS.limitsMs,
     ),
+    row('citations: verify 50 on the large repo, ms', `${citations.count} distinct, each file read once (median)`, citations.ms, '≤', TARGETS.citationsMs),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
       row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),
