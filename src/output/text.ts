@@ -5,7 +5,7 @@ import { createPalette, type Palette } from './color.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
 import { escapeControls } from '../escape.js';
 import type { VerifiedCitation } from '../citations/verify.js';
-import type { MarkdownView } from './markdown.js';
+import { blockSplitter } from './markdown.js';
 import { formatSources, type SourcesOptions } from './sources.js';
 
 /** What the text renderer needs; `spinner` should be true only when stderr is a TTY. */
@@ -17,12 +17,15 @@ export interface TextRendererOptions {
   showThinking: boolean;
   spinner: boolean;
   ledger: UsageLedger;
-  /** On a terminal with rendering on: draws the answer's markdown block by block. */
-  markdown?: MarkdownView | null;
+  /**
+   * On a terminal with rendering on: renders one markdown block. A promise, because the renderer loads while the
+   * first request is already under way; blocks that complete before it is ready wait for it, in order.
+   */
+  render?: Promise<((markdown: string) => string) | null> | null;
   /** Adds hyperlinks to a rendered block for its verified citations (async: it checks them first). */
   decorate?: ((markdown: string, rendered: string) => Promise<string>) | null;
   /** Hyperlinks for the Sources block on stderr (null: plain text). */
-  sourcesLink?: SourcesOptions['link'];
+  sourcesLink?: Promise<SourcesOptions['link'] | null> | null;
 }
 
 /** Consumes agent events for a person: the answer on stdout, everything else on stderr. */
@@ -63,7 +66,8 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const stdout = queue.wrap(opts.stdout);
   const stderr = queue.wrap(opts.stderr);
   const p = createPalette(opts.color);
-  const markdown = opts.stdout.isTTY === true ? (opts.markdown ?? null) : null;
+  const render = opts.stdout.isTTY === true ? (opts.render ?? null) : null;
+  const markdown = render ? blockSplitter() : null;
   // Off a terminal stdout gets only the final answer: a turn's text is held until it is known to be the last.
   const holdAnswer = opts.stdout.isTTY !== true;
   let turnText = '';
@@ -113,9 +117,11 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const writeRendered = (block: string): void => {
     if (block === '') return;
     if (sharedTerminal) closeStderrLine();
-    const rendered = markdown!.render(block);
-    if (opts.decorate) queue.defer(opts.stdout, opts.decorate(block, rendered).catch(() => rendered));
-    else stdout.write(rendered);
+    const decorate = opts.decorate;
+    const raw = sanitizeBlock(block);
+    // A renderer that failed to load leaves the raw (escaped) markdown, never a lost block.
+    const rendered = render!.then((fn) => (fn ? fn(block) : raw), () => raw);
+    queue.defer(opts.stdout, decorate ? rendered.then((r) => decorate(block, r).catch(() => r)) : rendered);
     stdoutOpen = false;
     lastLineTag = null;
   };
@@ -259,9 +265,15 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const showSources = (): boolean => {
     // A pseudo-terminal without a window size reports 0 columns: that is "unknown", not "no room".
     const width = opts.stderr.columns || DEFAULT_SOURCES_WIDTH;
-    const block = formatSources(lastSources, { color: opts.color, width, link: opts.sourcesLink ?? null });
-    if (block !== '') errLine(block.replace(/\n$/, ''));
-    return block !== '';
+    if (lastSources.length === 0) return false;
+    const sources = lastSources;
+    spinner.clear();
+    closeStdoutLine();
+    closeStderrLine();
+    const link = (opts.sourcesLink ?? Promise.resolve(null)).catch(() => null);
+    queue.defer(opts.stderr, link.then((l) => formatSources(sources, { color: opts.color, width, link: l })));
+    lastLineTag = null;
+    return true;
   };
 
   const finishAnswer = (citations: readonly VerifiedCitation[] | null): void => {

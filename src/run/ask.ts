@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Io } from '../io.js';
 import { createTextRenderer, type TextRenderer } from '../output/text.js';
 import type { MarkdownView } from '../output/markdown.js';
+import type { SourcesOptions } from '../output/sources.js';
 import { citationUrl, hyperlinksEnabled, osc8 } from '../output/hyperlink.js';
 import { shouldUseColor } from '../output/color.js';
 import { verifyCitations, type VerifiedCitation } from '../citations/verify.js';
@@ -61,10 +62,10 @@ export async function askOnce(
   return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
 }
 
-/** What a terminal needs beyond plain text, loaded only when a stream is one. */
+/** What a terminal needs beyond plain text, loading (never awaited before the first request) when a stream is one. */
 export interface TextView {
-  markdown: ((opts: { width: number; color: boolean }) => MarkdownView) | null;
-  detectHyperlinks: ((stream: 'stdout' | 'stderr') => boolean) | null;
+  markdown: Promise<((opts: { width: number; color: boolean }) => MarkdownView) | null> | null;
+  detectHyperlinks: Promise<((stream: 'stdout' | 'stderr') => boolean) | null> | null;
 }
 
 /** Default width for rendering when the terminal does not say. */
@@ -74,26 +75,32 @@ const DEFAULT_COLUMNS = 80;
  * Loads the terminal-only modules (marked, marked-terminal, supports-hyperlinks: separate chunks) when stdout or
  * stderr is a terminal; a run writing to files or pipes never pays for them.
  */
-export async function loadTextView(config: Config, io: Io): Promise<TextView> {
+export function loadTextView(config: Config, io: Io): TextView {
   const renders = config.outputFormat === 'text' && config.render && io.stdout.isTTY === true;
   const anyTty = io.stdout.isTTY === true || io.stderr.isTTY === true;
-  const [markdown, detect] = await Promise.all([
-    renders ? import('../output/markdown.js').then((m) => m.loadMarkdown()) : null,
-    anyTty ? import('supports-hyperlinks').then((m) => m.default) : null,
-  ]);
-  return { markdown, detectHyperlinks: detect ? (stream) => detect[stream] : null };
+  // A chunk that fails to load means plain output, not a failed run.
+  const markdown = renders ? import('../output/markdown.js').then((m) => m.loadMarkdown()).catch(() => null) : null;
+  const detect = anyTty
+    ? import('supports-hyperlinks').then((m) => (stream: 'stdout' | 'stderr') => m.default[stream]).catch(() => null)
+    : null;
+  return { markdown, detectHyperlinks: detect };
 }
 
 /** The live text view of a session (answer on stdout, activity on stderr; the spinner only on a terminal). */
 export function liveTextRenderer(config: Config, io: Io, session: Session, color: boolean, view: TextView | null = null): TextRenderer {
-  const linkOn = (stream: 'stdout' | 'stderr'): boolean =>
-    hyperlinksEnabled(io[stream], io.env, view?.detectHyperlinks ? () => view.detectHyperlinks!(stream) : null);
+  const linkOn = async (stream: 'stdout' | 'stderr'): Promise<boolean> => {
+    const detect = (await view?.detectHyperlinks) ?? null;
+    return hyperlinksEnabled(io[stream], io.env, detect ? () => detect(stream) : null);
+  };
   const link = (c: VerifiedCitation, label: string): string => {
     const url = c.abs === null ? null : citationUrl(c.abs, c.path, c.start_line, config.editorUrl);
     return url === null ? label : osc8(url, label);
   };
-  const markdown = view?.markdown?.({ width: io.stdout.columns || DEFAULT_COLUMNS, color: shouldUseColor(io.stdout, io.env, config.color) }) ?? null;
-  const stdoutLinks = markdown !== null && config.verifyCitations !== 'off' && linkOn('stdout');
+  const width = io.stdout.columns || DEFAULT_COLUMNS;
+  const colorOut = shouldUseColor(io.stdout, io.env, config.color);
+  const render = view?.markdown ? view.markdown.then((make) => (make ? make({ width, color: colorOut }).render : null)) : null;
+  const stdoutLinks = render !== null && config.verifyCitations !== 'off' ? linkOn('stdout') : null;
+  const sourcesLink: Promise<SourcesOptions['link'] | null> = linkOn('stderr').then((on) => (on ? link : null));
   return createTextRenderer({
     stdout: io.stdout,
     stderr: io.stderr,
@@ -102,9 +109,9 @@ export function liveTextRenderer(config: Config, io: Io, session: Session, color
     showThinking: config.showThinking,
     spinner: io.stderr.isTTY === true,
     ledger: session.ledger,
-    markdown,
-    decorate: stdoutLinks ? (block, rendered) => linkCitations(config.root, block, rendered, link) : null,
-    sourcesLink: linkOn('stderr') ? link : null,
+    render,
+    decorate: stdoutLinks ? async (block, rendered) => ((await stdoutLinks) ? linkCitations(config.root, block, rendered, link) : rendered) : null,
+    sourcesLink,
   });
 }
 

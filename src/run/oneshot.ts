@@ -39,7 +39,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
-  // The markdown renderer (a separate chunk) loads only for a terminal, while the session opens.
+  // The markdown renderer (a separate chunk) loads only for a terminal, beside the session and the first request.
   const view = loadTextView(config, io);
   const session = await openSession(config, { audit: sink, toolsReady: snapshot });
   sessionOpen();
@@ -56,7 +56,7 @@ export async function runOnce(config: Config, question: string, io: Io): Promise
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, await view) : null;
+  const text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, view) : null;
   const sinks: EventSink[] = [collector, infra, ...(text ? [text] : outputSinks(config, io, session, sessionId))];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 

@@ -33,7 +33,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
   const view = loadTextView(config, io);
   const session = await openSession(config);
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const renderer = liveTextRenderer(config, io, session, color, await view);
+  const renderer = liveTextRenderer(config, io, session, color, view);
   const historyFile = historyPath(io.env);
   const history = await loadHistory(historyFile);
   const terminal = io.stdin.isTTY === true;

@@ -95,9 +95,10 @@ describe('the text renderer on a terminal renders block by block as the answer s
       showThinking: false,
       spinner: false,
       ledger: new UsageLedger(),
-      markdown: (await loadMarkdown())({ width: 80, color: false }),
+      render: loadMarkdown().then((make) => make({ width: 80, color: false }).render),
     });
     renderer.handle({ type: 'text', text: '## First\n\nstill ' });
+    await renderer.settled();
     const early = stdout.writes.map((w) => w.text).join('');
     expect(early).toContain('First');
     expect(early).not.toContain('still');
