@@ -1,7 +1,9 @@
 import type { AgentEvent, StopKind } from '../agent/events.js';
 import { STOPS } from '../exit-codes.js';
 import type { OutStream } from '../io.js';
-import { createPalette, type Palette } from './color.js';
+import { createPalette } from './color.js';
+import { orderedWrites } from './ordered-writes.js';
+import { createSpinner } from './spinner.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
 import { escapeControls } from '../escape.js';
 import type { VerifiedCitation } from '../citations/verify.js';
@@ -46,9 +48,6 @@ export interface TextRenderer {
   settled(): Promise<void>;
 }
 
-const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
-const SPINNER_INTERVAL_MS = 80;
-const CLEAR_LINE = '\r\x1b[K';
 /** A tool call line longer than this (model-chosen arguments) is cut with `…`. */
 const MAX_LABEL_CHARS = 400;
 /** The reminder of which call a late summary belongs to. */
@@ -293,89 +292,6 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const note = (message: string): void => errLine(p.yellow(oneLine(message)));
 
   return { handle, finishAnswer, showSources, note, close, settled: queue.settled };
-}
-
-interface OrderedWrites {
-  /** A stream whose writes keep their order relative to deferred ones. */
-  wrap(stream: OutStream): OutStream;
-  /** Writes `text` to `stream` when it resolves, and holds every later write until then. */
-  defer(stream: OutStream, text: Promise<string>): void;
-  settled(): Promise<void>;
-}
-
-/**
- * Keeps stdout and stderr in the order the events came in although a rendered block waits for its citations to be
- * checked: while anything is pending, later writes queue behind it; otherwise they go straight through (so a run
- * without rendering stays synchronous).
- */
-function orderedWrites(): OrderedWrites {
-  let chain: Promise<void> = Promise.resolve();
-  let pending = 0;
-  const enqueue = (run: () => Promise<void> | void): void => {
-    pending += 1;
-    chain = chain.then(run).catch(() => {}).then(() => {
-      pending -= 1;
-    });
-  };
-  return {
-    wrap(stream) {
-      return {
-        isTTY: stream.isTTY,
-        columns: stream.columns,
-        write(chunk: string) {
-          if (pending === 0) return stream.write(chunk);
-          enqueue(() => void stream.write(chunk));
-          return true;
-        },
-      } as OutStream;
-    },
-    defer(stream, text) {
-      enqueue(async () => void stream.write(await text));
-    },
-    async settled() {
-      while (pending > 0) await chain;
-    },
-  };
-}
-
-interface Spinner {
-  /** Starts drawing (first frame at once); no-op when disabled or already running. */
-  start(): void;
-  /** Erases the current frame; a running spinner redraws on its next tick. */
-  clear(): void;
-  /** Erases the frame and stops the timer. */
-  stop(): void;
-}
-
-function createSpinner(stream: OutStream, p: Palette, enabled: boolean): Spinner {
-  let timer: NodeJS.Timeout | null = null;
-  let frame = 0;
-  let shown = false;
-  const draw = (): void => {
-    stream.write(`\r${p.cyan(SPINNER_FRAMES[frame % SPINNER_FRAMES.length] ?? '')} ${p.dim('thinking…')}`);
-    frame += 1;
-    shown = true;
-  };
-  const clear = (): void => {
-    if (!shown) return;
-    stream.write(CLEAR_LINE);
-    shown = false;
-  };
-  return {
-    start() {
-      if (!enabled || timer) return;
-      draw();
-      // unref: an indicator must never keep the process alive after the work is done.
-      timer = setInterval(draw, SPINNER_INTERVAL_MS);
-      timer.unref();
-    },
-    clear,
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      clear();
-    },
-  };
 }
 
 function toolTag(id: string): string {

@@ -141,6 +141,8 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
         renderer.finishAnswer(cited.citations);
         turn = null;
       }
+      // The Sources block and rendered blocks may still be on their way: the prompt comes after them.
+      await renderer.settled();
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
       if (terminated || (closed && queue.length === 0)) break;
       if (!closed) prompt();
