@@ -193,3 +193,21 @@ describe('on a terminal: rendered answer, hyperlinks for verified citations only
     expect(run.stdout).not.toContain('\x07');
   });
 });
+
+describe('the REPL on piped input (-i): the same rules', () => {
+  it('stdout holds only the answers; commentary and each answer\'s Sources block go to stderr; fix works there too', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(
+      reply(text('Looking.'), toolUse('read_file', { path: 'src/router.js' })),
+      reply(text('First: src/router.js:3.')),
+      reply(text('Second: src/router.js:99.')),
+      reply(text('Second, corrected: src/router.js:9.')),
+    );
+    const run = await runCli(['-C', repo.root, '-i', '--verify-citations', 'fix', 'first?'], { env: env(), stdin: 'second?\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('First: src/router.js:3.\nSecond, corrected: src/router.js:9.\n');
+    expect(run.stderr).toMatch(/^Looking\.\n● read_file/m);
+    expect(run.stderr).toMatch(/Sources\n {2}✓ src\/router\.js:3 [\s\S]*asking the model for a corrected answer[\s\S]*Sources\n {2}✓ src\/router\.js:9 /);
+    expect(run.stderr).not.toContain('Second: src/router.js:99.');
+  });
+});
