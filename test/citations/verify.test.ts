@@ -57,6 +57,20 @@ describe('verifyCitations', () => {
     }
   });
 
+  it('opens only the cited files: every other file here is a fifo, which would block any read of it', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dir = path.join(repo.root, 'traps');
+    await fs.mkdir(dir);
+    try {
+      await fs.writeFile(path.join(dir, 'cited.js'), 'one\ntwo\n');
+      for (const name of ['a.js', 'b.js', 'index.js', 'cited.js.map']) execFileSync('mkfifo', [path.join(dir, name)]);
+      const found = await verifyCitations(repo.root, 'see traps/cited.js:2 and `traps/cited.js`, near traps/');
+      expect(found.map((c) => c.status)).toEqual(['ok', 'ok']);
+    } finally {
+      await fs.rm(dir, { recursive: true });
+    }
+  });
+
   it('returns nothing for an answer without citations', async () => {
     expect(await verifyCitations(repo.root, 'Express is a web framework.')).toEqual([]);
   });
