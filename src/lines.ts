@@ -1,4 +1,7 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
+
+/** A file up to this size is read in one call (one trip to the thread pool) instead of streamed. */
+const WHOLE_READ_MAX_BYTES = 256 * 1024;
 
 /** Lines in `text`; a last line without a newline counts, an empty text has none. The one rule the tools share. */
 export function countLines(text: string): number {
@@ -27,10 +30,18 @@ export interface LineWindow {
 }
 
 /**
- * Streams `abs` once: counts its lines (as countFileLines does) and keeps lines `from`…`to`. Memory is one chunk plus
- * the window, whatever the file's size.
+ * Reads `abs` once: counts its lines (as countLines/countFileLines do) and keeps lines `from`…`to`. A file larger than
+ * WHOLE_READ_MAX_BYTES (or of unknown size) is streamed: memory is one chunk plus the window, whatever its size.
  */
-export async function readLineWindow(abs: string, from: number, to: number, maxLineChars = 2_000): Promise<LineWindow> {
+export async function readLineWindow(abs: string, from: number, to: number, opts: { size?: number; maxLineChars?: number } = {}): Promise<LineWindow> {
+  const maxLineChars = opts.maxLineChars ?? 2_000;
+  // Small files (the size comes from the caller's stat): one read is several event-loop turns cheaper than a stream.
+  if (opts.size !== undefined && opts.size <= WHOLE_READ_MAX_BYTES) {
+    const text = await fs.readFile(abs, 'utf8');
+    const all = text.split('\n');
+    const lines = all.slice(from - 1, Math.min(to, countLines(text))).map((l) => (l.length > maxLineChars ? l.slice(0, maxLineChars) : l));
+    return { lineCount: countLines(text), lines };
+  }
   const lines: string[] = [];
   let line = 1;
   let partial = '';

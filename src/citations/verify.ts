@@ -60,7 +60,7 @@ export async function verifyExtracted(root: string, citations: readonly Citation
 }
 
 type FileFacts =
-  | { kind: 'file'; abs: string }
+  | { kind: 'file'; abs: string; size: number }
   | { kind: 'dir'; abs: string }
   | { kind: 'bad'; status: 'missing_file' | 'outside_root' | 'not_a_file'; detail: string };
 
@@ -77,7 +77,7 @@ async function fileFacts(root: string, p: string): Promise<FileFacts> {
   if (stat === null) return { kind: 'bad', status: 'missing_file', detail: 'no such file in the repository' };
   if (stat.isDirectory()) return { kind: 'dir', abs: confined.abs };
   if (!stat.isFile()) return { kind: 'bad', status: 'not_a_file', detail: 'not a regular file' };
-  return { kind: 'file', abs: confined.abs };
+  return { kind: 'file', abs: confined.abs, size: stat.size };
 }
 
 /** One distinct citation (all its occurrences): file facts, then lines, then the quotes of every occurrence. */
@@ -94,20 +94,21 @@ async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<Fil
     return { ...base, status: 'not_a_file', excerpt: null, detail: 'a directory, not a file', abs: null };
   }
   if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs };
-  return checkLines(base, group, facts.abs, first.startLine, first.endLine);
+  return checkLines(base, group, facts, first.startLine, first.endLine);
 }
 
 async function checkLines(
   base: Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'raws'>,
   group: Citation[],
-  abs: string,
+  file: { abs: string; size: number },
   start: number,
   end: number,
 ): Promise<VerifiedCitation> {
   const quoteLines = Math.max(0, ...group.map((c) => (c.quote === null ? 0 : c.quote.split('\n').length)));
   const from = Math.max(1, start - QUOTE_SLACK_LINES);
   const to = Math.max(end, start + quoteLines - 1) + QUOTE_SLACK_LINES;
-  const window = await readLineWindow(abs, from, to).catch(() => null);
+  const { abs } = file;
+  const window = await readLineWindow(abs, from, to, { size: file.size }).catch(() => null);
   if (window === null) return { ...base, status: 'missing_file', excerpt: null, detail: 'the file could not be read', abs: null };
   if (end > window.lineCount) {
     const has = window.lineCount === 1 ? '1 line' : `${window.lineCount} lines`;

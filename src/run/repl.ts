@@ -180,7 +180,8 @@ function runCommand(
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
       return false;
     case '/sources':
-      if (!ctx.renderer.showSources()) io.stderr.write('no citations in the last answer\n');
+      if (ctx.config.verifyCitations === 'off') io.stderr.write('citations are not checked (--verify-citations off)\n');
+      else if (!ctx.renderer.showSources()) io.stderr.write('no citations in the last answer\n');
       return false;
     case '/context':
       io.stderr.write(`${renderContext(session, ctx.config)}\n`);

@@ -71,6 +71,8 @@ describe('render latency (issue 9: ≤ 16 ms p95 from a block\'s last token to i
     const sorted = [...latencies].sort((a, b) => a - b);
     const p95 = sorted[Math.ceil(sorted.length * 0.95) - 1]!;
     const p50 = sorted[Math.floor(sorted.length / 2)]!;
+    const slowest = latencies.map((ms, i) => [ms, i % 5] as const).sort((a, b) => b[0] - a[0]).slice(0, 8).map(([ms, shape]) => `${ms.toFixed(1)}@${shape}`);
+    console.info(`slowest (ms@shape): ${slowest.join(" ")}`);
     console.info(`render latency over ${sorted.length} blocks: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
   });
 });
