@@ -13,11 +13,12 @@ import { nodeCpu, nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mj
 import { measureSandbox } from './bench/sandbox.mjs';
 import { measureToolRounds } from './bench/tool-rounds.mjs';
 import { measureGit } from './bench/git.mjs';
+import { measureCitations } from './bench/citations.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, gitCall: 5 };
+const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, gitCall: 5, citationsMs: 50 };
 const DEFAULT_MAX_ENTRIES = 200;
 /** Runs of each tool-round script (each is 8 scans of the large repository). */
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 3);
@@ -151,6 +152,11 @@ async function bench() {
   log(`tool rounds: 8 find scans on the large repository, in one turn vs one per turn (${TOOL_RUNS} runs each) …`);
   const rounds = await measureToolRounds({ mock, api, dist, repo: large, env, runs: TOOL_RUNS, log });
 
+  log(`citation verification: 50 citations on the large repository (${RUNS} runs) …`);
+  const citations = await measureCitations(projectRoot, tmp, large, rgPath, RUNS);
+  log(`  ms: ${citations.samples.map((x) => x.toFixed(1)).join(' ')}; statuses ${JSON.stringify(citations.statuses)}`);
+  if (citations.count !== 50 || citations.statuses.ok !== 50) throw new Error(`expected 50 ok citations, got ${JSON.stringify(citations.statuses)}`);
+
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
@@ -214,6 +220,7 @@ async function bench() {
         TARGETS.gitCall,
       ),
     ),
+    row('citations: verify 50 on the large repo, ms', `${citations.count} distinct, each file read once (median)`, citations.ms, '≤', TARGETS.citationsMs),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
       row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),

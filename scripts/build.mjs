@@ -28,6 +28,38 @@ const lazyStringWidth = {
   },
 };
 
+/**
+ * Packages that only some commands need, each group built into a file of its own beside the bundle: the MCP server's
+ * SDK (with zod and ajv) for `spelunk mcp`, and the markdown renderer (marked-terminal pulls in highlight.js, ~2 MB)
+ * for answers shown on a terminal. A plain one-shot question reads neither: a smaller bundle to read, hash and
+ * deserialise on every start. In the bundle each import of such a package becomes a one-line stub that requires the
+ * vendor file when the importing module is first evaluated (those modules are reached through import(), which the
+ * bundle defers). The vendor files are built afterwards from exactly the specifiers the stubs name.
+ */
+const VENDOR = {
+  mcp: /^(@modelcontextprotocol\/sdk|zod|ajv|ajv-formats)(\/|$)/,
+  render: /^(marked|marked-terminal|supports-hyperlinks)(\/|$)/,
+};
+const vendorSpecifiers = Object.fromEntries(Object.keys(VENDOR).map((chunk) => [chunk, new Set()]));
+
+const vendorStubs = {
+  name: 'vendor-stubs',
+  setup(b) {
+    for (const [chunk, filter] of Object.entries(VENDOR)) {
+      b.onResolve({ filter }, (args) => {
+        if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        vendorSpecifiers[chunk].add(args.path);
+        return { path: args.path, namespace: `vendor-${chunk}` };
+      });
+      b.onLoad({ filter: /.*/, namespace: `vendor-${chunk}` }, (args) => ({
+        contents: `module.exports = require('./vendor-${chunk}.cjs')[${JSON.stringify(args.path)}];\n`,
+        loader: 'js',
+      }));
+    }
+    b.onResolve({ filter: /^\.\/vendor-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
 // The CLI as one CommonJS file (vm.Script, and so V8's code cache, runs scripts, not ES modules); esbuild wraps the
 // SDK's modules so they are evaluated when the first request needs them, not at start.
@@ -45,10 +77,28 @@ await build({
   // yargs' ESM build resolves files from import.meta.url, which CommonJS lacks: give it the bundle's own URL.
   define: { 'import.meta.url': '__spelunkImportMetaUrl' },
   banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, vendorStubs],
   legalComments: 'none',
   logLevel: 'warning',
 });
+// Each vendor file exports an object keyed by the specifiers the bundle's stubs require.
+for (const [chunk, specifiers] of Object.entries(vendorSpecifiers)) {
+  if (specifiers.size === 0) throw new Error(`build: no import of the ${chunk} vendor group was seen; update VENDOR in scripts/build.mjs`);
+  const entries = [...specifiers].sort().map((spec) => `  ${JSON.stringify(spec)}: require(${JSON.stringify(spec)}),`);
+  await build({
+    stdin: { contents: `module.exports = {\n${entries.join('\n')}\n};\n`, resolveDir: process.cwd(), sourcefile: `vendor-${chunk}.js`, loader: 'js' },
+    outfile: `dist/vendor-${chunk}.cjs`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['@vscode/ripgrep'],
+    define: { 'import.meta.url': '__spelunkImportMetaUrl' },
+    banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 // The command itself: reads the bundle and runs it through the code cache (src/launch.ts).
 await build({
   entryPoints: { spelunk: 'src/launch.ts' },

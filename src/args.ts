@@ -12,7 +12,7 @@ export type Parsed =
   | { kind: 'run'; audit: boolean; mcp: boolean; question: string | null; flags: RawFlags };
 
 const EPILOG = `Exit codes: 0 answered · 1 runtime/API failure · 2 usage error · 3 limit reached · 4 audit failed · 5 audit inconclusive · 130 interrupted
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, NO_COLOR, FORCE_COLOR`;
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
@@ -59,6 +59,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
       resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it)' },
       'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
+      'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
+      render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
       verbose: { type: 'boolean', describe: 'show full tool output' },
       thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
       effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },

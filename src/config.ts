@@ -9,6 +9,9 @@ import { SCOPES, type Scope } from './audit/scope.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
+/** `--verify-citations`: skip the check, report bad citations, or also ask the model once to correct them. */
+export type VerifyCitations = 'off' | 'report' | 'fix';
+const VERIFY_MODES: readonly VerifyCitations[] = ['off', 'report', 'fix'];
 
 /** Everything a run needs, resolved once from flags and environment. */
 export interface Config {
@@ -38,6 +41,11 @@ export interface Config {
   session: { persist: boolean; resume: string | null };
   /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
   mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
+  verifyCitations: VerifyCitations;
+  /** false from --no-render: raw markdown even on a terminal. */
+  render: boolean;
+  /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
+  editorUrl: string | null;
   apiKey: string;
   baseURL: string | undefined;
 }
@@ -95,6 +103,8 @@ export interface RawFlags {
   scope?: string;
   baseline?: string;
   updateBaseline?: boolean;
+  verifyCitations?: string;
+  render?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -114,6 +124,10 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     throw new UsageError(`--fail-on must be low, medium, high or critical (got "${failOn}")`);
   }
   const auditConfig = audit ? resolveAudit(flags, failOn as Severity, cwd) : (refuseAuditFlags(flags), null);
+  const verifyCitations = flags.verifyCitations ?? 'report';
+  if (!(VERIFY_MODES as readonly string[]).includes(verifyCitations)) {
+    throw new UsageError(`--verify-citations must be off, report or fix (got "${verifyCitations}")`);
+  }
   const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   const thinking = flags.thinking ?? false;
@@ -145,6 +159,9 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
           totalUsd: flags.maxBudgetUsdTotal === undefined ? null : positiveNumber('--max-budget-usd-total', flags.maxBudgetUsdTotal, 0),
         }
       : null,
+    verifyCitations: verifyCitations as VerifyCitations,
+    render: flags.render !== false,
+    editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };

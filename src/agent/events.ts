@@ -66,4 +66,14 @@ export type AgentEvent =
       message?: string;
       /** Model requests made for this question. */
       turns: number;
+      /**
+       * Told by a limit that this request was its last, the model finished its answer: the answer stands (shown,
+       * checked), though the run still ends as the limit (`stop`) and may be incomplete.
+       */
+      answered?: true;
     };
+
+/** True when `done` carries a finished answer: a clean end, or one given in the last request a limit allowed. */
+export function answerStands(done: Extract<AgentEvent, { type: 'done' }>): boolean {
+  return done.stop === 'end_turn' || done.answered === true;
+}

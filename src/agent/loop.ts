@@ -157,14 +157,14 @@ export async function* askQuestion(
       default:
         conversation.addAssistant(textBlocks(response.content));
         // Told to finish by a limit, the model answered with what it had: the answer stands, marked incomplete.
-        if (finalBy !== null) return yield done(finalBy, lastText, turns, finishedAtLimit(finalBy, config));
+        if (finalBy !== null) return yield done(finalBy, lastText, turns, finishedAtLimit(finalBy, config), true);
         return yield done('end_turn', lastText, turns);
     }
   }
 }
 
-function done(stop: StopKind, text: string, turns: number, message?: string): AgentEvent {
-  return { type: 'done', stop, text, turns, ...(message ? { message } : {}) };
+function done(stop: StopKind, text: string, turns: number, message?: string, answered = false): AgentEvent {
+  return { type: 'done', stop, text, turns, ...(message ? { message } : {}), ...(answered ? { answered: true as const } : {}) };
 }
 
 /**

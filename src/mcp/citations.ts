@@ -1,17 +1,10 @@
-/** One `path:line` reference of an answer and what checking it against the repository found. */
-export interface Citation {
-  path: string;
-  line?: number;
-  /** e.g. verified, missing_file, line_out_of_range (the vocabulary of the citation checker, issue 9). */
-  status: string;
-}
+import { citationRecord, verifyCitations, type VerifiedCitation } from '../citations/verify.js';
 
-/**
- * The citations of an answer, verified against `root`. Empty until the citation checker (issue 9) lands: this is the
- * one place to wire it, so `ask`, `ask_followup` and every later consumer get verified citations at once.
- */
+/** One citation of an answer as the MCP tools return it: the json result's shape (`citations[]`). */
+export type Citation = ReturnType<typeof citationRecord>;
+
+/** The citations of an answer, each verified against `root` with read_file's containment rules. */
 export async function citationsOf(answer: string, root: string): Promise<Citation[]> {
-  void answer;
-  void root;
-  return [];
+  const verified: VerifiedCitation[] = await verifyCitations(root, answer);
+  return verified.map(citationRecord);
 }

@@ -34,8 +34,14 @@ const ANSWER_SCHEMA = {
       description: 'path:line references of the answer, each checked against the repository',
       items: {
         type: 'object',
-        properties: { path: { type: 'string' }, line: { type: 'integer' }, status: { type: 'string' } },
-        required: ['path', 'status'],
+        properties: {
+          path: { type: 'string' },
+          start_line: { type: ['integer', 'null'] },
+          end_line: { type: ['integer', 'null'] },
+          status: { type: 'string', enum: ['ok', 'missing_file', 'outside_root', 'line_out_of_range', 'not_a_file', 'quote_mismatch'] },
+          excerpt: { type: ['string', 'null'], description: 'for ok: the first cited line' },
+        },
+        required: ['path', 'start_line', 'end_line', 'status', 'excerpt'],
       },
     },
     session_id: { type: 'string', description: 'pass to ask_followup to continue this conversation' },

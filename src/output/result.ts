@@ -1,6 +1,7 @@
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
+import type { CitationStatus } from '../citations/verify.js';
 
 /**
  * Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes (README
@@ -19,6 +20,15 @@ export interface TokenUsage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   output_tokens: number;
+}
+
+/** One distinct citation of the answer as checked against the repository (issue 9; additive to schema version 1). */
+export interface CitationRecord {
+  path: string;
+  start_line: number | null;
+  end_line: number | null;
+  status: CitationStatus;
+  excerpt: string | null;
 }
 
 export interface ToolCallRecord {
@@ -64,6 +74,8 @@ export interface ResultObject {
   stop_reason: StopKind;
   cache_misses: CacheMissRecord[];
   audit?: AuditReport;
+  /** The answer's citations, checked; absent with --verify-citations off or when there was no answer to check. */
+  citations?: CitationRecord[];
   error?: { message: string };
 }
 
@@ -88,6 +100,7 @@ export interface BuildResultInput {
   readonly: { verified: boolean | null; detail: string | null };
   /** Audit mode only: the report the model filed, or null when it never called report_findings. */
   audit?: { report: AuditReport | null };
+  citations?: CitationRecord[] | null;
   /** A failure outside the loop's own stop kinds (an exception, a SARIF write error). */
   error?: string;
 }
@@ -125,6 +138,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     cache_misses: input.cacheMisses ?? [],
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
+  if (input.citations) result.citations = input.citations;
   if (errors.length > 0) result.error = { message: errors.join('; ') };
   return result;
 }
@@ -168,6 +182,8 @@ export class ResultCollector {
   readonly #usage: TokenUsage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   #apiMs = 0;
   #turns = 0;
+  /** Requests of the questions already done (a follow-up question's turns count on from there). */
+  #doneTurns = 0;
   #cost: number | null = 0;
   #model: string | null = null;
   #turnText = '';
@@ -182,7 +198,7 @@ export class ResultCollector {
   handle(event: AgentEvent): void {
     switch (event.type) {
       case 'request_start':
-        this.#turns = Math.max(this.#turns, event.turn);
+        this.#turns = Math.max(this.#turns, this.#doneTurns + event.turn);
         this.#turnText = '';
         return;
       case 'text':
@@ -217,7 +233,8 @@ export class ResultCollector {
         return;
       case 'done':
         this.#done = event;
-        this.#turns = Math.max(this.#turns, event.turns);
+        this.#doneTurns += event.turns;
+        this.#turns = Math.max(this.#turns, this.#doneTurns);
         return;
       default:
         return;
@@ -253,7 +270,7 @@ export class ResultCollector {
     this.#usage.cache_read_input_tokens += event.usage.cache_read_input_tokens;
     this.#usage.output_tokens += event.usage.output_tokens;
     this.#apiMs += event.durationMs;
-    this.#turns = Math.max(this.#turns, event.turn);
+    this.#turns = Math.max(this.#turns, this.#doneTurns + event.turn);
     this.#model = event.model;
     const cost = this.#costOf?.(event.model, event.usage) ?? null;
     this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;

@@ -1,10 +1,15 @@
 import { cacheMissLine } from '../agent/cache-watch.js';
-import type { AgentEvent, StopKind } from '../agent/events.js';
+import { answerStands, type AgentEvent, type StopKind } from '../agent/events.js';
 import { STOPS } from '../exit-codes.js';
 import type { OutStream } from '../io.js';
-import { createPalette, type Palette } from './color.js';
+import { createPalette } from './color.js';
+import { orderedWrites } from './ordered-writes.js';
+import { createSpinner } from './spinner.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
 import { escapeControls } from '../escape.js';
+import type { VerifiedCitation } from '../citations/verify.js';
+import { blockSplitter } from './markdown.js';
+import { formatSources, type SourcesOptions } from './sources.js';
 
 /** What the text renderer needs; `spinner` should be true only when stderr is a TTY. */
 export interface TextRendererOptions {
@@ -17,33 +22,62 @@ export interface TextRendererOptions {
   ledger: UsageLedger;
   /** --quiet: no activity, thinking, usage or warning lines (and no spinner); how a run ended is still said. */
   quiet?: boolean;
+  /**
+   * On a terminal with rendering on: renders one markdown block. A promise, because the renderer loads while the
+   * first request is already under way; blocks that complete before it is ready wait for it, in order.
+   */
+  render?: Promise<((markdown: string) => string) | null> | null;
+  /** Adds hyperlinks to a rendered block for its verified citations (async: it checks them first). */
+  decorate?: ((markdown: string, rendered: string) => Promise<string>) | null;
+  /** Hyperlinks for the Sources block on stderr (null: plain text). */
+  sourcesLink?: Promise<SourcesOptions['link'] | null> | null;
 }
 
 /** What --quiet hides: everything on stderr that is not how the question ended. */
-const ACTIVITY: ReadonlySet<AgentEvent['type']> = new Set(['request_start', 'thinking', 'tool_start', 'tool_end', 'usage', 'tools_waited', 'warning', 'retry']);
+const ACTIVITY: ReadonlySet<AgentEvent['type']> = new Set(['request_start', 'thinking', 'tool_start', 'tool_end', 'usage', 'cache_miss', 'tools_waited', 'warning', 'retry']);
 
 /** Consumes agent events for a person: the answer on stdout, everything else on stderr. */
 export interface TextRenderer {
   handle(event: AgentEvent): void;
+  /**
+   * Writes the held final answer (stdout not a terminal: only the last turn's text goes there, once the answer is
+   * final) and then the Sources block on stderr for `citations` (none: no block).
+   */
+  finishAnswer(citations: readonly VerifiedCitation[] | null): void;
+  /** The Sources block of the last answer again (the REPL's /sources); false when there is none. */
+  showSources(): boolean;
+  /** A notice on stderr, in the order of the events around it. */
+  note(message: string): void;
   /** Stops the activity indicator and ends any open line; safe to call more than once. */
   close(): void;
+  /** Resolves once every write (some wait for a block's citations to be checked) has reached its stream. */
+  settled(): Promise<void>;
 }
 
-const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
-const SPINNER_INTERVAL_MS = 80;
-const CLEAR_LINE = '\r\x1b[K';
 /** A tool call line longer than this (model-chosen arguments) is cut with `…`. */
 const MAX_LABEL_CHARS = 400;
 /** The reminder of which call a late summary belongs to. */
 const MAX_REMINDER_CHARS = 60;
 const VERBOSE_INDENT = '    ';
+/** Width of the Sources block when stderr is not a terminal. */
+const DEFAULT_SOURCES_WIDTH = 120;
 
 
 /** Creates the live text renderer (one per session or per question; it tracks question boundaries itself). */
 // Long on purpose: a factory whose closures share the renderer state (open line, spinner, question boundaries).
 export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
-  const { stdout, stderr, ledger } = opts;
+  const { ledger } = opts;
+  const queue = orderedWrites();
+  const stdout = queue.wrap(opts.stdout);
+  const stderr = queue.wrap(opts.stderr);
   const p = createPalette(opts.color);
+  const render = opts.stdout.isTTY === true ? (opts.render ?? null) : null;
+  const markdown = render ? blockSplitter() : null;
+  // Off a terminal stdout gets only the final answer: a turn's text is held until it is known to be the last.
+  const holdAnswer = opts.stdout.isTTY !== true;
+  let turnText = '';
+  let held: string | null = null;
+  let lastSources: readonly VerifiedCitation[] = [];
   // Only when both streams share a terminal can the answer line and activity lines collide mid-line.
   const sharedTerminal = stdout.isTTY === true && stderr.isTTY === true;
   const spinner = createSpinner(stderr, p, opts.spinner);
@@ -85,7 +119,39 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     spinner.start();
   };
 
+  const writeRendered = (block: string): void => {
+    if (block === '') return;
+    if (sharedTerminal) closeStderrLine();
+    const decorate = opts.decorate;
+    const raw = sanitizeBlock(block);
+    // A renderer that failed to load leaves the raw (escaped) markdown, never a lost block.
+    const rendered = render!.then((fn) => (fn ? fn(block) : raw), () => raw);
+    queue.defer(opts.stdout, decorate ? rendered.then((r) => decorate(block, r).catch(() => r)) : rendered);
+    stdoutOpen = false;
+    lastLineTag = null;
+  };
+
+  /** The end of a turn's text: commentary (held text goes to stderr) or the last lines of a rendered answer. */
+  const endTurnText = (): void => {
+    if (markdown) writeRendered(markdown.end());
+    if (!holdAnswer || turnText.trim() === '') {
+      turnText = '';
+      return;
+    }
+    errLine(p.dim(sanitizeBlock(turnText.replace(/^\n+|\n+$/g, ''))));
+    turnText = '';
+  };
+
   const writeAnswer = (chunk: string): void => {
+    if (holdAnswer) {
+      turnText += chunk;
+      return;
+    }
+    if (markdown) {
+      spinner.clear();
+      writeRendered(markdown.push(chunk));
+      return;
+    }
     const text = brokeAnswerLine && chunk.startsWith('\n') ? chunk.slice(1) : chunk;
     brokeAnswerLine = false;
     if (text === '') return;
@@ -117,6 +183,13 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
 
   const finish = (event: Extract<AgentEvent, { type: 'done' }>): void => {
     spinner.stop();
+    if (markdown) writeRendered(markdown.end());
+    if (holdAnswer && answerStands(event)) held = event.text;
+    else if (holdAnswer && turnText.trim() !== '' && !opts.quiet) {
+      errLine(p.dim(sanitizeBlock(turnText.replace(/^\n+|\n+$/g, ''))));
+      errLine(p.yellow(`(the answer above was cut (${event.stop}), so it was not written to stdout)`));
+    }
+    turnText = '';
     if (stdoutOpen) stdout.write('\n');
     stdoutOpen = false;
     closeStderrLine();
@@ -135,10 +208,18 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     if (opts.quiet && ACTIVITY.has(event.type)) {
       // The ledger still counts (--max-budget-usd reads it); only the line is withheld.
       if (event.type === 'usage') ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
+      if (event.type === 'cache_miss') ledger.markMissed(event.miss.tokens);
+      // A turn's text still ends at its first tool call or the next request: commentary is dropped, never shown
+      // and never left to run into the answer.
+      if (event.type === 'tool_start' || event.type === 'request_start') {
+        if (markdown) writeRendered(markdown.end());
+        turnText = '';
+      }
       return;
     }
     switch (event.type) {
       case 'request_start':
+        turnText = '';
         spinner.stop();
         startWaiting();
         return;
@@ -160,6 +241,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         return;
       case 'tool_start': {
         spinner.stop();
+        endTurnText();
         const label = truncate(oneLine(event.display ? `${event.name} ${event.display}` : event.name), MAX_LABEL_CHARS);
         calls.set(event.id, label);
         errLine(`${p.cyan('●')} ${label}`, toolTag(event.id));
@@ -195,54 +277,43 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     }
   };
 
+  const writeHeld = (): void => {
+    if (held === null) return;
+    if (held !== '') stdout.write(held.endsWith('\n') ? held : `${held}\n`);
+    held = null;
+  };
+
+  const showSources = (): boolean => {
+    // A pseudo-terminal without a window size reports 0 columns: that is "unknown", not "no room".
+    const width = opts.stderr.columns || DEFAULT_SOURCES_WIDTH;
+    if (lastSources.length === 0) return false;
+    const sources = lastSources;
+    spinner.clear();
+    closeStdoutLine();
+    closeStderrLine();
+    const link = (opts.sourcesLink ?? Promise.resolve(null)).catch(() => null);
+    queue.defer(opts.stderr, link.then((l) => formatSources(sources, { color: opts.color, width, link: l })));
+    lastLineTag = null;
+    return true;
+  };
+
+  const finishAnswer = (citations: readonly VerifiedCitation[] | null): void => {
+    writeHeld();
+    lastSources = citations ?? [];
+    showSources();
+  };
+
   const close = (): void => {
     spinner.stop();
     closeStderrLine();
+    writeHeld();
     if (stdoutOpen) stdout.write('\n');
     stdoutOpen = false;
   };
 
-  return { handle, close };
-}
+  const note = (message: string): void => errLine(p.yellow(oneLine(message)));
 
-interface Spinner {
-  /** Starts drawing (first frame at once); no-op when disabled or already running. */
-  start(): void;
-  /** Erases the current frame; a running spinner redraws on its next tick. */
-  clear(): void;
-  /** Erases the frame and stops the timer. */
-  stop(): void;
-}
-
-function createSpinner(stream: OutStream, p: Palette, enabled: boolean): Spinner {
-  let timer: NodeJS.Timeout | null = null;
-  let frame = 0;
-  let shown = false;
-  const draw = (): void => {
-    stream.write(`\r${p.cyan(SPINNER_FRAMES[frame % SPINNER_FRAMES.length] ?? '')} ${p.dim('thinking…')}`);
-    frame += 1;
-    shown = true;
-  };
-  const clear = (): void => {
-    if (!shown) return;
-    stream.write(CLEAR_LINE);
-    shown = false;
-  };
-  return {
-    start() {
-      if (!enabled || timer) return;
-      draw();
-      // unref: an indicator must never keep the process alive after the work is done.
-      timer = setInterval(draw, SPINNER_INTERVAL_MS);
-      timer.unref();
-    },
-    clear,
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      clear();
-    },
-  };
+  return { handle, finishAnswer, showSources, note, close, settled: queue.settled };
 }
 
 function toolTag(id: string): string {

@@ -9,7 +9,10 @@ import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
-import { askOnce, liveTextRenderer, type EventSink } from './ask.js';
+import { askOnce, liveTextRenderer, loadTextView, type EventSink } from './ask.js';
+import { askCited } from './cited.js';
+import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
+import type { TextRenderer } from '../output/text.js';
 import { renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
@@ -52,6 +55,8 @@ export async function runOnce(
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
   snapshot.catch(() => {}); // awaited below, where a failure is reported
+  // The markdown renderer (a separate chunk) loads only for a terminal, beside the session and the first request.
+  const view = loadTextView(config, io);
   const session = await open(config, { audit: sink, toolsReady: snapshot });
   // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
   const saved = await linkSaved(config, io.env, session);
@@ -70,7 +75,8 @@ export async function runOnce(
   const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
   const collector = new ResultCollector({ costOf: estimateCostUsd });
   const infra = infrastructureCounter();
-  const sinks: EventSink[] = [collector, infra, ...outputSinks(config, io, session, sessionId, color), stepSaver(saved, session, config, question), ...extraSinks];
+  const text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, { view }) : null;
+  const sinks: EventSink[] = [collector, infra, ...(text ? [text] : outputSinks(config, io, session, sessionId, color)), stepSaver(saved, session, config, question), ...extraSinks];
   const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
 
   const controller = new AbortController();
@@ -79,11 +85,18 @@ export async function runOnce(
   io.signals.on('SIGTERM', onInterrupt);
   const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
   let failure: string | undefined;
+  let citations: VerifiedCitation[] | null = null;
   try {
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
     const first = change && config.audit ? `${diffPreface(change, config.audit.scope)}\n\n${question}` : question;
-    let done = await askOnce(first, session, config, sinks, controller.signal, noteRead);
-    const remaining = config.maxTurns - done.turns;
+    const cited = await askCited(first, session, config, sinks, controller.signal, { onRead: noteRead, ...fixNotices(text, config) });
+    citations = cited.citations;
+    if (text) {
+      await text.settled();
+      text.finishAnswer(citations);
+    }
+    let done = cited.done;
+    const remaining = config.maxTurns - cited.turns;
     if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
       done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, noteRead);
     }
@@ -104,7 +117,10 @@ export async function runOnce(
       ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
       : await verifyReadOnly(before);
   const beforeWarning = await snapshotWarning;
-  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(sink?.warnings ?? [])];
+  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
+  const citationWarnings = text ? [] : (citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
+  for (const message of citationWarnings) stream?.handle({ type: 'warning', message });
+  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(sink?.warnings ?? []), ...citationWarnings];
   if (infra.count > 0) {
     failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
   }
@@ -118,10 +134,13 @@ export async function runOnce(
     readonly,
     warnings,
     ...(sink ? { audit: { report: sink.report } } : {}),
+    citations: citations?.map(citationRecord) ?? null,
     ...(failure ? { error: failure } : {}),
   });
   result = await scopedOutcome(config, result, change, baseline);
   if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result);
+  text?.close();
+  await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
   return exitCodeFor(result, config.audit?.failOn);
 }
@@ -177,12 +196,22 @@ async function scopedOutcome(config: Config, result: ResultObject, change: DiffS
   }
 }
 
+/** What the text view says about the `fix` turn, on stderr. */
+function fixNotices(text: TextRenderer | null, config: Config): { onFixing?: (bad: readonly VerifiedCitation[]) => void; onNoRoom?: () => void } {
+  if (!text) return {};
+  return {
+    onFixing: (bad) => text.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
+    onNoRoom: () => text.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
+  };
+}
+
 /**
- * The live consumers for the chosen format: the text renderer; or, in json modes, the same renderer for stderr only
- * (progress; it also keeps the session ledger that --max-budget-usd reads) plus stream-json's stdout renderer.
+ * The live consumers of the json formats: the text view for stderr only (progress; it also keeps the session ledger
+ * that --max-budget-usd reads), plus stream-json's stdout renderer.
  */
 function outputSinks(config: Config, io: Io, session: Session, sessionId: string, color: boolean): EventSink[] {
-  if (config.outputFormat === 'json') return [liveTextRenderer(config, io, session, color, true)];
+  const progress = liveTextRenderer(config, io, session, color, { activityOnly: true });
+  if (config.outputFormat === 'json') return [progress];
   if (config.outputFormat === 'stream-json') {
     const renderer = createStreamJsonRenderer(io.stdout, {
       model: config.model,
@@ -193,9 +222,9 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       costOf: estimateCostUsd,
     });
     renderer.start();
-    return [liveTextRenderer(config, io, session, color, true), renderer];
+    return [progress, renderer];
   }
-  return [liveTextRenderer(config, io, session, color)];
+  return [progress];
 }
 
 /** Counts tool calls that failed inside spelunk: such a run must not exit 0 (issue: honest exit codes). */

@@ -7,7 +7,9 @@ import type { Config } from '../config.js';
 import { EFFORTS, effortProblem, isEffort } from '../agent/effort.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { askOnce, liveTextRenderer, renderContext } from './ask.js';
+import { liveTextRenderer, loadTextView, renderContext } from './ask.js';
+import { askCited } from './cited.js';
+import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
@@ -23,6 +25,7 @@ const HISTORY_LINES = 1000;
 const HELP = `Ask anything about the repository; spelunk explores it read-only and cites path:line.
   /usage    token and cost table for this session
   /context  what the preamble holds (instructions file, listing, token estimates)
+  /sources  the last answer's citations again, each checked against the repository
   /clear    start a new conversation (same preamble)
   /resume   list this repository's saved sessions; /resume <id> continues one
   /effort   show the effort setting; /effort low|medium|high|max changes it for the next questions
@@ -32,12 +35,13 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
 // Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
+  const view = loadTextView(config, io);
   const session = await openSession(config);
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
   // /effort replaces the config for the questions after it.
   const state = { config };
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const renderer = liveTextRenderer(config, io, session, color);
+  const renderer = liveTextRenderer(config, io, session, color, { view });
   const historyFile = historyPath(io.env);
   const history = await loadHistory(historyFile);
   const terminal = io.stdin.isTTY === true;
@@ -140,15 +144,20 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
       if (question.startsWith('/resume')) {
         await resumeCommand(question, { io, session, config: state.config, link });
       } else if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, state, link })) break;
+        if (runCommand(question, { io, session, color, state, link, renderer })) break;
       } else {
         turn = new AbortController();
         const rowsBefore = session.ledger.rows().length;
-        await askOnce(question, session, state.config, [renderer, stepSaver(link.current, session, state.config, question)], turn.signal);
+        const onFixing = (): void => renderer.note('some citations did not check out; asking the model for a corrected answer');
+        const cited = await askCited(question, session, state.config, [renderer, stepSaver(link.current, session, state.config, question)], turn.signal, { onFixing });
+        await renderer.settled();
+        renderer.finishAnswer(cited.citations);
         turn = null;
         const failed = await saveQuestion(link.current, session, config, question, session.ledger.summarySince(rowsBefore).costUsd);
         if (failed) io.stderr.write(`warning: ${failed}\n`);
       }
+      // The Sources block and rendered blocks may still be on their way: the prompt comes after them.
+      await renderer.settled();
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
       if (terminated || (closed && queue.length === 0)) break;
       if (!closed) prompt();
@@ -157,6 +166,7 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     io.signals.off('SIGINT', interrupt);
     io.signals.off('SIGTERM', terminate);
     renderer.close();
+    await renderer.settled();
     rl.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
@@ -164,7 +174,10 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; state: { config: Config }; link: { current: SavedLink } }): boolean {
+function runCommand(
+  line: string,
+  ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; state: { config: Config }; link: { current: SavedLink }; renderer: TextRenderer },
+): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -181,6 +194,10 @@ function runCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typ
       session.conversation.clear();
       ctx.link.current = { ...ctx.link.current, ...newSession(ctx.state.config, ctx.link.current.dir) };
       io.stderr.write('new conversation (the preamble is unchanged, so it is still cached)\n');
+      return false;
+    case '/sources':
+      if (ctx.state.config.verifyCitations === 'off') io.stderr.write('citations are not checked (--verify-citations off)\n');
+      else if (!ctx.renderer.showSources()) io.stderr.write('no citations in the last answer\n');
       return false;
     case '/context':
       io.stderr.write(`${renderContext(session, ctx.state.config)}\n`);

@@ -1,4 +1,6 @@
-import { opendirSync, statSync } from 'node:fs';
+import { opendirSync, realpathSync, statSync } from 'node:fs';
+import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync } from './exec.js';
 import { runGit } from './git.js';
@@ -15,11 +17,14 @@ import { TRUSTED_PATH } from './programs.js';
  */
 
 /**
- * How far before the snapshot a ctime still counts as "during the run". File timestamps come from the kernel's
- * coarse clock, which lags the one Date.now() reads by up to one tick (1-10 ms); on a filesystem that keeps whole
- * seconds only, a change can carry a time up to a second earlier than it happened.
+ * How far before the snapshot a ctime still counts as "during the run" when the file clock cannot be read (see
+ * fileClockNow). File timestamps come from the kernel's coarse clock, which can differ from the one Date.now() reads
+ * by a tick or more (1-10 ms; measured up to 4 ms ahead in a VM); on a filesystem that keeps whole seconds only, a
+ * change can carry a time up to a second earlier than it happened.
  */
 const CLOCK_MARGIN_MS = 25;
+/** How long the snapshot waits for the file clock to tick once before it falls back to Date.now() and the margin. */
+const FILE_CLOCK_WAIT_MS = 100;
 const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
 /** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
@@ -43,6 +48,8 @@ export interface RepoState {
   root: string;
   /** Epoch milliseconds from which a ctime counts as a change made during the run. */
   since: number;
+  /** The same instant as find's `-newerct` reference, `@seconds.fraction`, to the nanosecond when read from the file clock. */
+  sinceRef: string;
   /** HEAD's commit, or null outside git, before the first commit, or when git cannot say. */
   head: string | null;
   /** Something that weakens the proof (no find on this machine); the CLI shows it as a warning. */
@@ -58,13 +65,16 @@ export interface ProofOptions {
 
 /** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
 export async function snapshotRepoState(root: string, opts: ProofOptions = {}): Promise<RepoState> {
-  const since = Date.now() - (coarseTimestamps(root) ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS);
+  const coarse = coarseTimestamps(root);
+  const [head, clock] = await Promise.all([gitCommit(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
+  const sinceRef = clock ?? `@${((Date.now() - (coarse ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS)) / 1000).toFixed(3)}`;
   const reads = new Map<string, Stamp | null>();
   const find = opts.find === undefined ? FIND_BINARY : opts.find;
   return {
     root,
-    since,
-    head: await gitCommit(root),
+    since: Number(sinceRef.slice(1)) * 1000,
+    sinceRef,
+    head,
     warning: find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
     reads,
     noteRead(absPath) {
@@ -83,7 +93,7 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
   const head = await gitCommit(before.root);
   if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
-    const changed = await changedSince(find, before.root, before.since);
+    const changed = await changedSince(find, before.root, before.sinceRef);
     if (typeof changed === 'string') return { verified: false, detail: changed };
     changes.push(...changed.map(describeEntry));
   }
@@ -110,9 +120,40 @@ interface ChangedEntry {
   rel: string;
 }
 
-/** Every entry below `root` (the root included) whose ctime is later than `since`, found by one `find -P` walk. */
-async function changedSince(find: string, root: string, since: number): Promise<ChangedEntry[] | string> {
-  const at = `@${(since / 1000).toFixed(3)}`;
+/**
+ * The kernel's file clock at the start of the run, as find's `@seconds.nanoseconds`, or null when it cannot be read.
+ * A margin on Date.now() would blame the run for a change made just before it (a checkout, the test's own commit);
+ * instead a probe file outside the root is stamped until its ctime ticks once: everything changed before the first
+ * stamp carries a ctime at most equal to it, and everything the tools do later a strictly later one, so find's strict
+ * `-newerct` draws the line exactly. Nothing is written inside the root: a temporary directory inside it is not used.
+ */
+async function fileClockNow(root: string): Promise<string | null> {
+  let dir: string | null = null;
+  try {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'spelunk-clock-'));
+    const real = realpathSync(dir);
+    const realRoot = realpathSync(root);
+    if (real === realRoot || real.startsWith(realRoot + path.sep)) return null;
+    const probe = path.join(dir, 'probe');
+    await writeFile(probe, '');
+    const first = (await stat(probe, { bigint: true })).ctimeNs;
+    const deadline = Date.now() + FILE_CLOCK_WAIT_MS;
+    while (Date.now() < deadline) {
+      await utimes(probe, 0, 0);
+      if ((await stat(probe, { bigint: true })).ctimeNs > first) {
+        return `@${first / 1_000_000_000n}.${String(first % 1_000_000_000n).padStart(9, '0')}`;
+      }
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    if (dir !== null) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Every entry below `root` (the root included) whose ctime is later than `at` (find's `@seconds.fraction`), found by one `find -P` walk. */
+async function changedSince(find: string, root: string, at: string): Promise<ChangedEntry[] | string> {
   const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %P\\0'], {
     cwd: root,
     timeoutMs: FIND_TIMEOUT_MS,

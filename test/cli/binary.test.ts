@@ -56,6 +56,28 @@ describe('the built binary', () => {
     expect(result.stderr).not.toMatch(/\x1b\[/);
   });
 
+  it('spelunk "q" > answer.md: only the final answer on stdout; commentary and the Sources block on stderr (issue 9)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const answer = '## Router\n\nThe handler is `src/router.js:3`; src/router.js:99 does not exist.';
+    api.enqueue(reply(text('Looking.'), toolUse('bash', { command: 'ls src' })), reply(text("I'll read the router next."), toolUse('read_file', { path: 'src/router.js' })), reply(text(answer)));
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, FORCE_HYPERLINK: '1' };
+    const result = await run(['where is the handler?'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${answer}\n`);
+    expect(result.stderr).toMatch(/^Looking\.\n● bash ls src[\s\S]*^I'll read the router next\.\n● read_file/m);
+    expect(result.stderr).toContain('Sources\n  ✓ src/router.js:3  function handle(req, res) {\n  ✗ src/router.js:99  line out of range (the file has 9 lines)\n');
+    expect(result.stdout + result.stderr).not.toContain('\x1b');
+  });
+
+  it('--output-format json: the checked citations in the result', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('See src/router.js:3 and src/nope.js:1.')));
+    const result = await run(['--output-format', 'json', 'q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed.citations.map((c: { status: string }) => c.status)).toEqual(['ok', 'missing_file']);
+    expect(parsed.warnings).toContain('citation src/nope.js:1: missing_file (no such file in the repository)');
+  });
+
   it('tool time excludes the wait for the read-only snapshot, and the wait is said once', async () => {
     // The snapshot asks git for HEAD; git is taken from /usr/bin:/bin only (a slow git on PATH is never run), so it
     // is slowed the one way a repository can: a 10 MB .git/config takes git ~0.5 s to parse, twice.
@@ -98,7 +120,7 @@ describe('the built binary', () => {
     expect(result.code).toBe(0);
     const stream = readClaudeStream(result.stdout);
     expect(stream.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(stream).toMatchObject({ model: 'claude-sonnet-5-5', tools: ['read_file', 'bash'] });
+    expect(stream).toMatchObject({ model: 'claude-sonnet-5-5', tools: ['read_file', 'bash', 'git'] });
     expect(stream.texts).toEqual(['Looking.', 'Three files; src/auth.js:4 builds the command.']);
     expect(stream.toolUses).toEqual([
       { id: 'toolu_ls', name: 'bash', input: { command: 'ls src' } },
@@ -168,22 +190,41 @@ describe('the built binary', () => {
     }
   });
 
-  it('the one-shot start-up never loads the MCP SDK: it is reached only through a dynamic import', async () => {
-    const seen = new Set<string>();
-    const visit = async (file: string): Promise<void> => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const code = await fs.readFile(path.join(path.dirname(BIN), file), 'utf8');
-      for (const m of code.matchAll(/^import[^;]*? from "\.\/([^"]+)";?$/gm)) await visit(m[1]!);
-      for (const m of code.matchAll(/^import "\.\/([^"]+)";?$/gm)) await visit(m[1]!);
-    };
-    await visit(path.basename(BIN));
-    expect(seen.size).toBeGreaterThan(1); // the walk follows the static chunk imports
-    const statics = await Promise.all([...seen].map((f) => fs.readFile(path.join(path.dirname(BIN), f), 'utf8')));
-    expect(statics.some((code) => code.includes('StdioServerTransport'))).toBe(false);
-    const all = await fs.readdir(path.dirname(BIN));
-    const mcpChunks = await Promise.all(all.map(async (f) => ((await fs.readFile(path.join(path.dirname(BIN), f), 'utf8')).includes('StdioServerTransport') ? f : null)));
-    expect(mcpChunks.filter(Boolean).length).toBeGreaterThan(0);
+  // The MCP SDK and the markdown renderer live in vendor files beside the bundle (scripts/build.mjs): a copy of the
+  // command without them still answers a piped one-shot question, so that start-up never reads them.
+  it('a one-shot question never loads the MCP SDK or the markdown renderer: it runs from a dist/ without their files', async () => {
+    const dist = path.dirname(BIN);
+    const vendor = (await fs.readdir(dist)).filter((f) => f.startsWith('vendor-'));
+    expect(vendor.sort()).toEqual(['vendor-mcp.cjs', 'vendor-render.cjs']);
+    expect(await fs.readFile(path.join(dist, 'vendor-mcp.cjs'), 'utf8')).toContain('StdioServerTransport');
+    expect(await fs.readFile(path.join(dist, 'vendor-render.cjs'), 'utf8')).toContain('markedTerminal');
+    // Inside node_modules, so the copy still resolves @vscode/ripgrep as the real command does.
+    const cacheDir = path.join(dist, '..', 'node_modules', '.cache');
+    await fs.mkdir(cacheDir, { recursive: true });
+    const bare = await fs.mkdtemp(path.join(cacheDir, 'spelunk-bare-dist-'));
+    try {
+      for (const f of ['spelunk.js', 'spelunk-main.cjs']) await fs.copyFile(path.join(dist, f), path.join(bare, f));
+      api = await startMockApi({ minCacheTokens: 256 });
+      api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })), reply(text('Routes are in src/router.js:1.')));
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(bare, 'spelunk.js'), 'Where are routes?'], {
+          cwd: repo.root,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: bare, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api!.url },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(result.stderr).not.toContain('vendor-');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('Routes are in src/router.js:1.\n');
+      expect(result.stderr).toContain('✓ src/router.js:1');
+    } finally {
+      await fs.rm(bare, { recursive: true, force: true });
+    }
   });
 });
 

@@ -100,7 +100,8 @@ describe('one-shot text mode against the local Messages API', () => {
     );
     const run = await runCli(['-C', repo.root, 'where is createServer?'], { env: env() });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('Let me look.\n\ncreateServer is at src/server.js:4.\n');
+    expect(run.stdout).toBe('createServer is at src/server.js:4.\n');
+    expect(run.stderr).toMatch(/^Let me look\.\n● read_file/m);
     expect(run.stderr).toContain('● read_file src/server.js:1-5');
     expect(run.stderr).toContain('● bash rg -n createServer src');
     expect(run.stderr).toMatch(/⎿ .*denied/);

@@ -65,16 +65,19 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
 
   it('ask answers with usage and a session_id; ask_followup continues the same conversation', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
-    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Routing is in src/router.js:3.')), reply(text('It returns 404 at src/router.js:5.')));
+    api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Routing is in src/router.js:3.')), reply(text('It returns 404 at src/router.js:5, not src/router.js:99.')));
     const { client } = await connect();
     const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
-    expect(first).toMatchObject({ answer_markdown: 'Routing is in src/router.js:3.', citations: [], truncated: false, stop_reason: 'end_turn', readonly_verified: true });
+    expect(first).toMatchObject({ answer_markdown: 'Routing is in src/router.js:3.', truncated: false, stop_reason: 'end_turn', readonly_verified: true });
+    // Citations come back verified, as in the json result.
+    expect(first.citations).toEqual([{ path: 'src/router.js', start_line: 3, end_line: 3, status: 'ok', excerpt: 'function handle(req, res) {' }]);
     expect(first.usage).toMatchObject({ requests: 2 });
     expect(first.usage.cost_usd).toBeGreaterThan(0);
     expect(first.session_id).toMatch(/^[0-9a-f-]{36}$/);
 
     const second = structured(await client.callTool({ name: 'ask_followup', arguments: { session_id: first.session_id, question: 'And unknown routes?' } }));
-    expect(second).toMatchObject({ answer_markdown: 'It returns 404 at src/router.js:5.', session_id: first.session_id });
+    expect(second).toMatchObject({ answer_markdown: 'It returns 404 at src/router.js:5, not src/router.js:99.', session_id: first.session_id });
+    expect(second.citations.map((c: { status: string }) => c.status)).toEqual(['ok', 'line_out_of_range']);
     const messages = api.requests.at(-1)!.body.messages!;
     expect(JSON.stringify(messages[0])).toContain('Where is routing?');
     expect(JSON.stringify(messages.at(-1))).toContain('And unknown routes?');

@@ -76,13 +76,14 @@ const line = (u: Usage) => formatUsageLine(MODEL, u, { color: false });
 describe('createTextRenderer', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('puts exactly the answer on stdout and all activity on stderr', () => {
+  it('puts exactly the final answer on stdout and all activity, commentary included, on stderr', () => {
     const { stdout, stderr, ledger, feed, renderer } = setup();
     feed(script());
     renderer.close();
-    expect(stdout.text).toBe('Let me look.The router is built in lib/app.js:12.\nDone\n');
+    expect(stdout.text).toBe('The router is built in lib/app.js:12.\nDone\n');
     expect(stderr.text).toBe(
       [
+        'Let me look.',
         `● bash ${RG}`,
         '● read_file lib/app.js:1-120',
         '  ⎿ 34 lines · 12 ms',
@@ -140,7 +141,7 @@ describe('createTextRenderer', () => {
 
     const shown = setup({ showThinking: true });
     shown.feed(script());
-    expect(shown.stderr.text).toContain('✻ secret plan\n● bash');
+    expect(shown.stderr.text).toContain('✻ secret plan\nLet me look.\n● bash');
     expect(shown.stdout.text).not.toContain('secret plan');
   });
 
@@ -161,15 +162,17 @@ describe('createTextRenderer', () => {
     ['max_turns', 'stopped after 25 requests (--max-turns)', 'stopped after 25 requests (--max-turns)'],
     ['max_tokens', undefined, 'warning: the answer was cut at --max-tokens'],
     ['refusal', undefined, 'the model declined'],
-  ] as const)('reports a %s stop on stderr after the total line', (stop, message, expected) => {
-    const { stdout, stderr, feed } = setup();
+  ] as const)('reports a %s stop on stderr after the total line, and leaves the cut answer off stdout', (stop, message, expected) => {
+    const { stdout, stderr, feed, renderer } = setup();
     feed([
       { type: 'request_start', turn: 1 },
       { type: 'text', text: 'partial' },
       { type: 'usage', turn: 1, model: MODEL, usage: U1, durationMs: 1, requestId: null },
       { type: 'done', stop, text: 'partial', turns: 1, ...(message ? { message } : {}) },
     ]);
-    expect(stdout.text).toBe('partial\n');
+    renderer.close();
+    expect(stdout.text).toBe('');
+    expect(stderr.text).toContain(`partial\n(the answer above was cut (${stop}), so it was not written to stdout)\n`);
     const lines = stderr.text.trimEnd().split('\n');
     expect(lines.at(-2)).toMatch(/^ {2}Σ 1 request · /);
     expect(lines.at(-1)).toContain(expected);
@@ -274,9 +277,9 @@ describe('createTextRenderer', () => {
 describe('paragraph break between requests', () => {
   it.each([
     [[true, true], 'Let me look.\n\nThe answer.\n'],
-    [[false, false], 'Let me look.\n\nThe answer.\n'],
+    [[false, false], 'The answer.\n'],
   ] as const)('stdout/stderr TTY %j: exactly one blank line before the next request’s text', (tty, expected) => {
-    const { stdout, feed } = setup({ tty: [...tty] as [boolean, boolean] });
+    const { stdout, feed, renderer } = setup({ tty: [...tty] as [boolean, boolean] });
     feed([
       { type: 'text', text: 'Let me look.' },
       { type: 'tool_start', id: 't1', name: 'bash', input: {}, display: 'ls' },
@@ -285,6 +288,7 @@ describe('paragraph break between requests', () => {
       { type: 'text', text: 'The answer.' },
       { type: 'done', stop: 'end_turn', text: 'The answer.', turns: 2 },
     ]);
+    renderer.finishAnswer(null);
     expect(stdout.text).toBe(expected);
   });
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
-import { PtySession } from '../support/pty.js';
+import { PtySession, stripAnsi } from '../support/pty.js';
 import { APP_FILES, makeRepo } from '../support/temp-repo.js';
 
 let api: MockApi;
@@ -25,8 +25,8 @@ afterEach(async () => {
   await api?.close();
 });
 
-function open(args: string[] = []): PtySession {
-  pty = new PtySession(['-C', repo.root, ...args], { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, XDG_STATE_HOME: state, HOME: state });
+function open(args: string[] = [], env: Record<string, string> = {}): PtySession {
+  pty = new PtySession(['-C', repo.root, ...args], { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, XDG_STATE_HOME: state, HOME: state, ...env });
   return pty;
 }
 
@@ -35,7 +35,8 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     api = await startMockApi({ minCacheTokens: 256 });
     // The cancelled request got as far as message_start (usage reported, so billed) and some text.
     api.enqueue(reply(text('The router is in src/router.js:3.')), { kind: 'stall', afterText: 'Something long ' }, reply(toolUse('read_file', { path: 'src/server.js' })), reply(text('createServer is at src/server.js:4.')));
-    const p = open();
+    // Raw text: a rendered answer holds an unfinished paragraph back, and this test presses Ctrl+C mid-paragraph.
+    const p = open(['--no-render']);
     await p.waitFor(/\/help for commands[\s\S]*› $/);
     p.type('where is the router?\r');
     let mark = await p.waitFor(/src\/router\.js:3\.[\s\S]*Σ 1 request[\s\S]*› $/);
@@ -129,5 +130,33 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     expect(await p.exited).toBe(0);
     const sent = api.requests.filter((r) => r.path === '/v1/messages');
     expect(sent[1]!.body.messages).toHaveLength(1);
+  });
+});
+
+describe('rendered answers and citations in a pseudo-terminal (the real binary, issue 9)', () => {
+  const ANSWER = '## Where\n\nThe router is `src/router.js:3`; nothing at src/router.js:99.\n';
+
+  it('renders the answer, links the verified citation, shows Sources, and /sources shows them again', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text(ANSWER)));
+    const q = open([], { FORCE_HYPERLINK: '1', SPELUNK_EDITOR_URL: 'vscode://file/{abs}:{line}' });
+    await q.waitFor(/› $/);
+    q.type('where is the router?\r');
+    let mark = await q.waitFor(/Sources\s+✓ src\/router\.js:3\s+function handle[\s\S]*✗ src\/router\.js:99\s+line out of range[\s\S]*› $/);
+    expect(q.screen()).not.toContain('## Where');
+    expect(q.output).toContain(`\x1b]8;;vscode://file/${repo.root}/src/router.js:3\x1b\\`);
+    q.type('/sources\r');
+    mark = await q.waitFor(/\/sources\s+Sources\s+✓ src\/router\.js:3[\s\S]*✗ src\/router\.js:99[\s\S]*› $/, { from: mark });
+    q.type('/exit\r');
+    expect(await q.exited).toBe(0);
+  });
+
+  it('--no-render prints the raw markdown on the terminal', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text(ANSWER)));
+    const p = open(['--no-render', 'where is the router?']);
+    await p.waitFor(/Sources/);
+    expect(await p.exited).toBe(0);
+    expect(p.screen()).toMatch(/## Where\n\nThe router is `src\/router\.js:3`/);
   });
 });

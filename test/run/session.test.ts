@@ -26,6 +26,9 @@ const config: Config = {
   quiet: false,
   mcp: null,
   session: { persist: false, resume: null },
+  verifyCitations: 'report',
+  render: true,
+  editorUrl: null,
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };

@@ -50,6 +50,24 @@ describe('read-only proof in a git work tree', () => {
     git(root, 'commit', '-q', '-m', 'init');
   });
 
+  // The line between "before the run" and "during the run" is the file clock itself, not Date.now() minus a margin:
+  // a commit made the instant before spelunk starts (a CI checkout, a test's set-up) is never blamed on the run,
+  // and a write the instant after the snapshot is always caught. Repeated, because a tick boundary is a matter of luck.
+  it.each([
+    ['a commit just before the snapshot is not a change during the run', 'before', true],
+    ['a write just after the snapshot is a change during the run', 'after', false],
+  ] as const)('%s (20 tries, no settling)', async (_name, when, verified) => {
+    for (let i = 0; i < 20; i++) {
+      if (when === 'before') {
+        write('src/a.ts', `export const a = ${i};\n`);
+        git(root, 'commit', '-q', '-am', `edit ${i}`);
+      }
+      const before = await snapshotRepoState(root);
+      if (when === 'after') write('src/b.ts', `export const b = ${i};\n`);
+      expect((await verifyReadOnly(before)).verified).toBe(verified);
+    }
+  });
+
   it('verifies an untouched repository and records HEAD', async () => {
     const before = await snapshot();
     expect(before.head).toMatch(/^[0-9a-f]{40}$/);

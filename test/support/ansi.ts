@@ -3,7 +3,7 @@ export function hasAnsi(s: string): boolean {
   return s.includes('\x1b');
 }
 
-/** Removes CSI escape sequences (colours, cursor moves) and carriage returns: the text a person sees. */
+/** Removes CSI sequences (colours, cursor moves), OSC 8 hyperlink wrappers and carriage returns: the text a person sees. */
 export function stripAnsi(s: string): string {
-  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\r/g, '');
+  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\x1b\]8;[^\x1b\x07]*(?:\x1b\\|\x07)/g, '').replace(/\r/g, '');
 }

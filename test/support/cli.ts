@@ -12,6 +12,7 @@ export const TEST_STATE_HOME = process.env.SPELUNK_TEST_STATE_HOME ?? path.join(
 export class Capture implements OutStream {
   text = '';
   readonly writes: string[] = [];
+  columns?: number;
   constructor(public isTTY = false) {}
   write(chunk: string): boolean {
     this.text += chunk;
@@ -35,12 +36,18 @@ export interface CliOptions {
   signals?: EventEmitter;
   /** Called with the stderr capture so a test can react to live output (e.g. send SIGINT after a tool starts). */
   onStart?: (io: { stderr: Capture; stdout: Capture; signals: EventEmitter }) => void;
+  /** Fakes terminals: both streams report isTTY and this many columns. */
+  tty?: { columns: number };
 }
 
 /** Runs the real CLI entry (`main(argv, io)`) in-process with injected streams. */
 export async function runCli(argv: string[], opts: CliOptions = {}): Promise<CliRun> {
-  const stdout = new Capture();
-  const stderr = new Capture();
+  const stdout = new Capture(opts.tty !== undefined);
+  const stderr = new Capture(opts.tty !== undefined);
+  if (opts.tty) {
+    stdout.columns = opts.tty.columns;
+    stderr.columns = opts.tty.columns;
+  }
   const signals = opts.signals ?? new EventEmitter();
   const stdin = Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]) as Io['stdin'];
   const io: Io = {

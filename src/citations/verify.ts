@@ -1,0 +1,170 @@
+import { statSync, type Stats } from 'node:fs';
+import { readLineWindow } from '../lines.js';
+import { confine } from '../sandbox/paths.js';
+import { extractCitations, type Citation } from './extract.js';
+
+/** What a citation turned out to be; the names are a contract (json `citations[].status`). */
+export type CitationStatus = 'ok' | 'missing_file' | 'outside_root' | 'line_out_of_range' | 'not_a_file' | 'quote_mismatch';
+
+/** One distinct citation after checking it against the repository. Field names as in the json result. */
+export interface VerifiedCitation {
+  path: string;
+  start_line: number | null;
+  end_line: number | null;
+  status: CitationStatus;
+  /** For ok: the first cited line, trimmed (null when no lines were cited). */
+  excerpt: string | null;
+  /** Why a citation is not ok, in words ("the file has 200 lines"); not part of the json. */
+  detail: string | null;
+  /** The real absolute path, for ok citations (hyperlinks); not part of the json. */
+  abs: string | null;
+  /** Every form the answer used for this citation (to place hyperlinks); not part of the json. */
+  raws: string[];
+}
+
+/** Lines around the cited range in which a quote may occur (the issue's ±3). */
+export const QUOTE_SLACK_LINES = 3;
+/** An excerpt longer than this is cut; the terminal view trims further to its width. */
+const MAX_EXCERPT_CHARS = 200;
+/** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */
+export const MAX_CITATIONS = 500;
+
+/**
+ * Extracts and verifies every citation of `answer` against `root` (a real path), with read_file's containment rules:
+ * inside the root, a regular file, lines within its line count, a quote found near the lines. Reads only the cited
+ * files, each once and streamed. Never throws; the order is the answer's.
+ */
+export async function verifyCitations(root: string, answer: string): Promise<VerifiedCitation[]> {
+  return verifyExtracted(root, extractCitations(answer));
+}
+
+/** verifyCitations for citations already extracted. */
+export async function verifyExtracted(root: string, citations: readonly Citation[]): Promise<VerifiedCitation[]> {
+  const groups = new Map<string, Citation[]>();
+  for (const cite of citations) {
+    const key = `${cite.path}\0${cite.startLine ?? ''}\0${cite.endLine ?? ''}`;
+    const group = groups.get(key);
+    if (group) group.push(cite);
+    else if (groups.size < MAX_CITATIONS) groups.set(key, [cite]);
+  }
+  const files = new Map<string, Promise<FileFacts>>();
+  const factsOf = (p: string): Promise<FileFacts> => {
+    const known = files.get(p);
+    if (known) return known;
+    const facts = fileFacts(root, p);
+    files.set(p, facts);
+    return facts;
+  };
+  const checked = await Promise.all([...groups.values()].map((group) => checkGroup(group, factsOf)));
+  return checked.filter((c): c is VerifiedCitation => c !== null);
+}
+
+type FileFacts =
+  | { kind: 'file'; abs: string; size: number }
+  | { kind: 'dir'; abs: string }
+  | { kind: 'bad'; status: 'missing_file' | 'outside_root' | 'not_a_file'; detail: string };
+
+/** Where a cited path leads, by read_file's rules (confine: realpath-free component walk, never leaving the root). */
+async function fileFacts(root: string, p: string): Promise<FileFacts> {
+  if (/^[A-Za-z]:\//.test(p)) return { kind: 'bad', status: 'outside_root', detail: 'a Windows path, outside the repository root' };
+  const confined = await confine(root, p, { mustExist: false });
+  if (!confined.ok) {
+    const outside = /outside the repository root|never readable/.test(confined.reason);
+    return { kind: 'bad', status: outside ? 'outside_root' : 'missing_file', detail: outside ? 'outside the repository root' : confined.reason };
+  }
+  if (!confined.exists) return { kind: 'bad', status: 'missing_file', detail: 'no such file in the repository' };
+  const stat = statOrNull(confined.abs);
+  if (stat === null) return { kind: 'bad', status: 'missing_file', detail: 'no such file in the repository' };
+  if (stat.isDirectory()) return { kind: 'dir', abs: confined.abs };
+  if (!stat.isFile()) return { kind: 'bad', status: 'not_a_file', detail: 'not a regular file' };
+  return { kind: 'file', abs: confined.abs, size: stat.size };
+}
+
+/** One distinct citation (all its occurrences): file facts, then lines, then the quotes of every occurrence. */
+async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<FileFacts>): Promise<VerifiedCitation | null> {
+  const first = group[0]!;
+  const base = { path: first.path, start_line: first.startLine, end_line: first.endLine, raws: [...new Set(group.map((c) => c.raw))] };
+  const facts = await factsOf(first.path);
+  // A slash-less name in a code span that is no file here was an identifier (`res.json`), not a claim.
+  if (facts.kind === 'bad' && group.every((c) => c.weak)) return null;
+  if (facts.kind === 'bad') return { ...base, status: facts.status, excerpt: null, detail: facts.detail, abs: null };
+  if (facts.kind === 'dir') {
+    // A directory is a fine thing to point at; a line in one is not.
+    if (first.startLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs };
+    return { ...base, status: 'not_a_file', excerpt: null, detail: 'a directory, not a file', abs: null };
+  }
+  if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs };
+  return checkLines(base, group, facts, first.startLine, first.endLine);
+}
+
+async function checkLines(
+  base: Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'raws'>,
+  group: Citation[],
+  file: { abs: string; size: number },
+  start: number,
+  end: number,
+): Promise<VerifiedCitation> {
+  const quoteLines = Math.max(0, ...group.map((c) => (c.quote === null ? 0 : c.quote.split('\n').length)));
+  const from = Math.max(1, start - QUOTE_SLACK_LINES);
+  const to = Math.max(end, start + quoteLines - 1) + QUOTE_SLACK_LINES;
+  const { abs } = file;
+  const window = await readLineWindow(abs, from, to, { size: file.size }).catch(() => null);
+  if (window === null) return { ...base, status: 'missing_file', excerpt: null, detail: 'the file could not be read', abs: null };
+  if (end > window.lineCount) {
+    const has = window.lineCount === 1 ? '1 line' : `${window.lineCount} lines`;
+    return { ...base, status: 'line_out_of_range', excerpt: null, detail: `the file has ${has}`, abs: null };
+  }
+  const firstLine = window.lines[start - from] ?? '';
+  const excerpt = cut(firstLine.trim());
+  const haystack = squash(window.lines.join('\n'));
+  const mismatch = group.find((c) => c.quote !== null && !quoteFound(c.quote, haystack));
+  if (mismatch) {
+    return { ...base, status: 'quote_mismatch', excerpt, detail: `the quoted code is not within ${QUOTE_SLACK_LINES} lines of the cited range`, abs };
+  }
+  return { ...base, status: 'ok', excerpt, detail: null, abs };
+}
+
+/**
+ * Whitespace-insensitive: every quoted line (elisions like `...` and `// …` skipped) occurs in the window. Line by
+ * line, because an answer often quotes a few lines with an elision between them.
+ */
+function quoteFound(quote: string, haystack: string): boolean {
+  const lines = quote
+    .split('\n')
+    .map(squash)
+    .filter((l) => l !== '' && !/^(?:\/\/|#|\/\*)?(?:\.\.\.|…)(?:\*\/)?$/.test(l));
+  return lines.every((l) => haystack.includes(l));
+}
+
+function squash(s: string): string {
+  return s.replace(/\s+/g, '');
+}
+
+function cut(s: string): string {
+  return s.length > MAX_EXCERPT_CHARS ? `${s.slice(0, MAX_EXCERPT_CHARS - 1)}…` : s;
+}
+
+/** The json form of a verified citation: exactly the contract's fields. */
+export function citationRecord(c: VerifiedCitation): Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'status' | 'excerpt'> {
+  return { path: c.path, start_line: c.start_line, end_line: c.end_line, status: c.status, excerpt: c.excerpt };
+}
+
+/** One line describing a bad citation (warnings, the fix request). */
+export function describeBad(c: VerifiedCitation): string {
+  return `${formatCitation(c)}: ${c.status}${c.detail ? ` (${c.detail})` : ''}`;
+}
+
+/** `path`, `path:12` or `path:12-20`. */
+export function formatCitation(c: Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line'>): string {
+  if (c.start_line === null) return c.path;
+  return c.end_line !== null && c.end_line !== c.start_line ? `${c.path}:${c.start_line}-${c.end_line}` : `${c.path}:${c.start_line}`;
+}
+
+/** Synchronous like confine's own lstat calls: one syscall, no thread-pool round trip. */
+function statOrNull(abs: string): Stats | null {
+  try {
+    return statSync(abs);
+  } catch {
+    return null;
+  }
+}
