@@ -1,0 +1,374 @@
+import { braceList, quote, stemOf } from './names.js';
+import { isPushedDown, score, type RankHints } from './rank.js';
+import { compareUtf8, type DirNode } from './tree.js';
+
+/** More sibling directories than this are shown as one compact group line instead of one line each. */
+export const SIBLINGS_MAX = 40;
+/** Siblings sharing a stem (`pages.de`, `pages.fr`, …) are collapsed into one line from this many on. */
+const PATTERN_MIN = 5;
+/** Sibling shapes are "the same" when, on average, each has at least this share of the group's subdirectories. */
+const SHAPE_SIMILARITY = 0.5;
+/** A group line may take this share of the budget left when it is written (at least GROUP_MIN_CHARS). */
+const GROUP_SHARE = 0.3;
+const GROUP_MIN_CHARS = 240;
+/** Subdirectory names shown as a group's shared shape. */
+const SHAPE_NAMES_MAX = 12;
+/** Characters a "… (N more)" line can take beyond its indent. */
+export const MARKER_CHARS = 20;
+/** Cut reasons kept for `/context`. */
+const CUT_NOTES_MAX = 8;
+
+/** How the map used its budget, for `/context` and the bench. */
+export interface MapStats {
+  tokens: number;
+  budgetTokens: number;
+  /** Directories named on a line of their own. */
+  dirsNamed: number;
+  /** Directories named inside a collapsed group line (or the workspace block). */
+  dirsCollapsed: number;
+  /** Depth-1 and depth-2 directories in the tree, and how many of them the map names (alone or in a group). */
+  depth1: { named: number; total: number };
+  depth2: { named: number; total: number };
+  /** What was left out and why, e.g. "packages/: 12 directory names (budget)". */
+  cut: string[];
+}
+
+interface DirView {
+  kind: 'dir';
+  name: string;
+  rel: string;
+  /** 1 for the root's entries; each level indents two spaces more. */
+  level: number;
+  node: DirNode;
+  score: number;
+  expanded: boolean;
+  items: Item[];
+  hiddenDirs: number;
+  filesShown: number;
+  files: string[];
+}
+
+interface GroupView {
+  kind: 'group';
+  level: number;
+  members: string[];
+  shown: string[];
+  files: number;
+  shape: string;
+  /** The members' subdirectories, when the shape names every one of them (they count as named). */
+  shapeNames: string[] | null;
+  score: number;
+  /** Every member is named in the workspace block: the line points there instead of repeating the names. */
+  inWorkspaceBlock: boolean;
+}
+
+type Item = DirView | GroupView;
+
+export interface MapPlanInput {
+  tree: DirNode;
+  depth: number;
+  maxEntries: number;
+  budgetChars: number;
+  hints: RankHints;
+  /** Root files already shown on the "Key files" line (left out of the root's own file list). */
+  keyFiles: ReadonlySet<string>;
+  /** Directory paths the workspace block names. */
+  workspaceNamed: ReadonlySet<string>;
+  /** Completes a directory with subdirectories ripgrep saw no file in (see listing.ts). */
+  discover: (rel: string, level: number, node: DirNode) => Promise<void>;
+}
+
+interface Budget {
+  chars: number;
+  entries: number;
+}
+
+/**
+ * Plans and renders the tree part of the map: every depth-1 directory named, then directories expanded level by
+ * level in rank order (large, mentioned, workspace and conventional directories first; pushed-down trees never),
+ * each expansion naming all its subdirectories (pattern siblings and crowds of more than SIBLINGS_MAX collapsed into
+ * one group line), then files, a few per directory per pass. Deterministic: only the tree decides.
+ */
+export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; shown: number; truncatedDirs: number; stats: Omit<MapStats, 'tokens' | 'budgetTokens'> }> {
+  const budget: Budget = { chars: input.budgetChars, entries: input.maxEntries };
+  const cut: string[] = [];
+  const root = view(input, '', '', 0, input.tree);
+  expand(root, input, budget, cut);
+  let level = root.items.filter(isDir);
+  for (let depth = 1; depth < input.depth && level.length > 0; depth++) {
+    const candidates = [...level].sort(byRank);
+    await Promise.all(candidates.map((v) => input.discover(v.rel, v.level, v.node)));
+    const next: DirView[] = [];
+    for (const v of candidates) {
+      if (isPushedDown(v.name)) {
+        note(cut, `${v.rel}/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`);
+        continue;
+      }
+      if (v.node.dirs.size === 0 && v.node.fileCount === 0) continue;
+      expand(v, input, budget, cut);
+      next.push(...v.items.filter(isDir));
+    }
+    level = next;
+  }
+  addFiles(root, input, budget);
+  // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
+  refundEmpty(root, budget);
+  addFiles(root, input, budget);
+  if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
+    note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
+  }
+  const lines: string[] = [];
+  const counts = { shown: 0, truncatedDirs: 0 };
+  render(root, lines, counts, input);
+  return { lines, ...counts, stats: { ...coverage(root, input), cut } };
+}
+
+function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
+  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, filesShown: 0, files: [] };
+}
+
+function isDir(item: Item): item is DirView {
+  return item.kind === 'dir';
+}
+
+function byRank(a: DirView | GroupView, b: DirView | GroupView): number {
+  return b.score - a.score || compareUtf8(firstName(a), firstName(b));
+}
+
+function firstName(item: Item): string {
+  return item.kind === 'dir' ? item.name : item.members[0]!;
+}
+
+function note(cut: string[], text: string): void {
+  if (cut.length < CUT_NOTES_MAX) cut.push(text);
+}
+
+/** Names the directory's subdirectories: all of them when they fit, else the best-ranked, with a "more" line. */
+function expand(parent: DirView, input: MapPlanInput, budget: Budget, cut: string[]): void {
+  const items = groupChildren(parent, input, budget);
+  const indent = 2 * parent.level;
+  const reserve = parent.level === 0 ? 0 : indent + MARKER_CHARS + 1;
+  const cost = (item: Item) => lineOf(item).length + indent + 1;
+  const total = items.reduce((sum, item) => sum + cost(item), 0);
+  if (total + reserve <= budget.chars && items.length <= budget.entries) {
+    parent.items = items;
+  } else {
+    // Not all fit: the best-ranked first, never a pushed-down tree before a real one.
+    let room = budget.chars - reserve;
+    let entries = budget.entries;
+    const kept: Item[] = [];
+    for (const item of [...items].sort(byRank)) {
+      const c = cost(item);
+      if (c > room || entries === 0) continue;
+      room -= c;
+      entries--;
+      kept.push(item);
+    }
+    parent.items = kept.sort((a, b) => compareUtf8(firstName(a), firstName(b)));
+    const left = items.filter((item) => !kept.includes(item));
+    parent.hiddenDirs = left.reduce((sum, item) => sum + (item.kind === 'dir' ? 1 : item.members.length), 0);
+    if (parent.hiddenDirs > 0) note(cut, `${parent.rel || '.'}/: ${parent.hiddenDirs} directories not named (token budget)`);
+  }
+  // An expanded directory's line drops its file count (its content is shown instead).
+  const before = dirLine(parent).length;
+  parent.expanded = true;
+  if (parent.level > 0) budget.chars += before - dirLine(parent).length;
+  for (const item of parent.items) {
+    budget.chars -= cost(item);
+    budget.entries--;
+  }
+  if (parent.level > 0) budget.chars -= reserve;
+}
+
+/**
+ * The subdirectories of `parent` as lines: siblings sharing a stem and a shape collapse into one group; beyond
+ * SIBLINGS_MAX the rest (except those the instructions mention) become one group naming them compactly.
+ */
+function groupChildren(parent: DirView, input: MapPlanInput, budget: Budget): Item[] {
+  const names = [...parent.node.dirs.keys()].sort(compareUtf8);
+  const childRel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+  const loose: string[] = [];
+  const groups: GroupView[] = [];
+  const byStem = new Map<string, string[]>();
+  for (const name of names) {
+    const stem = stemOf(name);
+    if (stem === '' || input.hints.mentioned.has(childRel(name))) continue;
+    byStem.set(stem, [...(byStem.get(stem) ?? []), name]);
+  }
+  const grouped = new Set<string>();
+  for (const members of byStem.values()) {
+    if (members.length < PATTERN_MIN) continue;
+    const shape = sharedShape(members.map((m) => parent.node.dirs.get(m)!));
+    if (shape === null) continue;
+    groups.push(group(parent, members, shape, input, budget));
+    for (const m of members) grouped.add(m);
+  }
+  for (const name of names) if (!grouped.has(name)) loose.push(name);
+  const keepAlone = loose.length > SIBLINGS_MAX ? loose.filter((n) => input.hints.mentioned.has(childRel(n))) : loose;
+  if (keepAlone.length < loose.length) {
+    const crowd = loose.filter((n) => !keepAlone.includes(n));
+    groups.push(group(parent, crowd, sharedShape(crowd.map((m) => parent.node.dirs.get(m)!)) ?? '', input, budget));
+  }
+  const dirs = keepAlone.map((name) => view(input, name, childRel(name), parent.level + 1, parent.node.dirs.get(name)!));
+  return [...dirs, ...groups].sort((a, b) => compareUtf8(firstName(a), firstName(b)));
+}
+
+/** The subdirectory names members share, in brace form, or null when their shapes differ too much. */
+function sharedShape(members: DirNode[]): string | null {
+  return shapeOf(members)?.text ?? null;
+}
+
+function shapeOf(members: DirNode[]): { text: string; names: string[] | null } | null {
+  const union = new Map<string, number>();
+  let sum = 0;
+  for (const node of members) {
+    sum += node.dirs.size;
+    for (const name of node.dirs.keys()) union.set(name, (union.get(name) ?? 0) + 1);
+  }
+  if (union.size === 0) return { text: '', names: null };
+  if (sum / (members.length * union.size) < SHAPE_SIMILARITY) return null;
+  const common = [...union.entries()].sort((a, b) => b[1] - a[1] || compareUtf8(a[0], b[0])).slice(0, SHAPE_NAMES_MAX);
+  const all = common.every(([, n]) => n === members.length) && union.size <= SHAPE_NAMES_MAX;
+  const text = `${all ? 'each with' : 'each with some of'} ${braceList(common.map(([name]) => name))}${union.size > SHAPE_NAMES_MAX ? ',…' : ''}`;
+  return { text, names: union.size <= SHAPE_NAMES_MAX ? common.map(([name]) => name) : null };
+}
+
+function group(parent: DirView, members: string[], shape: string, input: MapPlanInput, budget: Budget): GroupView {
+  const rels = members.map((m) => (parent.rel === '' ? m : `${parent.rel}/${m}`));
+  const inWorkspaceBlock = rels.every((rel) => input.workspaceNamed.has(rel));
+  const nodes = members.map((m) => parent.node.dirs.get(m)!);
+  const scores = new Map(members.map((m, i) => [m, score(rels[i]!, m, nodes[i]!, input.hints)]));
+  const files = nodes.reduce((sum, node) => sum + node.totalFiles, 0);
+  const cap = Math.max(GROUP_MIN_CHARS, Math.floor(budget.chars * GROUP_SHARE));
+  let shown = members;
+  if (!inWorkspaceBlock && braceList(members).length > cap) {
+    // Beyond the budget: the best-ranked names, the rest counted (their shared pattern is in the line).
+    const ranked = [...members].sort((a, b) => scores.get(b)! - scores.get(a)! || compareUtf8(a, b));
+    let length = 2;
+    shown = [];
+    for (const name of ranked) {
+      length += quote(name).length + 1;
+      if (length > cap) break;
+      shown.push(name);
+    }
+  }
+  const best = Math.max(...scores.values());
+  const shapeNames = shape === '' ? null : (shapeOf(nodes)?.names ?? null);
+  return { kind: 'group', level: parent.level + 1, members, shown, files, shape, shapeNames, score: best, inWorkspaceBlock };
+}
+
+function lineOf(item: Item): string {
+  if (item.kind === 'dir') return dirLine(item);
+  const count = `${item.members.length} dirs${item.files > 0 ? `, ${item.files.toLocaleString('en-US')} files` : ''}`;
+  if (item.inWorkspaceBlock) return `${braceOrStem(item.members)}/ ${count} (workspace members, named above)`;
+  const more = item.members.length - item.shown.length;
+  const names = more > 0 ? `${braceList(item.shown).replace(/}$/, '')},…}` : braceList(item.shown);
+  const pattern = more > 0 ? ` (${more} more not named${stemHint(item.members)})` : '';
+  return `${names}/ ${count}${item.shape ? `, ${item.shape}` : ''}${pattern}`;
+}
+
+/** A group named only by its pattern: `babel-*` when the members share a stem, else the first and last names. */
+function braceOrStem(members: string[]): string {
+  const stem = stemOf(members[0]!);
+  if (stem !== '' && members.every((m) => m.startsWith(stem))) return `${quote(stem)}*`;
+  return `{${quote(members[0]!)},…,${quote(members.at(-1)!)}}`;
+}
+
+function stemHint(members: string[]): string {
+  const stem = stemOf(members[0]!);
+  return stem !== '' && members.every((m) => m.startsWith(stem)) ? `, all ${quote(stem)}*` : '';
+}
+
+function dirLine(v: DirView): string {
+  const files = v.node.totalFiles;
+  const count = files > 0 && !v.expanded ? ` (${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''})` : '';
+  return `${quote(v.name)}/${count}`;
+}
+
+/** Expanded directories, root first, then level by level in rank order. */
+function expandedViews(root: DirView): DirView[] {
+  const views: DirView[] = [];
+  for (let level: DirView[] = [root]; level.length > 0; level = level.flatMap((v) => v.items.filter(isDir)).sort(byRank)) {
+    views.push(...level.filter((v) => v.expanded));
+  }
+  return views;
+}
+
+function refundEmpty(root: DirView, budget: Budget): void {
+  for (const v of expandedViews(root)) {
+    if (v.level === 0 || v.items.length > 0 || v.filesShown > 0) continue;
+    const before = dirLine(v).length;
+    v.expanded = false;
+    budget.chars += 2 * v.level + MARKER_CHARS + 1 - (dirLine(v).length - before);
+  }
+}
+
+/** Files last: passes of growing quota over the expanded directories, root first, then by level and rank. */
+function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
+  const views = expandedViews(root);
+  for (const v of views) v.files = v.level === 0 ? v.node.files.filter((f) => !input.keyFiles.has(f)) : v.node.files;
+  for (const quota of [3, 10, 40, Infinity]) {
+    for (const v of views) {
+      while (v.filesShown < Math.min(quota, v.files.length) && budget.entries > 0) {
+        const cost = 2 * v.level + quote(v.files[v.filesShown]!).length + 1;
+        if (cost > budget.chars) break;
+        budget.chars -= cost;
+        budget.entries--;
+        v.filesShown++;
+      }
+    }
+  }
+}
+
+function fileTotal(v: DirView, input: MapPlanInput): number {
+  return v.level === 0 ? v.node.fileCount - input.keyFiles.size : v.node.fileCount;
+}
+
+function render(v: DirView, lines: string[], counts: { shown: number; truncatedDirs: number }, input: MapPlanInput): void {
+  const indent = '  '.repeat(Math.max(0, v.level));
+  for (const item of v.items) {
+    counts.shown += item.kind === 'dir' ? 1 : item.members.length;
+    lines.push(indent + lineOf(item));
+    if (item.kind === 'dir' && item.expanded) render(item, lines, counts, input);
+  }
+  for (let i = 0; i < v.filesShown; i++) lines.push(indent + quote(v.files[i]!));
+  counts.shown += v.filesShown;
+  const hidden = v.hiddenDirs + fileTotal(v, input) - v.filesShown;
+  if (v.expanded && hidden > 0) {
+    counts.truncatedDirs++;
+    lines.push(`${indent}… (${hidden} more)`);
+  }
+}
+
+function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'tokens' | 'budgetTokens' | 'cut'> {
+  const named = new Set<string>(input.workspaceNamed);
+  let dirsNamed = 0;
+  let dirsCollapsed = 0;
+  const visit = (v: DirView) => {
+    for (const item of v.items) {
+      if (item.kind === 'dir') {
+        dirsNamed++;
+        named.add(item.rel);
+        visit(item);
+        continue;
+      }
+      const names = item.inWorkspaceBlock ? item.members : item.shown;
+      dirsCollapsed += names.length;
+      for (const m of names) {
+        const rel = v.rel === '' ? m : `${v.rel}/${m}`;
+        named.add(rel);
+        // A shape that lists every subdirectory of the members names them too (tldr's pages.xx/{android,common,…}).
+        if (item.shapeNames && item.shown.length === item.members.length) for (const child of item.shapeNames) named.add(`${rel}/${child}`);
+      }
+    }
+  };
+  visit(root);
+  const depth1 = [...input.tree.dirs.keys()];
+  const depth2 = [...input.tree.dirs.entries()].flatMap(([name, node]) => [...node.dirs.keys()].map((child) => `${name}/${child}`));
+  return {
+    dirsNamed,
+    dirsCollapsed,
+    depth1: { named: depth1.filter((rel) => named.has(rel)).length, total: depth1.length },
+    depth2: { named: depth2.filter((rel) => named.has(rel)).length, total: depth2.length },
+  };
+}
