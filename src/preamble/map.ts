@@ -262,7 +262,7 @@ function lineOf(item: Item): string {
   const count = `${item.members.length} dirs${item.files > 0 ? `, ${item.files.toLocaleString('en-US')} files` : ''}`;
   if (item.inWorkspaceBlock) return `${braceOrStem(item.members)}/ ${count} (workspace members, named above)`;
   const more = item.members.length - item.shown.length;
-  const names = more > 0 ? `${braceList(item.shown).replace(/}$/, '')},…}` : braceList(item.shown);
+  const names = more > 0 ? `{${item.shown.length > 0 ? `${braceList(item.shown)},` : ''}…}` : braceList(item.shown);
   const pattern = more > 0 ? ` (${more} more not named${stemHint(item.members)})` : '';
   return `${names}/ ${count}${item.shape ? `, ${item.shape}` : ''}${pattern}`;
 }
