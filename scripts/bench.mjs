@@ -12,11 +12,13 @@ import { loadMockApi } from './bench/mock.mjs';
 import { nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
 import { measureSandbox } from './bench/sandbox.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
+import { benchRepos, measureMap } from './bench/map.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { startup: 1.5, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1 };
-const DEFAULT_MAX_ENTRIES = 200;
+/** No entry cap by default: the map's token budget (--map-tokens, 2,000) limits it. */
+const DEFAULT_MAX_ENTRIES = null;
 
 // Constants above, functions below (hoisted): the top-level await runs before any later `const` is initialised.
 const projectRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -109,6 +111,10 @@ async function bench() {
     log(`  ${name}: ${listing.entries} entries, ${listing.topLevel} top-level, ${listing.markers} "more" markers, ${listing.chars} chars`);
   }
 
+  log('the repository map: coverage and tokens, build time against the old listing …');
+  const mapRepos = [{ name: 'large (100k files)', root: large }, { name: 'fixtures/sample-repo', root: sampleRepo }, ...benchRepos(process.env, log)];
+  const mapRows = await measureMap({ projectRoot, tmp, rgPath, repos: mapRepos, timed: mapRepos[0], runs: RUNS, log, row });
+
   log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
   const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
 
@@ -147,8 +153,9 @@ async function bench() {
     ),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
-      row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),
+      ...(maxEntries === null ? [] : [row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int')]),
     ]),
+    ...mapRows,
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,

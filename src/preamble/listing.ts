@@ -23,8 +23,11 @@ const LISTING_TIMEOUT_MS = 15_000;
  * a directory costs ~2 µs per entry in Node, and one that large rarely hides a subdirectory without files.
  */
 const DISCOVER_MAX_FILES = 256;
-/** File names kept per directory while walking: no directory can show more within the largest budget. */
-const KEEP_FILES_MAX = 4_000;
+/**
+ * File names kept per directory while walking (the bytewise-smallest): a directory shows at most this many. Keeping
+ * more costs memory and garbage collection on every file of a large repository, for names the budget rarely fits.
+ */
+const KEEP_FILES_MAX = 200;
 /** Key files named on their line. */
 const KEY_FILES_MAX = 24;
 
@@ -68,7 +71,7 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
   const problem = await unreadableDir(root);
   if (problem) return unavailable(problem);
   const collector = new TreeCollector(Math.min(maxEntries, KEEP_FILES_MAX), isKeyFile);
-  const walk = await walkFiles({
+  const walking = walkFiles({
     rgPath: opts.rgPath,
     cwd: root,
     args: ['--max-depth', String(depth)],
@@ -77,13 +80,19 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     onPath: (rel) => collector.add(rel),
     onIgnored: (rel) => collector.ignore(rel),
   });
-  if (!walk.ok) return unavailable(walk.reason);
+  // Declarations and member manifests are read while ripgrep walks; only `**` member patterns wait for the tree.
+  const workspacesPromise = findWorkspaces(root, walking.then(() => collector.tree));
+  const walk = await walking;
+  if (!walk.ok) {
+    await workspacesPromise;
+    return unavailable(walk.reason);
+  }
   const discover = (rel: string, level: number, node: DirNode) => discoverDirs(root, rel, level, node, depth, collector);
   await discover('', 0, collector.tree);
   if (summarise(collector.tree) === 0) {
     return { text: '(no files: the repository is empty or everything in it is ignored)', shown: 0, omitted: 0, truncatedDirs: 0 };
   }
-  const [workspaces, texts] = await Promise.all([findWorkspaces(root, collector.tree), opts.instructions ?? []]);
+  const [workspaces, texts] = await Promise.all([workspacesPromise, opts.instructions ?? []]);
   const budgetChars = budgetTokens * CHARS_PER_TOKEN;
   const keyFiles = [...new Set(collector.rootKeyFiles)].sort(compareUtf8).slice(0, KEY_FILES_MAX);
   const keyLine = keyFiles.length > 0 ? [`Key files: ${keyFiles.map(quote).join(', ')}`] : [];
@@ -97,6 +106,7 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     hints: { mentioned: mentionedPaths(texts), workspace: workspaceDirs(workspaces.members) },
     keyFiles: new Set(keyFiles),
     workspaceNamed: block.named,
+    memberPaths: workspaces.members.map((m) => m.path),
     discover,
   });
   // Directories found without files (discovered while planning) count as entries too.

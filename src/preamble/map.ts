@@ -29,6 +29,8 @@ export interface MapStats {
   /** Depth-1 and depth-2 directories in the tree, and how many of them the map names (alone or in a group). */
   depth1: { named: number; total: number };
   depth2: { named: number; total: number };
+  /** Workspace members the map names (in the member block or the tree). */
+  members: { named: number; total: number };
   /** What was left out and why, e.g. "packages/: 12 directory names (budget)". */
   cut: string[];
 }
@@ -74,6 +76,8 @@ export interface MapPlanInput {
   keyFiles: ReadonlySet<string>;
   /** Directory paths the workspace block names. */
   workspaceNamed: ReadonlySet<string>;
+  /** Every workspace member's path (for the coverage figure). */
+  memberPaths: readonly string[];
   /** Completes a directory with subdirectories ripgrep saw no file in (see listing.ts). */
   discover: (rel: string, level: number, node: DirNode) => Promise<void>;
 }
@@ -259,7 +263,7 @@ function group(parent: DirView, members: string[], shape: string, input: MapPlan
 
 function lineOf(item: Item): string {
   if (item.kind === 'dir') return dirLine(item);
-  const count = `${item.members.length} dirs${item.files > 0 ? `, ${item.files.toLocaleString('en-US')} files` : ''}`;
+  const count = `${item.members.length} dirs${item.files > 0 ? `, ${thousands(item.files)} files` : ''}`;
   if (item.inWorkspaceBlock) return `${braceOrStem(item.members)}/ ${count} (workspace members, named above)`;
   const more = item.members.length - item.shown.length;
   const names = more > 0 ? `{${item.shown.length > 0 ? `${braceList(item.shown)},` : ''}…}` : braceList(item.shown);
@@ -281,7 +285,7 @@ function stemHint(members: string[]): string {
 
 function dirLine(v: DirView): string {
   const files = v.node.totalFiles;
-  const count = files > 0 && !v.expanded ? ` (${files.toLocaleString('en-US')} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''})` : '';
+  const count = files > 0 && !v.expanded ? ` (${thousands(files)} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''})` : '';
   return `${quote(v.name)}/${count}`;
 }
 
@@ -370,5 +374,17 @@ function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'tokens' |
     dirsCollapsed,
     depth1: { named: depth1.filter((rel) => named.has(rel)).length, total: depth1.length },
     depth2: { named: depth2.filter((rel) => named.has(rel)).length, total: depth2.length },
+    members: { named: input.memberPaths.filter((rel) => named.has(rel)).length, total: input.memberPaths.length },
   };
+}
+
+/** 12345 → "12,345" (toLocaleString costs an Intl lookup per call, and this runs for every line considered). */
+function thousands(n: number): string {
+  const digits = String(n);
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }

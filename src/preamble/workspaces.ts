@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileSegment, globMatch, MAX_GLOB_WILDCARDS } from '../sandbox/policy/glob.js';
+import { compileSegment, expandGlob, globMatch, MAX_GLOB_WILDCARDS } from '../sandbox/policy/glob.js';
 import { confine } from '../sandbox/paths.js';
 import { readContained } from './read-contained.js';
 import type { DirNode } from './tree.js';
@@ -69,11 +69,13 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 }
 
 /**
- * Reads the repository's own workspace declarations at the root and resolves their members against the walked tree
- * (glob patterns) or the filesystem (plain paths), then each member's name from its manifest. Every file is read
- * with read_file's containment rules and a size cap. Never throws.
+ * Reads the repository's own workspace declarations at the root and resolves their members, then each member's name
+ * from its manifest. Patterns without `**` are expanded on the filesystem inside the root (the bash tool's glob
+ * expansion: confined, sorted, capped), so all of this can run while ripgrep walks; `**` patterns wait for the walked
+ * `tree` (ignore rules honoured, bounded by the depth). Every file is read with read_file's containment rules and a
+ * size cap. Never throws.
  */
-export async function findWorkspaces(root: string, tree: DirNode): Promise<Workspaces> {
+export async function findWorkspaces(root: string, tree: DirNode | Promise<DirNode>): Promise<Workspaces> {
   const result: Workspaces = { sources: [], members: [], omitted: 0, problems: [] };
   const found = new Map<string, Manifest>();
   for (const { file, read } of DECLARATIONS) {
@@ -166,19 +168,28 @@ function isGlob(segment: string): boolean {
   return /[*?[]/.test(segment);
 }
 
-async function resolveMembers(root: string, tree: DirNode, declaration: Declaration): Promise<string[]> {
+async function resolveMembers(root: string, tree: DirNode | Promise<DirNode>, declaration: Declaration): Promise<string[]> {
   const excluded = declaration.exclude.map(segments).filter((s): s is string[] => s !== null);
   const members = new Set<string>();
   for (const pattern of declaration.include) {
     const parts = segments(pattern);
     if (parts === null) continue;
-    const matches = parts.some(isGlob) ? expand(tree, parts) : (await isDirectory(root, parts.join('/'))) ? [parts.join('/')] : [];
+    const matches = parts.includes('**') ? expand(await tree, parts) : await onDisk(root, parts);
     for (const rel of matches) {
       if (members.size >= MEMBERS_MAX + 1) break;
       if (!excluded.some((ex) => matchesPath(ex, rel.split('/')))) members.add(rel);
     }
   }
   return [...members];
+}
+
+/** Existing directories matching a pattern without `**`, expanded inside the root; a manifest read confirms each. */
+async function onDisk(root: string, parts: string[]): Promise<string[]> {
+  const text = parts.join('/');
+  if (!parts.some(isGlob)) return (await isDirectory(root, text)) ? [text] : [];
+  const expanded = await expandGlob(root, { text, glob: Array.from(text, () => true) }).catch(() => null);
+  if (!expanded?.ok || !expanded.matched) return [];
+  return expanded.paths.filter((p) => !p.startsWith('/'));
 }
 
 /** Directories of the walked tree matching the segments; `**` spans any number of levels (within the walk). */
