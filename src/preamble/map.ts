@@ -5,7 +5,7 @@ import { compareUtf8, type DirNode } from './tree.js';
 /** More sibling directories than this are shown as one compact group line instead of one line each. */
 export const SIBLINGS_MAX = 40;
 /** Siblings sharing a stem (`pages.de`, `pages.fr`, …) are collapsed into one line from this many on. */
-const PATTERN_MIN = 5;
+const PATTERN_MIN = 10;
 /** Sibling shapes are "the same" when, on average, each has at least this share of the group's subdirectories. */
 const SHAPE_SIMILARITY = 0.5;
 /** A group line may take this share of the budget left when it is written (at least GROUP_MIN_CHARS). */
@@ -15,6 +15,9 @@ const GROUP_MIN_CHARS = 240;
 const SHAPE_NAMES_MAX = 12;
 /** Characters a "… (N more)" line can take beyond its indent. */
 export const MARKER_CHARS = 20;
+/** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
+const HIGHLIGHT_MAX = 5;
+const HIGHLIGHT_SHARE = 0.5;
 /** Cut reasons kept for `/context`. */
 const CUT_NOTES_MAX = 8;
 
@@ -48,6 +51,8 @@ interface DirView {
   hiddenDirs: number;
   filesShown: number;
   files: string[];
+  /** A collapsed group's member shown on its own line too (not counted again). */
+  pulled?: boolean;
 }
 
 interface GroupView {
@@ -98,8 +103,25 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
   const cut: string[] = [];
   const root = view(input, '', '', 0, input.tree);
   expand(root, input, budget, cut);
-  let level = root.items.filter(isDir);
-  for (let depth = 1; depth < input.depth && level.length > 0; depth++) {
+  await expandLevels(root.items.filter(isDir), input, budget, cut);
+  await highlight(root, input, budget, cut);
+  addFiles(root, input, budget);
+  // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
+  refundEmpty(root, budget);
+  addFiles(root, input, budget);
+  if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
+    note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
+  }
+  const lines: string[] = [];
+  const counts = { shown: 0, truncatedDirs: 0 };
+  render(root, lines, counts, input);
+  return { lines, ...counts, stats: { ...coverage(root, input), cut } };
+}
+
+/** Expands directories level by level, each level in rank order, down to the depth limit. */
+async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  let level = first;
+  while (level.length > 0 && level[0]!.level < input.depth) {
     const candidates = [...level].sort(byRank);
     await Promise.all(candidates.map((v) => input.discover(v.rel, v.level, v.node)));
     const next: DirView[] = [];
@@ -114,17 +136,46 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
     }
     level = next;
   }
-  addFiles(root, input, budget);
-  // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
-  refundEmpty(root, budget);
-  addFiles(root, input, budget);
-  if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
-    note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
+}
+
+/**
+ * With budget left after every level is named, the best-ranked members of each collapsed group of workspace members
+ * (largest first) get lines of their own below the group and are expanded like any directory, so a crowd of 148 packages does not
+ * hide what the biggest ones hold. They may take half of what is left; files get the rest.
+ */
+async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  const groups: Array<{ parent: DirView; group: GroupView }> = [];
+  // Only crowds of workspace members: their names are in the member block already, and they hold the code.
+  for (const v of expandedViews(root)) for (const item of v.items) if (item.kind === 'group' && item.inWorkspaceBlock) groups.push({ parent: v, group: item });
+  groups.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
+  const share: Budget = { chars: Math.floor(budget.chars * HIGHLIGHT_SHARE), entries: budget.entries };
+  const pulled: DirView[] = [];
+  for (const { parent, group } of groups) {
+    const candidates = group.members
+      .map((name) => view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!))
+      .filter((v) => !isPushedDown(v.name) && (v.node.dirs.size > 0 || v.node.fileCount > 0))
+      .sort(byRank)
+      .slice(0, HIGHLIGHT_MAX);
+    for (const v of candidates) {
+      const cost = 2 * parent.level + dirLine(v).length + 1;
+      if (cost > share.chars || share.entries === 0) break;
+      share.chars -= cost;
+      share.entries--;
+      v.pulled = true;
+      parent.items.push(v);
+      pulled.push(v);
+    }
+    parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
   }
-  const lines: string[] = [];
-  const counts = { shown: 0, truncatedDirs: 0 };
-  render(root, lines, counts, input);
-  return { lines, ...counts, stats: { ...coverage(root, input), cut } };
+  budget.entries = share.entries;
+  const spent = Math.floor(budget.chars * HIGHLIGHT_SHARE) - share.chars;
+  budget.chars -= spent;
+  // Their contents come out of the same half: what is not used goes back to the files.
+  const rest = budget.chars - Math.floor(budget.chars * (1 - HIGHLIGHT_SHARE));
+  const sub: Budget = { chars: Math.max(0, rest), entries: budget.entries };
+  await expandLevels(pulled, input, sub, cut);
+  budget.chars -= Math.max(0, rest) - sub.chars;
+  budget.entries = sub.entries;
 }
 
 function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
@@ -331,7 +382,7 @@ function fileTotal(v: DirView, input: MapPlanInput): number {
 function render(v: DirView, lines: string[], counts: { shown: number; truncatedDirs: number }, input: MapPlanInput): void {
   const indent = '  '.repeat(Math.max(0, v.level));
   for (const item of v.items) {
-    counts.shown += item.kind === 'dir' ? 1 : item.members.length;
+    counts.shown += item.kind === 'group' ? item.members.length : item.pulled ? 0 : 1;
     lines.push(indent + lineOf(item));
     if (item.kind === 'dir' && item.expanded) render(item, lines, counts, input);
   }
@@ -351,7 +402,7 @@ function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'tokens' |
   const visit = (v: DirView) => {
     for (const item of v.items) {
       if (item.kind === 'dir') {
-        dirsNamed++;
+        if (!item.pulled) dirsNamed++;
         named.add(item.rel);
         visit(item);
         continue;

@@ -91,6 +91,7 @@ const monorepo = useRepo(
     ['docs/guide/intro.md', ''],
     ['tools/release/package.json', JSON.stringify({ name: 'acme-release-tool' })],
     ['tools/release/index.js', ''],
+    ...Array.from({ length: 20 }, (_, i): [string, string] => [`packages/acme-parser-050/gen-${pad(i)}.ts`, '']),
     ...Array.from({ length: 148 }, (_, i): Array<[string, string]> => [
       [`packages/acme-parser-${pad(i)}/package.json`, JSON.stringify({ name: `@acme/parser-${pad(i)}` })],
       [`packages/acme-parser-${pad(i)}/src/index.ts`, ''],
@@ -165,6 +166,13 @@ describe('the repository map on a 148-package workspace monorepo', () => {
     expect(lines.some((line) => line.includes('a.patch') || line.includes('bug.md'))).toBe(false);
   });
 
+  it('gives the largest members of a collapsed workspace crowd lines of their own when budget is left', async () => {
+    const text = (await map(monorepo.root)).text;
+    expect(text).toContain('\n  acme-*/ 148 dirs, 168 files (workspace members, named above)\n');
+    expect(text).toMatch(/\n  acme-parser-050\/\n    src\/\n    test\/\n    gen-000\.ts\n/);
+    expect(text.match(/\n  acme-parser-\d+\//g)!.length).toBeLessThanOrEqual(5);
+  });
+
   it('is byte-identical across builds of the same repository', async () => {
     const [a, b] = await Promise.all([map(monorepo.root), map(monorepo.root)]);
     expect(b.text).toBe(a.text);
@@ -176,7 +184,7 @@ describe('the repository map on a 148-package workspace monorepo', () => {
     expect(listing.map!.depth1).toEqual({ named: 5, total: 5 });
     expect(listing.text).toContain('… (148 more members not named)');
     // Crowded out of the group by the budget, the pattern of the rest is stated; the mentioned package keeps its line.
-    expect(listing.text).toMatch(/\n  \{acme-[^\n]*000[^\n]*,…\}\/ 147 dirs, 147 files \(\d+ more not named, all acme-\*\)\n/);
+    expect(listing.text).toMatch(/\n  \{acme-[^\n]*000[^\n]*,…\}\/ 147 dirs, 167 files \(\d+ more not named, all acme-\*\)\n/);
     expect(listing.text).toContain('\n  acme-parser-077/');
   });
 });
