@@ -2,7 +2,7 @@ import path from 'node:path';
 import { findWorkTree } from '../sandbox/git.js';
 import { readContained, utf8Cut, type Contained } from './read-contained.js';
 import { compareUtf8 } from './tree.js';
-import { errorCode, walkFiles } from './rg-walk.js';
+import { walkFiles } from './rg-walk.js';
 
 /** Project instructions beyond this many bytes are cut (on a UTF-8 character boundary) and the cut is announced. */
 export const INSTRUCTIONS_MAX_BYTES = 32 * 1024;
