@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errorCode, walkFiles } from './rg-walk.js';
-import { planMap, type MapStats } from './map.js';
+import { MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths } from './rank.js';
 import { compareUtf8, summarise, TreeCollector, type DirNode } from './tree.js';
@@ -102,7 +102,8 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     tree: collector.tree,
     depth,
     maxEntries: Math.max(0, maxEntries - keyFiles.length),
-    budgetChars: budgetChars - head.join('\n').length - 1,
+    // The root's own "… (N more)" line is reserved here (every other directory reserves its own).
+    budgetChars: budgetChars - head.join('\n').length - 1 - (MARKER_CHARS + 1),
     hints: { mentioned: mentionedPaths(texts), workspace: workspaceDirs(workspaces.members) },
     keyFiles: new Set(keyFiles),
     workspaceNamed: block.named,
