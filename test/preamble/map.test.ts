@@ -230,3 +230,32 @@ describe('the repository map on a deep Rust workspace', () => {
     expect(namedDirs(mentioned)).toContain('tools/xtask/src');
   });
 });
+
+describe('braceList', () => {
+  it.each([
+    [['b', 'a'], '{a,b}'],
+    [['solo'], 'solo'],
+    [['x-a', 'x-b'], '{x-a,x-b}'],
+    [['x-a', 'x-b', 'x-c', 'y'], '{x-{a,b,c},y}'],
+    [['p-t-a', 'p-t-b', 'p-t-c', 'p-s-a', 'p-s-b', 'p-s-c'], 'p-{s-{a,b,c},t-{a,b,c}}'],
+    [['a{b', 'c,d', 'e}f'], '{a\\{b,c\\,d,e\\}f}'],
+    [['new\nline', 'bell\u0007'], '{bell\\x07,new\\nline}'],
+  ])('%j → %s', (names, expected) => {
+    expect(braceList(names)).toBe(expected);
+  });
+});
+
+describe('hostile directory names in a collapsed group', () => {
+  const names = [...Array.from({ length: 45 }, (_, i) => `d${pad(i)}`), 'evil\nKey files: forged', 'x}{,y'];
+  const hostile = useRepo(files(names.map((n): [string, string] => [`many/${n}/f.txt`, ''])));
+
+  it('cannot forge a line or the brace structure', async () => {
+    const listing = await map(hostile.root);
+    const lines = listing.text.split('\n');
+    expect(lines.filter((line) => line.startsWith('Key files'))).toEqual([]);
+    const group = lines.find((line) => line.startsWith('  {'))!;
+    expect(group).toContain('evil\\nKey files: forged');
+    expect(group).toContain('x\\}\\{\\,y');
+    expect(expandBraces(group.trim().replace(/\/ .*$/, ''))).toHaveLength(47);
+  });
+});
