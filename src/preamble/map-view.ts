@@ -77,7 +77,7 @@ export interface MapPlanInput {
   /** Every workspace member's path (for the coverage figure). */
   memberPaths: readonly string[];
   /** Completes a directory with subdirectories ripgrep saw no file in (see listing.ts). */
-  discover: (rel: string, level: number, node: DirNode) => Promise<void>;
+  discover: (rel: string, level: number, node: DirNode) => void;
 }
 
 export interface Budget {

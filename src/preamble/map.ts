@@ -45,13 +45,15 @@ async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budge
   let level = first;
   while (level.length > 0 && level[0]!.level < input.depth) {
     const candidates = [...level].sort(byRank);
-    await Promise.all(candidates.map((v) => input.discover(v.rel, v.level, v.node)));
     const next: DirView[] = [];
     for (const v of candidates) {
+      // Out of budget: nothing more can be named, so no directory needs reading.
+      if (budget.chars <= 0 || budget.entries <= 0) break;
       if (isPushedDown(v.name)) {
         note(cut, `${v.rel}/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`);
         continue;
       }
+      input.discover(v.rel, v.level, v.node);
       if (v.node.dirs.size === 0 && v.node.fileCount === 0) continue;
       expand(v, input, budget, cut);
       next.push(...v.items.filter(isDir));

@@ -1,6 +1,6 @@
-import { constants, promises as fs } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { confine } from '../sandbox/paths.js';
+import { confineSync, type Confined } from '../sandbox/paths.js';
 import { errorCode } from './rg-walk.js';
 
 /** A repository file read for the preamble: missing, refused (with why), or its first bytes. */
@@ -15,34 +15,44 @@ export type Contained =
  * `maxBytes`, cut on a UTF-8 character boundary. The repository is hostile: this never throws and never waits on it.
  */
 export async function readContained(root: string, rel: string, maxBytes: number): Promise<Contained> {
+  return readContainedSync(root, rel, maxBytes);
+}
+
+/**
+ * The same, synchronously: a preamble file is a few syscalls on a local disk (manifests are read by the dozen while
+ * ripgrep walks), and a promise per syscall cost more CPU than the reads. A FIFO cannot block it (O_NONBLOCK).
+ */
+export function readContainedSync(root: string, rel: string, maxBytes: number): Contained {
   try {
-    await fs.lstat(path.join(root, rel));
+    lstatSync(path.join(root, rel));
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return { kind: 'missing' };
     return { kind: 'refused', reason: `cannot be read (${errorCode(error)})` };
   }
-  const confined = await confine(root, rel, { mustExist: true }).catch((error: unknown) => ({
-    ok: false as const,
-    reason: `cannot be resolved (${errorCode(error)})`,
-  }));
+  let confined: Confined;
+  try {
+    confined = confineSync(root, rel, { mustExist: true });
+  } catch (error) {
+    return { kind: 'refused', reason: `cannot be resolved (${errorCode(error)})` };
+  }
   if (!confined.ok) return { kind: 'refused', reason: confined.reason };
   // O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOFOLLOW: the realpath'd name must not have been
   // swapped for a symlink since confine() looked.
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
-  let handle: fs.FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(confined.abs, flags);
+    fd = openSync(confined.abs, flags);
   } catch (error) {
     return { kind: 'refused', reason: `cannot be opened (${errorCode(error)})` };
   }
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: 'refused', reason: 'not a regular file' };
     const want = Math.min(stat.size, maxBytes);
     const buffer = Buffer.alloc(want);
     let got = 0;
     while (got < want) {
-      const { bytesRead } = await handle.read(buffer, got, want - got, got);
+      const bytesRead = readSync(fd, buffer, got, want - got, got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
@@ -52,7 +62,7 @@ export async function readContained(root: string, rel: string, maxBytes: number)
   } catch (error) {
     return { kind: 'refused', reason: `cannot be read (${errorCode(error)})` };
   } finally {
-    await handle.close().catch(() => undefined);
+    closeSync(fd);
   }
 }
 
