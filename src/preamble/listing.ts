@@ -3,7 +3,7 @@ import path from 'node:path';
 import { errorCode, walkFiles } from './rg-walk.js';
 import { MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
-import { isKeyFile, mentionedPaths } from './rank.js';
+import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
 import { compareUtf8, summarise, TreeCollector, type DirNode } from './tree.js';
 import { renderWorkspaces, WORKSPACE_SHARE } from './workspace-block.js';
 import { findWorkspaces, type WorkspaceMember } from './workspaces.js';
@@ -55,7 +55,7 @@ export interface ListingOptions {
   rgPath: string;
   signal?: AbortSignal;
   /** Texts of the instructions files: directories they mention rank first. */
-  instructions?: Promise<readonly string[]> | readonly string[];
+  instructions?: Promise<readonly MentionSource[]> | readonly MentionSource[];
 }
 
 /**

@@ -40,19 +40,48 @@ export function isPushedDown(name: string): boolean {
   return PUSHED_DOWN.has(name.toLowerCase());
 }
 
+/** Segments of a mentioned path that count (deeper ones are below any map depth worth asking for). */
+const MENTION_SEGMENTS_MAX = 16;
+
+/**
+ * An instructions text, and where the root lies below the file's own directory (`cli/tools` when deno's CLAUDE.md is
+ * read from `deno/cli/tools`): its paths are relative to its directory, the map's to the root.
+ */
+export type MentionSource = string | { text: string; below: string };
+
 /** Directory paths (no leading `./`, no trailing `/`) and every parent of them that the instructions mention. */
-export function mentionedPaths(texts: readonly string[]): Set<string> {
+export function mentionedPaths(sources: readonly MentionSource[]): Set<string> {
   const found = new Set<string>();
-  for (const text of texts) {
+  for (const source of sources) {
+    const text = typeof source === 'string' ? source : source.text;
+    const below = typeof source === 'string' || source.below === '' ? null : source.below.split('/');
     // One linear split: path-like runs of characters; everything else separates them.
     for (const raw of text.split(/[^A-Za-z0-9_.\-/@+]+/)) {
-      const token = raw.replace(/^(?:\.\/)+/, '').replace(/^\/+/, '');
+      // A sentence's full stop is not part of the path ("Tools are in cli/tools.").
+      const token = trimDots(raw.replace(/^(?:\.\/)+/, '').replace(/^\/+/, ''));
       if (!token.includes('/')) continue;
-      const parts = token.split('/').filter((part) => part !== '' && part !== '.' && part !== '..');
-      for (let i = 1; i <= parts.length; i++) found.add(parts.slice(0, i).join('/'));
+      let parts = token.split('/').filter((part) => part !== '' && part !== '.' && part !== '..');
+      if (below) {
+        // Only mentions inside the root mean anything to the map; re-root them.
+        if (!below.every((segment, i) => parts[i] === segment)) continue;
+        parts = parts.slice(below.length);
+      }
+      // The map never goes deeper than a few levels: a longer path adds nothing but quadratic work.
+      let prefix = '';
+      for (const part of parts.slice(0, MENTION_SEGMENTS_MAX)) {
+        prefix = prefix === '' ? part : `${prefix}/${part}`;
+        found.add(prefix);
+      }
     }
   }
   return found;
+}
+
+/** `s` without trailing dots, by a loop (a `\.+$` regex is quadratic on a long run of dots that is not at the end). */
+function trimDots(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2e) end--;
+  return s.slice(0, end);
 }
 
 /** What a directory's rank is made of: its size, mentions, workspace membership and conventional name. */

@@ -5,6 +5,7 @@ import type { ModelClient, SystemBlock } from '../agent/model.js';
 import type { Config } from '../config.js';
 import { buildListing, type Listing } from '../preamble/listing.js';
 import { loadedFiles, loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
+import type { MentionSource } from '../preamble/rank.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
 import { sessionTools } from '../tools/index.js';
@@ -51,7 +52,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   const rg = bundledRg();
   const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
   // The map ranks directories the instructions mention first: the walk starts at once, the ranking waits for them.
-  const mentions = instructionsPromise.then(instructionTexts);
+  const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
   const listingPromise = rg.then((rg) =>
     rg
       ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, instructions: mentions })
@@ -91,8 +92,13 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   };
 }
 
-function instructionTexts(instructions: ProjectInstructions): string[] {
-  return [...(instructions.ancestors ?? []).map((a) => a.text), ...(instructions.text ? [instructions.text] : [])];
+/** The instructions as the map's ranking reads them: an ancestor's paths are re-rooted (`../../CLAUDE.md` → 2 levels). */
+function instructionTexts(instructions: ProjectInstructions, root: string): MentionSource[] {
+  const ancestors = (instructions.ancestors ?? []).map((a) => {
+    const up = a.path.split('/').filter((part) => part === '..').length;
+    return { text: a.text, below: root.split(path.sep).filter(Boolean).slice(-up).join('/') };
+  });
+  return [...ancestors, ...(instructions.text ? [instructions.text] : [])];
 }
 
 /**

@@ -23,6 +23,8 @@ async function workTree(): Promise<string> {
     'app/packages/one/package.json': '{"name":"one"}',
     'app/packages/two/package.json': '{"name":"two"}',
     'app/vendor/lib/x.js': '',
+    'app/tools/cmd/main.ts': '',
+    ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`app/big/b${String(i).padStart(2, '0')}/f.ts`, ''])),
     ...Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`app/src/m${String(i).padStart(2, '0')}/index.ts`, ''])),
   };
   for (const [rel, content] of Object.entries(files)) {
@@ -50,6 +52,15 @@ describe('/context and the session', () => {
     expect(session.system[2]!.text).toContain('<repository-file path="../CLAUDE.md" bytes="24">\nTools are in app/tools.\n</repository-file>');
   });
 
+  it('ranks what an ancestor file mentions, re-rooted: app/tools in ../CLAUDE.md is tools/ here', async () => {
+    const root = await workTree();
+    const session = await openSession(configFor(root, 200));
+    expect(session.listing.text).toMatch(/\ntools\/\n {2}cmd\/ \(1 file\)\n/);
+    // The larger big/ is cut for it, not the other way round.
+    expect(session.listing.map!.cut).toContain('big/: 23 directories not named (token budget)');
+    expect(session.listing.map!.cut.some((reason) => reason.startsWith('tools/'))).toBe(false);
+  });
+
   it('shows the map budget use: tokens, directories named and collapsed, coverage, what was cut and why', async () => {
     const root = await workTree();
     const config = configFor(root, 300);
@@ -58,7 +69,7 @@ describe('/context and the session', () => {
     const map = session.listing.map!;
     expect(map.tokens).toBeLessThanOrEqual(300);
     expect(context).toContain(
-      `map           ~${map.tokens} of 300 tokens · ${map.dirsNamed} directories named, ${map.dirsCollapsed} in collapsed groups · depth 1 3/3, depth 2 ${map.depth2.named}/${map.depth2.total} named · 2 workspace members (package.json workspaces)`,
+      `map           ~${map.tokens} of 300 tokens · ${map.dirsNamed} directories named, ${map.dirsCollapsed} in collapsed groups · depth 1 5/5, depth 2 ${map.depth2.named}/${map.depth2.total} named · 2 workspace members (package.json workspaces)`,
     );
     expect(map.dirsCollapsed).toBeGreaterThanOrEqual(40);
     expect(context).toMatch(/^ {2}cut {9}vendor\/: not expanded \(vendored, generated, fixture, snapshot or CI-template tree\)$/m);
