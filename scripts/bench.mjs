@@ -15,11 +15,13 @@ import { measureToolRounds } from './bench/tool-rounds.mjs';
 import { measureGit } from './bench/git.mjs';
 import { measureCitations } from './bench/citations.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
+import { benchRepos, measureMap } from './bench/map.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, gitCall: 5, citationsMs: 50 };
-const DEFAULT_MAX_ENTRIES = 200;
+/** No entry cap by default: the map's token budget (--map-tokens, 2,000) limits it. */
+const DEFAULT_MAX_ENTRIES = null;
 /** Runs of each tool-round script (each is 8 scans of the large repository). */
 const TOOL_RUNS = Number(process.env.BENCH_TOOL_RUNS ?? 3);
 
@@ -142,6 +144,10 @@ async function bench() {
     log(`  ${name}: ${listing.entries} entries, ${listing.topLevel} top-level, ${listing.markers} "more" markers, ${listing.chars} chars`);
   }
 
+  log('the repository map: coverage and tokens, build time against the old listing …');
+  const mapRepos = [{ name: 'large (100k files)', root: large }, { name: 'fixtures/sample-repo', root: sampleRepo }, ...benchRepos(process.env, log)];
+  const mapRows = await measureMap({ projectRoot, tmp, rgPath, repos: mapRepos, timed: mapRepos[0], runs: RUNS, log, row });
+
   log(`read-only proof and tool-call overhead on the large repository (${RUNS} runs) …`);
   const sandbox = await measureSandbox(projectRoot, tmp, large, RUNS, log);
   log(`git tool calls against plain git on the large repository (${5 * RUNS} runs each) …`);
@@ -223,8 +229,9 @@ async function bench() {
     row('citations: verify 50 on the large repo, ms', `${citations.count} distinct, each file read once (median)`, citations.ms, '≤', TARGETS.citationsMs),
     ...listings.flatMap(({ name, maxEntries, listing }) => [
       row(`listing tokens: ${name}`, `${listing.chars.toLocaleString('en')} chars / 4`, listing.tokens, '≤', TARGETS.listingTokens, 'int'),
-      row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int'),
+      ...(maxEntries === null ? [] : [row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int')]),
     ]),
+    ...mapRows,
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,

@@ -20,7 +20,10 @@ export interface Config {
   maxTurns: number;
   maxTokens: number;
   depth: number;
-  maxEntries: number;
+  /** Cap on the map's lines; null: only `mapTokens` limits it. */
+  maxEntries: number | null;
+  /** The repository map's budget in estimated tokens (`--map-tokens`). */
+  mapTokens: number;
   toolTimeoutMs: number;
   verbose: boolean;
   thinking: boolean;
@@ -77,6 +80,7 @@ export interface RawFlags {
   maxTokens?: number;
   depth?: number;
   maxEntries?: number;
+  mapTokens?: number;
   toolTimeout?: number;
   verbose?: boolean;
   thinking?: boolean;
@@ -138,7 +142,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     maxTurns: positiveInt('--max-turns', flags.maxTurns, 25),
     maxTokens: positiveInt('--max-tokens', flags.maxTokens, 16_000),
     depth: positiveInt('--depth', flags.depth, 3),
-    maxEntries: positiveInt('--max-entries', flags.maxEntries, 200),
+    maxEntries: flags.maxEntries === undefined ? null : positiveInt('--max-entries', flags.maxEntries, 0),
+    mapTokens: positiveInt('--map-tokens', flags.mapTokens, 2_000),
     toolTimeoutMs: positiveNumber('--tool-timeout', flags.toolTimeout, 30) * 1000,
     verbose: flags.verbose ?? false,
     thinking,

@@ -12,8 +12,15 @@ export function listingOf(request) {
   const block = blocks.find((b) => typeof b.text === 'string' && b.text.startsWith(LISTING_HEADING));
   if (!block) throw new Error('no "# Repository listing" block in the system prompt');
   const text = block.text.slice(LISTING_HEADING.length);
-  // The first line is the header sentence ("Files and directories to depth 3: …"), not an entry.
-  const [, ...lines] = text.split('\n');
+  // The header sentence, the "Key files" line and the workspace member block are not tree entries.
+  const [, ...all] = text.split('\n');
+  let inMembers = false;
+  const lines = all.filter((line) => {
+    if (line.startsWith('Workspace members (')) inMembers = true;
+    const skip = inMembers || line.startsWith('Key files: ');
+    if (line === 'Directories:') inMembers = false;
+    return !skip;
+  });
   const entries = lines.filter((line) => line.trim() !== '' && !MORE_MARKER.test(line)).length;
   const markers = lines.filter((line) => MORE_MARKER.test(line)).length;
   const topLevel = lines.filter((line) => !line.startsWith(' ') && !MORE_MARKER.test(line)).length;

@@ -73,7 +73,7 @@ export class CacheWatch {
 export function segmentsOf(request: ModelRequest): Segment[] {
   const out: Segment[] = [piece('thinking', request.thinking ?? null)];
   for (const tool of request.tools) out.push(piece(`tool ${tool.name}`, withoutMarker(tool)));
-  request.system.forEach((block, i) => out.push(piece(systemLabel(block.text, i), withoutMarker(block))));
+  request.system.forEach((block, i) => out.push(...systemPieces(block, i)));
   request.messages.forEach((message, i) => out.push(piece(`message ${i + 1} (${message.role})`, { role: message.role, content: message.content.map(withoutMarker) })));
   return out;
 }
@@ -109,12 +109,19 @@ function missCost(model: string, tokens: number): number | null {
   return written === null || read === null ? null : written - read;
 }
 
-/** The project-instructions block is named after its file (AGENTS.md or CLAUDE.md), as a person would say it. */
-function systemLabel(text: string, index: number): string {
+/** One instructions file in the project-instructions block (system-prompt.ts fileBlock; the tag may carry a suffix). */
+const FILE_ELEMENT = /<(repository-file(?:-\d+)?) path="([^"\n]{1,100})"[^>\n]*>[\s\S]*?<\/\1>/g;
+
+/**
+ * A system block as prefix pieces. The project-instructions block is split into one piece per file, named by its
+ * path as a person would say it (`AGENTS.md`, `../CLAUDE.md`), then the rest of the block: so a miss names the file
+ * that changed, or the one that appeared or went.
+ */
+function systemPieces(block: ModelRequest['system'][number], index: number): Segment[] {
   const label = SYSTEM_LABELS[index] ?? `system block ${index + 1}`;
-  if (label !== 'project instructions') return label;
-  const file = /<repository-file[-\d]* path="([^"\n]{1,100})"/.exec(text)?.[1];
-  return file ?? label;
+  if (label !== 'project instructions') return [piece(label, withoutMarker(block))];
+  const files = [...block.text.matchAll(FILE_ELEMENT)].map((m) => piece(m[2]!, m[0]));
+  return [...files, piece(label, block.text.replace(FILE_ELEMENT, ''))];
 }
 
 function piece(name: string, value: unknown): Segment {

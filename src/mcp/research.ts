@@ -1,3 +1,4 @@
+import { groupDigits } from '../digits.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
@@ -177,7 +178,7 @@ export class Researcher {
 /** The answer cut to MAX_ANSWER_CHARS with a note saying so and how to get the rest. */
 export function fitAnswer(answer: string): { text: string; truncated: boolean } {
   if (answer.length <= MAX_ANSWER_CHARS) return { text: answer, truncated: false };
-  const note = `\n\n[truncated: the answer had ${answer.length.toLocaleString('en-US')} characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question]`;
+  const note = `\n\n[truncated: the answer had ${groupDigits(answer.length)} characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question]`;
   return { text: answer.slice(0, MAX_ANSWER_CHARS) + note, truncated: true };
 }
 

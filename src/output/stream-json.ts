@@ -16,6 +16,8 @@ export interface StreamJsonInit {
   tools: string[];
   spelunkVersion: string;
   sessionId?: string;
+  /** The instructions files in the system prompt, relative to the root, outermost first (`../AGENTS.md`, `AGENTS.md`). */
+  instructionFiles?: string[];
   /** Prices one request; without it `cost_usd` is null. */
   costOf?: (model: string, usage: Usage) => number | null;
 }
@@ -54,6 +56,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       cwd: init.cwd,
       tools: init.tools,
       spelunk_version: init.spelunkVersion,
+      instruction_files: init.instructionFiles ?? [],
       ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }),
     });
   };

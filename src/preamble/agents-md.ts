@@ -1,8 +1,8 @@
-import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { confine } from '../sandbox/paths.js';
-import { compareUtf8 } from './listing.js';
-import { errorCode, walkFiles } from './rg-walk.js';
+import { findWorkTree } from '../sandbox/git.js';
+import { readContained, utf8Cut, type Contained } from './read-contained.js';
+import { compareUtf8 } from './tree.js';
+import { walkFiles } from './rg-walk.js';
 
 /** Project instructions beyond this many bytes are cut (on a UTF-8 character boundary) and the cut is announced. */
 export const INSTRUCTIONS_MAX_BYTES = 32 * 1024;
@@ -30,13 +30,25 @@ export interface ProjectInstructions {
   nestedOmitted?: number;
   /** One-line notes for stderr, e.g. a refused symlink or a skipped search. */
   warnings?: string[];
+  /**
+   * Instructions files of the directories from the git root down to the root's parent, outermost first (present only
+   * when there are some). They share INSTRUCTIONS_MAX_BYTES with the root's own file, which is read first.
+   */
+  ancestors?: LoadedInstructions[];
 }
 
 type Candidate = (typeof CANDIDATES)[number];
-type Loaded =
-  | { kind: 'missing' }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'loaded'; text: string; bytes: number; truncatedBytes: number };
+type Loaded = Contained;
+
+/** An instructions file from a directory above the root, inside the same git work tree. */
+export interface LoadedInstructions {
+  /** Relative to the root, e.g. `../../CLAUDE.md` (outside the root: read_file cannot open it). */
+  path: string;
+  file: Candidate;
+  text: string;
+  bytes: number;
+  truncatedBytes: number;
+}
 
 /**
  * Loads the root AGENTS.md (or CLAUDE.md when AGENTS.md is missing or unusable) and lists nested AGENTS.md files.
@@ -66,6 +78,7 @@ export async function loadProjectInstructions(
   if (found?.truncatedBytes) {
     warnings.push(`${found.file} is ${found.bytes} bytes; only the first ${found.bytes - found.truncatedBytes} are in the prompt`);
   }
+  const ancestors = await loadAncestors(root, INSTRUCTIONS_MAX_BYTES - (found ? found.bytes - found.truncatedBytes : 0), warnings);
   return {
     file: found?.file ?? null,
     text: found?.text ?? null,
@@ -74,59 +87,53 @@ export async function loadProjectInstructions(
     nested: nested.paths,
     ...(nested.omitted > 0 ? { nestedOmitted: nested.omitted } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(ancestors.length > 0 ? { ancestors } : {}),
   };
 }
 
-async function readInstructions(root: string, name: Candidate): Promise<Loaded> {
-  try {
-    await fs.lstat(path.join(root, name));
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'refused', reason: `cannot be read (${errorCode(error)})` };
-  }
-  const confined = await confine(root, name, { mustExist: true }).catch((error: unknown) => ({
-    ok: false as const,
-    reason: `cannot be resolved (${errorCode(error)})`,
-  }));
-  if (!confined.ok) return { kind: 'refused', reason: confined.reason };
-  // O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOFOLLOW: the realpath'd name must not have been
-  // swapped for a symlink since confine() looked.
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(confined.abs, flags);
-  } catch (error) {
-    return { kind: 'refused', reason: `cannot be opened (${errorCode(error)})` };
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return { kind: 'refused', reason: 'not a regular file' };
-    const want = Math.min(stat.size, INSTRUCTIONS_MAX_BYTES);
-    const buffer = Buffer.alloc(want);
-    let got = 0;
-    while (got < want) {
-      const { bytesRead } = await handle.read(buffer, got, want - got, got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    const cut = stat.size > got ? utf8Cut(buffer, got) : got;
-    const text = new TextDecoder('utf-8').decode(buffer.subarray(0, cut));
-    return { kind: 'loaded', text, bytes: stat.size, truncatedBytes: Math.max(0, stat.size - cut) };
-  } catch (error) {
-    return { kind: 'refused', reason: `cannot be read (${errorCode(error)})` };
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+async function readInstructions(root: string, name: string, maxBytes = INSTRUCTIONS_MAX_BYTES): Promise<Loaded> {
+  return readContained(root, name, maxBytes);
 }
 
-/** The largest length ≤ `length` that does not end inside a multi-byte UTF-8 sequence. */
-export function utf8Cut(buffer: Uint8Array, length: number): number {
-  let lead = length - 1;
-  while (lead >= 0 && length - lead < 4 && (buffer[lead]! & 0xc0) === 0x80) lead--;
-  if (lead < 0) return length;
-  const byte = buffer[lead]!;
-  const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-  return lead + size <= length ? length : lead;
+export { utf8Cut };
+
+/**
+ * AGENTS.md (else CLAUDE.md) of each directory from the git root down to the root's parent, innermost first in the
+ * reading (the nearest file is the most specific, so it gets the budget first) and outermost first in the result.
+ * Read with containment in the git root: an ancestor's file that is a symlink out of the work tree is refused.
+ */
+async function loadAncestors(root: string, budget: number, warnings: string[]): Promise<LoadedInstructions[]> {
+  const top = findWorkTree(root);
+  if (top === null || top === root) return [];
+  const steps = path.relative(top, root).split(path.sep);
+  const found: LoadedInstructions[] = [];
+  let left = budget;
+  for (let up = 1; up <= steps.length; up++) {
+    const relDir = steps.slice(0, steps.length - up).join('/');
+    for (const file of CANDIDATES) {
+      const display = `${'../'.repeat(up)}${file}`;
+      const loaded = await readInstructions(top, relDir === '' ? file : `${relDir}/${file}`, Math.max(0, left));
+      if (loaded.kind === 'missing') continue;
+      if (loaded.kind === 'refused') {
+        warnings.push(`${display} not loaded: ${loaded.reason}`);
+        continue;
+      }
+      if (left <= 0) {
+        warnings.push(`${display} not loaded: the ${INSTRUCTIONS_MAX_BYTES / 1024} KiB instructions cap is used up by the files nearer the root`);
+        break;
+      }
+      left -= loaded.bytes - loaded.truncatedBytes;
+      if (loaded.truncatedBytes > 0) warnings.push(`${display} is ${loaded.bytes} bytes; only the first ${loaded.bytes - loaded.truncatedBytes} are in the prompt`);
+      found.push({ path: display, file, text: loaded.text, bytes: loaded.bytes, truncatedBytes: loaded.truncatedBytes });
+      break;
+    }
+  }
+  return found.reverse();
+}
+
+/** Every instructions file in the prompt, outermost first, as paths relative to the root (`../../CLAUDE.md`). */
+export function loadedFiles(instructions: ProjectInstructions): string[] {
+  return [...(instructions.ancestors ?? []).map((a) => a.path), ...(instructions.file ? [instructions.file] : [])];
 }
 
 type Nested = { paths: string[]; omitted: number } | { paths: string[]; omitted: number; warning: string };

@@ -219,6 +219,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       tools: session.registry.names(),
       spelunkVersion: VERSION,
       sessionId,
+      instructionFiles: session.instructionFiles,
       costOf: estimateCostUsd,
     });
     renderer.start();

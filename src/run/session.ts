@@ -4,7 +4,8 @@ import { Conversation } from '../agent/conversation.js';
 import type { ModelClient, SystemBlock } from '../agent/model.js';
 import type { Config } from '../config.js';
 import { buildListing, type Listing } from '../preamble/listing.js';
-import { loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
+import { loadedFiles, loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
+import type { MentionSource } from '../preamble/rank.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
 import { gitAvailability } from '../tools/git.js';
@@ -22,6 +23,8 @@ export interface Session {
   conversation: Conversation;
   ledger: UsageLedger;
   instructions: ProjectInstructions;
+  /** The instructions files in the system prompt, outermost first, relative to the root (`../../CLAUDE.md`, `AGENTS.md`). */
+  instructionFiles: string[];
   listing: Listing;
   programs: string[];
   /** The tools' gate (the read-only snapshot), settled never rejected; the loop waits for it and reports the wait. */
@@ -48,12 +51,14 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
   const ready = opts.toolsReady?.then(() => undefined, () => undefined);
   const rg = bundledRg();
+  const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
+  // The map ranks directories the instructions mention first: the walk starts at once, the ranking waits for them.
+  const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
   const listingPromise = rg.then((rg) =>
     rg
-      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, rgPath: rg })
+      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, instructions: mentions })
       : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
   );
-  const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
   const sdk = rg.then(() => import('../agent/client.js')).then((module) => {
     // The SDK's first request builds a `Headers`, and Node loads undici (~45 ms) on first touch of the fetch globals:
     // done here, it overlaps the ripgrep walk instead of delaying the request.
@@ -74,7 +79,28 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   const tools = sessionTools(programs, opts.audit ?? null, git.available ? git.git : null);
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
   const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
-  return { system, registry, client, conversation: new Conversation(), ledger: new UsageLedger(), instructions, listing, programs: programNames, toolsReady: ready ?? null, warnings: instructions.warnings ?? [] };
+  return {
+    system,
+    registry,
+    client,
+    conversation: new Conversation(),
+    ledger: new UsageLedger(),
+    instructions,
+    instructionFiles: loadedFiles(instructions),
+    listing,
+    programs: programNames,
+    toolsReady: ready ?? null,
+    warnings: instructions.warnings ?? [],
+  };
+}
+
+/** The instructions as the map's ranking reads them: an ancestor's paths are re-rooted (`../../CLAUDE.md` → 2 levels). */
+function instructionTexts(instructions: ProjectInstructions, root: string): MentionSource[] {
+  const ancestors = (instructions.ancestors ?? []).map((a) => {
+    const up = a.path.split('/').filter((part) => part === '..').length;
+    return { text: a.text, below: root.split(path.sep).filter(Boolean).slice(-up).join('/') };
+  });
+  return [...ancestors, ...(instructions.text ? [instructions.text] : [])];
 }
 
 /**

@@ -27,6 +27,11 @@ const MAX_LINK_HOPS = 40;
  * was checked is the path that is used. Never throws.
  */
 export async function confine(root: string, input: string, opts: { mustExist: boolean }): Promise<Confined> {
+  return confineSync(root, input, opts);
+}
+
+/** confine, synchronously (it only ever used synchronous lstat and readlink): for callers that read many small files. */
+export function confineSync(root: string, input: string, opts: { mustExist: boolean }): Confined {
   if (input.includes('\0')) return { ok: false, reason: 'path contains a NUL byte' };
   const lexical = path.resolve(root, input);
   const forbidden = forbiddenRoot(lexical);

@@ -2,6 +2,7 @@ import { MAX_CAPTURE_BYTES } from '../sandbox/exec.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
+import { groupDigits } from '../digits.js';
 import { escapeControls } from '../escape.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
 import type { ParseResult, Tool, ToolOutcome } from './tool.js';
@@ -69,7 +70,7 @@ const DESCRIPTION = [
     'log --follow -- PATH (across renames), show REV, show REV:PATH (a file as it was), blame REV -L A,B -- PATH.',
   `--format accepts only: ${LOG_PLACEHOLDERS}. Signatures, external diff and textconv programs, pagers and -c/-C/--git-dir are refused.`,
   'Cite commits by their short sha (abc1234) and files as path:line.',
-  `Output beyond ${MAX_MODEL_CHARS.toLocaleString('en-US')} characters is cut in the middle; narrow with -n, a path or a range.`,
+  `Output beyond ${groupDigits(MAX_MODEL_CHARS)} characters is cut in the middle; narrow with -n, a path or a range.`,
 ].join('\n');
 
 function parse(input: unknown): ParseResult<GitInput> {

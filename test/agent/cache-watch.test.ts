@@ -3,6 +3,9 @@ import { CacheWatch, cacheMissLine, describeChange, segmentsOf } from '../../src
 import type { Usage } from '../../src/agent/events.js';
 import type { ModelRequest } from '../../src/agent/model.js';
 
+/** Two instructions files, outermost first, as system-prompt.ts lays them out. */
+const two = (outer: string, inner: string) =>
+  `# Project instructions\n\n<repository-file path="../CLAUDE.md" bytes="${outer.length}">\n${outer}\n</repository-file>\n\n<repository-file path="AGENTS.md" bytes="${inner.length}">\n${inner}\n</repository-file>`;
 const agents = (rule: string) => `# Project instructions\n\n<repository-file path="AGENTS.md" bytes="9">\n${rule}\n</repository-file>`;
 
 function request(over: Partial<ModelRequest> = {}): ModelRequest {
@@ -37,12 +40,16 @@ describe('what changed in the cached prefix', () => {
     ['a removed tool', request({ tools: [base.tools[0]!] }), 'tool bash removed'],
     ['reordered tools', request({ tools: [base.tools[1]!, base.tools[0]!] }), 'tool read_file moved'],
     ['AGENTS.md', request({ system: [base.system[0]!, base.system[1]!, { type: 'text', text: agents('Use npm. Run lint.') }, base.system[3]!] }), 'AGENTS.md changed (+10 bytes)'],
+    ['an instructions file among several', request({ system: [base.system[0]!, base.system[1]!, { type: 'text', text: two('Use npm.', 'Hi there') }, base.system[3]!] }), 'AGENTS.md changed (+6 bytes)', two('Use npm.', 'Hi')],
+    ['an ancestor instructions file appears', request({ system: [base.system[0]!, base.system[1]!, { type: 'text', text: two('Use npm.', 'Use npm.') }, base.system[3]!] }), '../CLAUDE.md added'],
+    ['the instructions file goes', request({ system: [base.system[0]!, base.system[1]!, { type: 'text', text: '# Project instructions\n\nNone.' }, base.system[3]!] }), 'AGENTS.md removed'],
     ['the listing (the map)', request({ system: [...base.system.slice(0, 3), { type: 'text', text: 'listing\nnew.ts' }] }), 'listing changed (+8 bytes)'],
     ['an old message', request({ messages: [base.messages[0]!, { role: 'assistant', content: [{ type: 'text', text: '[removed]' }] }, base.messages[2]!] }), 'message 2 (assistant) changed (+7 bytes)'],
     ['thinking switched on', request({ thinking: { type: 'adaptive' } }), 'thinking changed (+15 bytes)'],
     ['nothing (an expired entry)', request(), 'nothing in the prompt changed (the cache entry expired: more than 5 minutes since the previous request, or evicted)'],
-  ])('%s', (_name, after, expected) => {
-    expect(describeChange({ model: base.model, segments: segmentsOf(base) }, { model: after.model, segments: segmentsOf(after) })).toBe(expected);
+  ])('%s', (_name, after, expected, instructionsBefore?: string) => {
+    const before = instructionsBefore === undefined ? base : request({ system: [base.system[0]!, base.system[1]!, { type: 'text', text: instructionsBefore }, base.system[3]!] });
+    expect(describeChange({ model: before.model, segments: segmentsOf(before) }, { model: after.model, segments: segmentsOf(after) })).toBe(expected);
   });
 
   it('moving a cache breakpoint changes nothing', () => {

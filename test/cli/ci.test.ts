@@ -151,7 +151,7 @@ describe('--output-format stream-json', () => {
     for (const write of run.stdoutWrites) expect(write.endsWith('\n') && write.indexOf('\n') === write.length - 1).toBe(true);
     const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
     for (const e of events) validate.event(e);
-    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 2, tools: ['read_file', 'bash', 'git'] }); // a git repository at the root: the history tool is offered
+    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 2, tools: ['read_file', 'bash', 'git'], instruction_files: ['AGENTS.md'] }); // a git repository at the root: the history tool is offered
     expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     const types = events.map((e) => e.type);
     expect(types.indexOf('tool_use')).toBeLessThan(types.indexOf('tool_result'));

@@ -37,6 +37,9 @@ describe('command line contract', () => {
     [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'Unknown argument'],
     [['--max-turns', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
     [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns needs a number, e.g. --max-turns 10 (got "lots")'],
+    [['--map-tokens', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--map-tokens must be a whole number of at least 1 (got 0)'],
+    [['--map-tokens', 'many', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--map-tokens needs a number, e.g. --map-tokens 10 (got "many")'],
+    [['--max-entries', '2.5', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-entries must be a whole number of at least 1 (got 2.5)'],
     [['--timeout=soon', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--timeout needs a number, e.g. --timeout 10 (got "soon")'],
     [['--output-format', 'xml', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--output-format must be'],
     [['--tool-timeout', '-1', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--tool-timeout must be'],
@@ -72,6 +75,21 @@ describe('one-shot text mode against the local Messages API', () => {
     expect(system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
     expect(system.map((b) => b.text).join('')).toContain('Run tests with `npm test`.');
     expect(system.map((b) => b.text).join('')).toContain('server.js');
+  });
+
+  it('--map-tokens bounds the map the model receives, --depth limits it', async () => {
+    await start();
+    api.enqueue(reply(text('a')), reply(text('b')));
+    const mapOf = async (args: string[]) => {
+      const run = await runCli(['-C', repo.root, ...args, 'q'], { env: env() });
+      expect(run.code).toBe(0);
+      const system = messages().at(-1)!.body.system as Array<{ text: string }>;
+      return system.at(-1)!.text.replace(/^# Repository listing\n\n/, '');
+    };
+    const small = await mapOf(['--map-tokens', '90']);
+    expect(small.length).toBeLessThanOrEqual(90 * 4);
+    expect(small).toMatch(/^Map of the repository to depth 3: /);
+    expect(await mapOf(['--depth', '1'])).toMatch(/^Map of the repository to depth 1: /);
   });
 
   it('a single word that is not near a subcommand is still a question (spelunk auth)', async () => {

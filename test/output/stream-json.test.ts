@@ -103,6 +103,7 @@ describe('stream-json renderer', () => {
       cwd: '/repo',
       tools: ['read_file', 'bash'],
       spelunk_version: '0.1.0',
+      instruction_files: [],
       session_id: 'sess-1',
     });
     expect(lines[2]).toMatchObject({ turn: 1, text: 'Searching:\nline two \u2028 separator' });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INSTRUCTIONS_MAX_BYTES, loadProjectInstructions, NESTED_MAX, utf8Cut } from '../../src/preamble/agents-md.js';
+import { INSTRUCTIONS_MAX_BYTES, loadedFiles, loadProjectInstructions, NESTED_MAX, utf8Cut } from '../../src/preamble/agents-md.js';
 
 const temps: string[] = [];
 afterAll(async () => {
@@ -122,6 +122,55 @@ describe('loadProjectInstructions', () => {
   it('reports a failed nested search as a warning, not an error', async () => {
     const loaded = await loadProjectInstructions(await makeRepo({ 'AGENTS.md': 'x' }), '/nonexistent/rg');
     expect(loaded).toMatchObject({ file: 'AGENTS.md', nested: [], warnings: [expect.stringMatching(/^nested AGENTS\.md search skipped/)] });
+  });
+});
+
+describe('instructions from the git root down to the root', () => {
+  /** A git work tree (a `.git` directory is all findWorkTree looks for) whose root lies two levels below it. */
+  async function nested(files: Record<string, string | Buffer>): Promise<{ top: string; root: string }> {
+    const top = await makeRepo({ '.git/HEAD': 'ref: refs/heads/main\n', 'a/b/keep.txt': '', ...files });
+    return { top, root: path.join(top, 'a', 'b') };
+  }
+
+  it('loads AGENTS.md, else CLAUDE.md, of every directory above the root, outermost first', async () => {
+    const { root } = await nested({ 'CLAUDE.md': 'top claude', 'a/AGENTS.md': 'middle agents', 'a/CLAUDE.md': 'middle claude (shadowed)', 'a/b/AGENTS.md': 'root agents' });
+    const loaded = await loadProjectInstructions(root);
+    expect(loaded).toMatchObject({ file: 'AGENTS.md', text: 'root agents' });
+    expect(loaded.ancestors).toEqual([
+      { path: '../../CLAUDE.md', file: 'CLAUDE.md', text: 'top claude', bytes: 10, truncatedBytes: 0 },
+      { path: '../AGENTS.md', file: 'AGENTS.md', text: 'middle agents', bytes: 13, truncatedBytes: 0 },
+    ]);
+    expect(loadedFiles(loaded)).toEqual(['../../CLAUDE.md', '../AGENTS.md', 'AGENTS.md']);
+  });
+
+  it('loads them even when the root itself has none, and nothing above a root outside any work tree', async () => {
+    const { root } = await nested({ 'AGENTS.md': 'top' });
+    const loaded = await loadProjectInstructions(root);
+    expect(loaded).toMatchObject({ file: null, ancestors: [{ path: '../../AGENTS.md', text: 'top' }] });
+    expect(loadedFiles(loaded)).toEqual(['../../AGENTS.md']);
+    const plain = await makeRepo({ 'AGENTS.md': 'x' });
+    expect((await loadProjectInstructions(plain)).ancestors).toBeUndefined();
+  });
+
+  it('shares the 32 KiB cap, the root\'s own file first, then the nearest ancestor', async () => {
+    const { root } = await nested({ 'AGENTS.md': 'o'.repeat(4_000), 'a/AGENTS.md': 'm'.repeat(6_000), 'a/b/AGENTS.md': 'r'.repeat(30_000) });
+    const loaded = await loadProjectInstructions(root);
+    expect(loaded.text).toHaveLength(30_000);
+    expect(loaded.ancestors).toEqual([expect.objectContaining({ path: '../AGENTS.md', bytes: 6_000, truncatedBytes: 6_000 - (INSTRUCTIONS_MAX_BYTES - 30_000) })]);
+    expect(loaded.warnings).toEqual([
+      `../AGENTS.md is 6000 bytes; only the first ${INSTRUCTIONS_MAX_BYTES - 30_000} are in the prompt`,
+      '../../AGENTS.md not loaded: the 32 KiB instructions cap is used up by the files nearer the root',
+    ]);
+  });
+
+  it('refuses an ancestor file that is a symlink out of the work tree', async () => {
+    const outside = await makeRepo({ 'AGENTS.md': 'OUTSIDE-SECRET' });
+    const { top, root } = await nested({});
+    await fs.symlink(path.join(outside, 'AGENTS.md'), path.join(top, 'AGENTS.md'));
+    const loaded = await loadProjectInstructions(root);
+    expect(loaded.ancestors).toBeUndefined();
+    expect(loaded.warnings).toEqual([expect.stringMatching(/^\.\.\/\.\.\/AGENTS\.md not loaded: .*outside the repository root/)]);
+    expect(JSON.stringify(loaded)).not.toContain('OUTSIDE-SECRET');
   });
 });
 

@@ -28,9 +28,9 @@ function list(root: string, depth = 3, maxEntries = 200, signal?: AbortSignal) {
   return buildListing(root, { depth, maxEntries, rgPath, signal });
 }
 
-/** The tree part of a listing (the header line dropped). */
+/** The tree part of a listing (the header line and the "Key files" line dropped). */
 function body(text: string): string[] {
-  return text.split('\n').slice(1);
+  return text.split('\n').slice(1).filter((line) => !line.startsWith('Key files: '));
 }
 
 describe('buildListing', () => {
@@ -39,7 +39,7 @@ describe('buildListing', () => {
     const listing = await list(root);
     expect(body(listing.text)).toEqual(['src/', '  lib/', '    a.js', '  z.js', 'a.txt', 'b.txt']);
     expect(listing).toMatchObject({ shown: 6, omitted: 0, truncatedDirs: 0 });
-    expect(listing.text.split('\n')[0]).toContain('6 of 6 entries shown');
+    expect(listing.text.split('\n')[0]).toContain('6 of 6 entries named');
   });
 
   it('stops at the depth limit; directories at the limit are shown but not expanded', async () => {
@@ -51,7 +51,9 @@ describe('buildListing', () => {
 
   it('shows a directory whose files all lie deeper than the depth (src/main/java)', async () => {
     const root = await makeRepo({ 'src/main/java/com/example/App.java': '', 'pom.xml': '' });
-    expect(body((await list(root, 3)).text)).toEqual(['src/', '  main/', '    java/', 'pom.xml']);
+    const text = (await list(root, 3)).text;
+    expect(body(text)).toEqual(['src/', '  main/', '    java/']);
+    expect(text.split('\n')[1]).toBe('Key files: pom.xml');
   });
 
   it.each([
@@ -64,7 +66,7 @@ describe('buildListing', () => {
         '.ignore': 'secret.txt\n',
         'build/deep/er/bundle.js': '',
         'build/top.js': '',
-        'vendor/lib/x/y/z.js': '',
+        'tools/lib/x/y/z.js': '',
         'debug.log': '',
         'secret.txt': '',
         'src/index.js': '',
@@ -73,7 +75,7 @@ describe('buildListing', () => {
       { git },
     );
     const listing = await list(root, 2);
-    expect(body(listing.text)).toEqual(['src/', '  index.js', 'vendor/', '  lib/', '.gitignore', '.ignore']);
+    expect(body(listing.text)).toEqual(['src/', '  index.js', 'tools/', '  lib/', '.gitignore', '.ignore']);
     expect(listing.text).not.toMatch(/build|\.log|secret/);
   });
 
@@ -141,9 +143,10 @@ describe('buildListing', () => {
       root ||= await makeRepo(files);
       const listing = await list(root, 3, maxEntries);
       const lines = body(listing.text);
-      for (const expected of ['data/', 'docs/', 'src/', '  app/', '  lib/', '    main.js', '    util.js', '  guide.md', 'README.md']) {
+      for (const expected of ['data/', 'docs/', 'src/', '  app/', '  lib/', '    main.js', '    util.js', '  guide.md']) {
         expect(lines).toContain(expected);
       }
+      expect(listing.text).toContain('\nKey files: README.md\n');
       expect(listing.shown).toBeLessThanOrEqual(maxEntries);
       expect(listing.text.length).toBeLessThanOrEqual(MAX_LISTING_CHARS);
       expect(listing.shown + listing.omitted).toBe(5_000 + 9);

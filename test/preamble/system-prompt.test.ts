@@ -167,6 +167,22 @@ describe('buildSystemPrompt', () => {
     expect(nested).toContain('- a/AGENTS.md\n- b/AGENTS.md\n… (3 more)');
   });
 
+  it('puts the files from above the root first, outermost first, each in its own marked block', () => {
+    const ancestors = [
+      { path: '../../CLAUDE.md', file: 'CLAUDE.md' as const, text: 'top rules\n', bytes: 10, truncatedBytes: 0 },
+      { path: '../AGENTS.md', file: 'AGENTS.md' as const, text: 'middle', bytes: 40, truncatedBytes: 34 },
+    ];
+    const text = buildSystemPrompt(input({ instructions: instructions({ ancestors }) }))[2]!.text;
+    const top = text.indexOf('<repository-file path="../../CLAUDE.md" bytes="10">\ntop rules\n</repository-file>');
+    const middle = text.indexOf('<repository-file path="../AGENTS.md" bytes="40">\nmiddle\n[truncated: 34 bytes omitted]\n</repository-file>');
+    const own = text.indexOf('<repository-file path="AGENTS.md" bytes="9">');
+    expect(top).toBeGreaterThan(0);
+    expect(middle).toBeGreaterThan(top);
+    expect(own).toBeGreaterThan(middle);
+    expect(text).toContain('outermost first');
+    expect(text).toContain('read_file cannot open them');
+  });
+
   it('ends with the listing', () => {
     expect(buildSystemPrompt(input()).at(-1)!.text).toBe(`# Repository listing\n\n${listing.text}`);
   });

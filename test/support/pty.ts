@@ -35,20 +35,25 @@ export class PtySession {
     this.child.stdin!.write(keys);
   }
 
-  /** Resolves when the screen text (escape codes stripped) after `from` matches; rejects after `ms`. */
+  /**
+   * Resolves when the screen text (escape codes stripped) after `from` matches; rejects after `ms`. Positions are in
+   * the stripped text, as `screen()` returns it: a raw-output position overshot by every escape byte before it (the
+   * spinner's, more of them on a slow machine), so `screen().slice(mark)` could start mid-line.
+   */
   async waitFor(pattern: RegExp, opts: { from?: number; ms?: number } = {}): Promise<number> {
     const deadline = Date.now() + (opts.ms ?? 15_000);
     for (;;) {
-      const seen = stripAnsi(this.output.slice(opts.from ?? 0));
-      if (pattern.test(seen)) return this.output.length;
+      const screen = this.screen();
+      const seen = screen.slice(opts.from ?? 0);
+      if (pattern.test(seen)) return screen.length;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; screen:\n${seen.slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
 
-  /** The screen text from `from`, an offset into the raw output as waitFor returns it (escape codes stripped after slicing). */
+  /** The screen text (escape codes stripped) from `from`, a position in that text as waitFor returns it. */
   screen(from = 0): string {
-    return stripAnsi(this.output.slice(from));
+    return stripAnsi(this.output).slice(from);
   }
 
   kill(): void {

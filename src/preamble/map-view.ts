@@ -1,0 +1,209 @@
+import { braceList, quote, stemOf } from './names.js';
+import { isPushedDown, score, type RankHints } from './rank.js';
+import { compareUtf8, type DirNode } from './tree.js';
+import { groupDigits } from '../digits.js';
+
+/** More sibling directories than this are shown as one compact group line instead of one line each. */
+export const SIBLINGS_MAX = 40;
+/** Siblings sharing a stem (`pages.de`, `pages.fr`, …) are collapsed into one line from this many on. */
+const PATTERN_MIN = 10;
+/** Sibling shapes are "the same" when, on average, each has at least this share of the group's subdirectories. */
+const SHAPE_SIMILARITY = 0.5;
+/** A group line may take this share of the budget left when it is written (at least GROUP_MIN_CHARS). */
+const GROUP_SHARE = 0.3;
+const GROUP_MIN_CHARS = 240;
+/** Subdirectory names shown as a group's shared shape. */
+const SHAPE_NAMES_MAX = 12;
+
+/** How the map used its budget, for `/context` and the bench. */
+export interface MapStats {
+  tokens: number;
+  budgetTokens: number;
+  /** Directories named on a line of their own. */
+  dirsNamed: number;
+  /** Directories named inside a collapsed group line (or the workspace block). */
+  dirsCollapsed: number;
+  /** Depth-1 and depth-2 directories in the tree, and how many of them the map names (alone or in a group). */
+  depth1: { named: number; total: number };
+  depth2: { named: number; total: number };
+  /** Workspace members the map names (in the member block or the tree). */
+  members: { named: number; total: number };
+  /** What was left out and why, e.g. "packages/: 12 directory names (budget)". */
+  cut: string[];
+}
+
+export interface DirView {
+  kind: 'dir';
+  name: string;
+  rel: string;
+  /** 1 for the root's entries; each level indents two spaces more. */
+  level: number;
+  node: DirNode;
+  score: number;
+  expanded: boolean;
+  items: Item[];
+  hiddenDirs: number;
+  filesShown: number;
+  files: string[];
+  /** A collapsed group's member shown on its own line too (not counted again). */
+  pulled?: boolean;
+}
+
+export interface GroupView {
+  kind: 'group';
+  level: number;
+  members: string[];
+  shown: string[];
+  files: number;
+  shape: string;
+  /** The members' subdirectories, when the shape names every one of them (they count as named). */
+  shapeNames: string[] | null;
+  score: number;
+  /** Every member is named in the workspace block: the line points there instead of repeating the names. */
+  inWorkspaceBlock: boolean;
+}
+
+export type Item = DirView | GroupView;
+
+export interface MapPlanInput {
+  tree: DirNode;
+  depth: number;
+  maxEntries: number;
+  budgetChars: number;
+  hints: RankHints;
+  /** Root files already shown on the "Key files" line (left out of the root's own file list). */
+  keyFiles: ReadonlySet<string>;
+  /** Directory paths the workspace block names. */
+  workspaceNamed: ReadonlySet<string>;
+  /** Every workspace member's path (for the coverage figure). */
+  memberPaths: readonly string[];
+  /** Completes a directory with subdirectories ripgrep saw no file in (see listing.ts). */
+  discover: (rel: string, level: number, node: DirNode) => void;
+}
+
+export interface Budget {
+  chars: number;
+  entries: number;
+}
+
+export function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
+  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, filesShown: 0, files: [] };
+}
+
+export function isDir(item: Item): item is DirView {
+  return item.kind === 'dir';
+}
+
+export function byRank(a: DirView | GroupView, b: DirView | GroupView): number {
+  return b.score - a.score || compareUtf8(firstName(a), firstName(b));
+}
+
+export function firstName(item: Item): string {
+  return item.kind === 'dir' ? item.name : item.members[0]!;
+}
+
+/**
+ * The subdirectories of `parent` as lines: siblings sharing a stem and a shape collapse into one group; beyond
+ * SIBLINGS_MAX the rest (except those the instructions mention) become one group naming them compactly.
+ */
+export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budget): Item[] {
+  const names = [...parent.node.dirs.keys()].sort(compareUtf8);
+  const childRel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+  const loose: string[] = [];
+  const groups: GroupView[] = [];
+  const byStem = new Map<string, string[]>();
+  for (const name of names) {
+    const stem = stemOf(name);
+    if (stem === '' || input.hints.mentioned.has(childRel(name))) continue;
+    byStem.set(stem, [...(byStem.get(stem) ?? []), name]);
+  }
+  const grouped = new Set<string>();
+  for (const members of byStem.values()) {
+    if (members.length < PATTERN_MIN) continue;
+    const shape = sharedShape(members.map((m) => parent.node.dirs.get(m)!));
+    if (shape === null) continue;
+    groups.push(group(parent, members, shape, input, budget));
+    for (const m of members) grouped.add(m);
+  }
+  for (const name of names) if (!grouped.has(name)) loose.push(name);
+  const keepAlone = loose.length > SIBLINGS_MAX ? loose.filter((n) => input.hints.mentioned.has(childRel(n))) : loose;
+  if (keepAlone.length < loose.length) {
+    const crowd = loose.filter((n) => !keepAlone.includes(n));
+    groups.push(group(parent, crowd, sharedShape(crowd.map((m) => parent.node.dirs.get(m)!)) ?? '', input, budget));
+  }
+  const dirs = keepAlone.map((name) => view(input, name, childRel(name), parent.level + 1, parent.node.dirs.get(name)!));
+  return [...dirs, ...groups].sort((a, b) => compareUtf8(firstName(a), firstName(b)));
+}
+
+/** The subdirectory names members share, in brace form, or null when their shapes differ too much. */
+function sharedShape(members: DirNode[]): string | null {
+  return shapeOf(members)?.text ?? null;
+}
+
+function shapeOf(members: DirNode[]): { text: string; names: string[] | null } | null {
+  const union = new Map<string, number>();
+  let sum = 0;
+  for (const node of members) {
+    sum += node.dirs.size;
+    for (const name of node.dirs.keys()) union.set(name, (union.get(name) ?? 0) + 1);
+  }
+  if (union.size === 0) return { text: '', names: null };
+  if (sum / (members.length * union.size) < SHAPE_SIMILARITY) return null;
+  const common = [...union.entries()].sort((a, b) => b[1] - a[1] || compareUtf8(a[0], b[0])).slice(0, SHAPE_NAMES_MAX);
+  const all = common.every(([, n]) => n === members.length) && union.size <= SHAPE_NAMES_MAX;
+  const text = `${all ? 'each with' : 'each with some of'} ${braceList(common.map(([name]) => name))}${union.size > SHAPE_NAMES_MAX ? ',…' : ''}`;
+  return { text, names: union.size <= SHAPE_NAMES_MAX ? common.map(([name]) => name) : null };
+}
+
+function group(parent: DirView, members: string[], shape: string, input: MapPlanInput, budget: Budget): GroupView {
+  const rels = members.map((m) => (parent.rel === '' ? m : `${parent.rel}/${m}`));
+  const inWorkspaceBlock = rels.every((rel) => input.workspaceNamed.has(rel));
+  const nodes = members.map((m) => parent.node.dirs.get(m)!);
+  const scores = new Map(members.map((m, i) => [m, score(rels[i]!, m, nodes[i]!, input.hints)]));
+  const files = nodes.reduce((sum, node) => sum + node.totalFiles, 0);
+  const cap = Math.max(GROUP_MIN_CHARS, Math.floor(budget.chars * GROUP_SHARE));
+  let shown = members;
+  if (!inWorkspaceBlock && braceList(members).length > cap) {
+    // Beyond the budget: the best-ranked names, the rest counted (their shared pattern is in the line).
+    const ranked = [...members].sort((a, b) => scores.get(b)! - scores.get(a)! || compareUtf8(a, b));
+    let length = 2;
+    shown = [];
+    for (const name of ranked) {
+      length += quote(name).length + 1;
+      if (length > cap) break;
+      shown.push(name);
+    }
+  }
+  const best = Math.max(...scores.values());
+  const shapeNames = shape === '' ? null : (shapeOf(nodes)?.names ?? null);
+  return { kind: 'group', level: parent.level + 1, members, shown, files, shape, shapeNames, score: best, inWorkspaceBlock };
+}
+
+export function lineOf(item: Item): string {
+  if (item.kind === 'dir') return dirLine(item);
+  const count = `${item.members.length} dirs${item.files > 0 ? `, ${groupDigits(item.files)} files` : ''}`;
+  if (item.inWorkspaceBlock) return `${braceOrStem(item.members)}/ ${count} (workspace members, named above)`;
+  const more = item.members.length - item.shown.length;
+  const names = more > 0 ? `{${item.shown.length > 0 ? `${braceList(item.shown)},` : ''}…}` : braceList(item.shown);
+  const pattern = more > 0 ? ` (${more} more not named${stemHint(item.members)})` : '';
+  return `${names}/ ${count}${item.shape ? `, ${item.shape}` : ''}${pattern}`;
+}
+
+/** A group named only by its pattern: `babel-*` when the members share a stem, else the first and last names. */
+function braceOrStem(members: string[]): string {
+  const stem = stemOf(members[0]!);
+  if (stem !== '' && members.every((m) => m.startsWith(stem))) return `${quote(stem)}*`;
+  return `{${quote(members[0]!)},…,${quote(members.at(-1)!)}}`;
+}
+
+function stemHint(members: string[]): string {
+  const stem = stemOf(members[0]!);
+  return stem !== '' && members.every((m) => m.startsWith(stem)) ? `, all ${quote(stem)}*` : '';
+}
+
+export function dirLine(v: DirView): string {
+  const files = v.node.totalFiles;
+  const count = files > 0 && !v.expanded ? ` (${groupDigits(files)} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''})` : '';
+  return `${quote(v.name)}/${count}`;
+}
+

@@ -1,0 +1,233 @@
+import { dirLine, firstName, groupChildren, isDir, byRank, lineOf, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
+import { quote } from './names.js';
+import { isPushedDown } from './rank.js';
+import { compareUtf8 } from './tree.js';
+
+export type { MapPlanInput, MapStats } from './map-view.js';
+export { SIBLINGS_MAX } from './map-view.js';
+
+/** Characters a "… (N more)" line can take beyond its indent. */
+export const MARKER_CHARS = 20;
+/** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
+const HIGHLIGHT_MAX = 5;
+const HIGHLIGHT_SHARE = 0.5;
+/** Cut reasons kept for `/context`. */
+const CUT_NOTES_MAX = 8;
+
+/**
+ * Plans and renders the tree part of the map: every depth-1 directory named, then directories expanded level by
+ * level in rank order (large, mentioned, workspace and conventional directories first; pushed-down trees never),
+ * each expansion naming all its subdirectories (pattern siblings and crowds of more than SIBLINGS_MAX collapsed into
+ * one group line), then files, a few per directory per pass. Deterministic: only the tree decides.
+ */
+export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; shown: number; truncatedDirs: number; stats: Omit<MapStats, 'tokens' | 'budgetTokens'> }> {
+  const budget: Budget = { chars: input.budgetChars, entries: input.maxEntries };
+  const cut: string[] = [];
+  const root = view(input, '', '', 0, input.tree);
+  expand(root, input, budget, cut);
+  await expandLevels(root.items.filter(isDir), input, budget, cut);
+  await highlight(root, input, budget, cut);
+  addFiles(root, input, budget);
+  // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
+  refundEmpty(root, budget);
+  addFiles(root, input, budget);
+  if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
+    note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
+  }
+  const lines: string[] = [];
+  const counts = { shown: 0, truncatedDirs: 0 };
+  render(root, lines, counts, input);
+  return { lines, ...counts, stats: { ...coverage(root, input), cut } };
+}
+
+/** Expands directories level by level, each level in rank order, down to the depth limit. */
+async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  let level = first;
+  while (level.length > 0 && level[0]!.level < input.depth) {
+    const candidates = [...level].sort(byRank);
+    const next: DirView[] = [];
+    for (const v of candidates) {
+      // Out of budget: nothing more can be named, so no directory needs reading.
+      if (budget.chars <= 0 || budget.entries <= 0) break;
+      if (isPushedDown(v.name)) {
+        note(cut, `${v.rel}/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`);
+        continue;
+      }
+      input.discover(v.rel, v.level, v.node);
+      if (v.node.dirs.size === 0 && v.node.fileCount === 0) continue;
+      expand(v, input, budget, cut);
+      next.push(...v.items.filter(isDir));
+    }
+    level = next;
+  }
+}
+
+/**
+ * With budget left after every level is named, the best-ranked members of each collapsed group of workspace members
+ * (largest first) get lines of their own below the group and are expanded like any directory, so a crowd of 148 packages does not
+ * hide what the biggest ones hold. They may take half of what is left; files get the rest.
+ */
+async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  const groups: Array<{ parent: DirView; group: GroupView }> = [];
+  // Only crowds of workspace members: their names are in the member block already, and they hold the code.
+  for (const v of expandedViews(root)) for (const item of v.items) if (item.kind === 'group' && item.inWorkspaceBlock) groups.push({ parent: v, group: item });
+  groups.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
+  const share: Budget = { chars: Math.floor(budget.chars * HIGHLIGHT_SHARE), entries: budget.entries };
+  const pulled: DirView[] = [];
+  for (const { parent, group } of groups) {
+    const candidates = group.members
+      .map((name) => view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!))
+      .filter((v) => !isPushedDown(v.name) && (v.node.dirs.size > 0 || v.node.fileCount > 0))
+      .sort(byRank)
+      .slice(0, HIGHLIGHT_MAX);
+    for (const v of candidates) {
+      const cost = 2 * parent.level + dirLine(v).length + 1;
+      if (cost > share.chars || share.entries === 0) break;
+      share.chars -= cost;
+      share.entries--;
+      v.pulled = true;
+      parent.items.push(v);
+      pulled.push(v);
+    }
+    parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
+  }
+  budget.entries = share.entries;
+  const spent = Math.floor(budget.chars * HIGHLIGHT_SHARE) - share.chars;
+  budget.chars -= spent;
+  // Their contents come out of the same half: what is not used goes back to the files.
+  const rest = budget.chars - Math.floor(budget.chars * (1 - HIGHLIGHT_SHARE));
+  const sub: Budget = { chars: Math.max(0, rest), entries: budget.entries };
+  await expandLevels(pulled, input, sub, cut);
+  budget.chars -= Math.max(0, rest) - sub.chars;
+  budget.entries = sub.entries;
+}
+
+function note(cut: string[], text: string): void {
+  if (cut.length < CUT_NOTES_MAX) cut.push(text);
+}
+
+/** Names the directory's subdirectories: all of them when they fit, else the best-ranked, with a "more" line. */
+function expand(parent: DirView, input: MapPlanInput, budget: Budget, cut: string[]): void {
+  const items = groupChildren(parent, input, budget);
+  const indent = 2 * parent.level;
+  const reserve = parent.level === 0 ? 0 : indent + MARKER_CHARS + 1;
+  const cost = (item: Item) => lineOf(item).length + indent + 1;
+  const total = items.reduce((sum, item) => sum + cost(item), 0);
+  if (total + reserve <= budget.chars && items.length <= budget.entries) {
+    parent.items = items;
+  } else {
+    // Not all fit: the best-ranked first, never a pushed-down tree before a real one.
+    let room = budget.chars - reserve;
+    let entries = budget.entries;
+    const kept: Item[] = [];
+    for (const item of [...items].sort(byRank)) {
+      const c = cost(item);
+      if (c > room || entries === 0) continue;
+      room -= c;
+      entries--;
+      kept.push(item);
+    }
+    parent.items = kept.sort((a, b) => compareUtf8(firstName(a), firstName(b)));
+    const left = items.filter((item) => !kept.includes(item));
+    parent.hiddenDirs = left.reduce((sum, item) => sum + (item.kind === 'dir' ? 1 : item.members.length), 0);
+    if (parent.hiddenDirs > 0) note(cut, `${parent.rel || '.'}/: ${parent.hiddenDirs} directories not named (token budget)`);
+  }
+  // An expanded directory's line drops its file count (its content is shown instead).
+  const before = dirLine(parent).length;
+  parent.expanded = true;
+  if (parent.level > 0) budget.chars += before - dirLine(parent).length;
+  for (const item of parent.items) {
+    budget.chars -= cost(item);
+    budget.entries--;
+  }
+  if (parent.level > 0) budget.chars -= reserve;
+}
+
+/** Expanded directories, root first, then level by level in rank order. */
+function expandedViews(root: DirView): DirView[] {
+  const views: DirView[] = [];
+  for (let level: DirView[] = [root]; level.length > 0; level = level.flatMap((v) => v.items.filter(isDir)).sort(byRank)) {
+    views.push(...level.filter((v) => v.expanded));
+  }
+  return views;
+}
+
+function refundEmpty(root: DirView, budget: Budget): void {
+  for (const v of expandedViews(root)) {
+    if (v.level === 0 || v.items.length > 0 || v.filesShown > 0) continue;
+    const before = dirLine(v).length;
+    v.expanded = false;
+    budget.chars += 2 * v.level + MARKER_CHARS + 1 - (dirLine(v).length - before);
+  }
+}
+
+/** Files last: passes of growing quota over the expanded directories, root first, then by level and rank. */
+function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
+  const views = expandedViews(root);
+  for (const v of views) v.files = v.level === 0 ? v.node.files.filter((f) => !input.keyFiles.has(f)) : v.node.files;
+  for (const quota of [3, 10, 40, Infinity]) {
+    for (const v of views) {
+      while (v.filesShown < Math.min(quota, v.files.length) && budget.entries > 0) {
+        const cost = 2 * v.level + quote(v.files[v.filesShown]!).length + 1;
+        if (cost > budget.chars) break;
+        budget.chars -= cost;
+        budget.entries--;
+        v.filesShown++;
+      }
+    }
+  }
+}
+
+function fileTotal(v: DirView, input: MapPlanInput): number {
+  return v.level === 0 ? v.node.fileCount - input.keyFiles.size : v.node.fileCount;
+}
+
+function render(v: DirView, lines: string[], counts: { shown: number; truncatedDirs: number }, input: MapPlanInput): void {
+  const indent = '  '.repeat(Math.max(0, v.level));
+  for (const item of v.items) {
+    counts.shown += item.kind === 'group' ? item.members.length : item.pulled ? 0 : 1;
+    lines.push(indent + lineOf(item));
+    if (item.kind === 'dir' && item.expanded) render(item, lines, counts, input);
+  }
+  for (let i = 0; i < v.filesShown; i++) lines.push(indent + quote(v.files[i]!));
+  counts.shown += v.filesShown;
+  const hidden = v.hiddenDirs + fileTotal(v, input) - v.filesShown;
+  if (v.expanded && hidden > 0) {
+    counts.truncatedDirs++;
+    lines.push(`${indent}… (${hidden} more)`);
+  }
+}
+
+function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'tokens' | 'budgetTokens' | 'cut'> {
+  const named = new Set<string>(input.workspaceNamed);
+  let dirsNamed = 0;
+  let dirsCollapsed = 0;
+  const visit = (v: DirView) => {
+    for (const item of v.items) {
+      if (item.kind === 'dir') {
+        if (!item.pulled) dirsNamed++;
+        named.add(item.rel);
+        visit(item);
+        continue;
+      }
+      const names = item.inWorkspaceBlock ? item.members : item.shown;
+      dirsCollapsed += names.length;
+      for (const m of names) {
+        const rel = v.rel === '' ? m : `${v.rel}/${m}`;
+        named.add(rel);
+        // A shape that lists every subdirectory of the members names them too (tldr's pages.xx/{android,common,…}).
+        if (item.shapeNames && item.shown.length === item.members.length) for (const child of item.shapeNames) named.add(`${rel}/${child}`);
+      }
+    }
+  };
+  visit(root);
+  const depth1 = [...input.tree.dirs.keys()];
+  const depth2 = [...input.tree.dirs.entries()].flatMap(([name, node]) => [...node.dirs.keys()].map((child) => `${name}/${child}`));
+  return {
+    dirsNamed,
+    dirsCollapsed,
+    depth1: { named: depth1.filter((rel) => named.has(rel)).length, total: depth1.length },
+    depth2: { named: depth2.filter((rel) => named.has(rel)).length, total: depth2.length },
+    members: { named: input.memberPaths.filter((rel) => named.has(rel)).length, total: input.memberPaths.length },
+  };
+}
