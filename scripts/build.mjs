@@ -2,7 +2,7 @@
 // (the command, src/launch.ts) runs dist/spelunk-main.cjs (everything else) through V8's code cache.
 // @vscode/ripgrep stays external: its binary is found at run time from the installed platform package.
 import { build } from 'esbuild';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -81,6 +81,19 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// The bundle in ASCII, so the launcher reads it as a one-byte string (src/launch.ts). esbuild escapes strings,
+// templates and identifiers already; what is left is in comments and regular expression literals, where a \uXXXX
+// escape means the same character (astral characters as surrogate pairs, which a /u expression also reads as one).
+// A character right after a backslash would change meaning: the build refuses it.
+{
+  const file = new URL('../dist/spelunk-main.cjs', import.meta.url);
+  const text = await readFile(file, 'utf8');
+  const escaped = text.replace(/[^\x00-\x7f]/g, (ch, at) => {
+    if (text[at - 1] === '\\') throw new Error(`build: an escaped non-ASCII character at offset ${at} of the bundle; write it as \\u${ch.charCodeAt(0).toString(16)} in the source`);
+    return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  await writeFile(file, escaped);
+}
 // Each vendor file exports an object keyed by the specifiers the bundle's stubs require.
 for (const [chunk, specifiers] of Object.entries(vendorSpecifiers)) {
   if (specifiers.size === 0) throw new Error(`build: no import of the ${chunk} vendor group was seen; update VENDOR in scripts/build.mjs`);

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -188,6 +189,14 @@ describe('the built binary', () => {
       await fs.writeFile(path.join(repo.root, 'AGENTS.md'), APP_FILES['AGENTS.md']!);
       await fs.rm(state, { recursive: true, force: true });
     }
+  });
+
+  // The launcher reads the bundle as latin1 when it is ASCII (a one-byte string, hashed as bytes); the build escapes
+  // what esbuild leaves in comments and regular expressions, so no character above 0x7f stays.
+  it('the bundle is ASCII, and its regular expressions still match en dashes (escaped, not dropped)', async () => {
+    const code = await fs.readFile(path.join(path.dirname(BIN), 'spelunk-main.cjs'));
+    expect(isAscii(code)).toBe(true);
+    expect(code.toString('latin1')).toContain('|\\u2013|\\u2014|to)');
   });
 
   // The MCP SDK and the markdown renderer live in vendor files beside the bundle (scripts/build.mjs): a copy of the
