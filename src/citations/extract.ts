@@ -1,7 +1,8 @@
 /**
  * Finds the `path:line` claims an answer makes. Pure: no filesystem, so the same text always gives the same list.
  * Forms: `path:line`, `path:start-end`, `path:line:col`, `path#Lstart-Lend`, markdown links to repository files, a
- * path followed by `line N`/`lines N-M`, a fence opened as ```start:end:path, and bare paths in code spans. Fenced blocks are never searched (code is not
+ * path followed by `line N`/`lines N-M`, a fence opened as ```start:end:path, bare paths in code spans, and any of
+ * those at a commit (`abc1234:path:line`, as the git tool's output names them). Fenced blocks are never searched (code is not
  * a claim) but a block right after a citation is that citation's quote, as is a code span next to it.
  */
 
@@ -20,6 +21,8 @@ export interface Citation {
   weak: boolean;
   /** The text as it appears in the answer (used to place hyperlinks). */
   raw: string;
+  /** `abc1234:path:line`: the file as it was at this commit (hex, 7-40 digits, as written), not the work tree's. */
+  commit?: string;
 }
 
 /** Tokens longer than this are not paths (and keep the anchored matching below cheap). */
@@ -197,6 +200,12 @@ function parseLinkTarget(target: string): Omit<Citation, 'raw'> | null {
  */
 function parseToken(token: string, allowBare: boolean): Citation | null {
   if (token.length === 0 || token.length > MAX_TOKEN_CHARS || isUrl(token)) return null;
+  // A commit's hex name with at least one digit (a word such as `defaced` is not one), then a citation without one.
+  const atCommit = /^([0-9a-f]{7,40}):(.+)$/.exec(token);
+  if (atCommit && /\d/.test(atCommit[1]!)) {
+    const inner = parseToken(atCommit[2]!, allowBare);
+    return inner === null || inner.commit !== undefined ? null : { ...inner, commit: atCommit[1]!, weak: false, raw: token };
+  }
   const m = /^(.+?)(?:#L(\d{1,8})(?:-L?(\d{1,8}))?|:L?(\d{1,8})(?:(?:-|–)L?(\d{1,8})|:\d{1,6}(?:-\d{1,6})?)?)?$/.exec(token);
   if (!m) return null;
   const rawPath = m[1]!;

@@ -1,4 +1,7 @@
 import { statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { execGit, GIT_BINARY } from '../sandbox/git.js';
+import { locateGitDir } from '../sandbox/git-repo.js';
 import { readLineWindow } from '../lines.js';
 import { confine } from '../sandbox/paths.js';
 import { extractCitations, type Citation } from './extract.js';
@@ -9,6 +12,8 @@ export type CitationStatus = 'ok' | 'missing_file' | 'outside_root' | 'line_out_
 /** One distinct citation after checking it against the repository. Field names as in the json result. */
 export interface VerifiedCitation {
   path: string;
+  /** Set for a citation of a file as it was at a commit (`abc1234:path:line`), checked against git's history. */
+  commit?: string;
   start_line: number | null;
   end_line: number | null;
   status: CitationStatus;
@@ -24,6 +29,9 @@ export interface VerifiedCitation {
 
 /** Lines around the cited range in which a quote may occur (the issue's ±3). */
 export const QUOTE_SLACK_LINES = 3;
+/** A commit citation's blob is read whole, up to this size, and each git call bounded in time. */
+const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
+const COMMIT_READ_TIMEOUT_MS = 10_000;
 /** An excerpt longer than this is cut; the terminal view trims further to its width. */
 const MAX_EXCERPT_CHARS = 200;
 /** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */
@@ -42,7 +50,7 @@ export async function verifyCitations(root: string, answer: string): Promise<Ver
 export async function verifyExtracted(root: string, citations: readonly Citation[]): Promise<VerifiedCitation[]> {
   const groups = new Map<string, Citation[]>();
   for (const cite of citations) {
-    const key = `${cite.path}\0${cite.startLine ?? ''}\0${cite.endLine ?? ''}`;
+    const key = `${cite.commit ?? ''}\0${cite.path}\0${cite.startLine ?? ''}\0${cite.endLine ?? ''}`;
     const group = groups.get(key);
     if (group) group.push(cite);
     else if (groups.size < MAX_CITATIONS) groups.set(key, [cite]);
@@ -55,7 +63,11 @@ export async function verifyExtracted(root: string, citations: readonly Citation
     files.set(p, facts);
     return facts;
   };
-  const checked = await Promise.all([...groups.values()].map((group) => checkGroup(group, factsOf)));
+  let history: Promise<History> | null = null;
+  const historyOf = (): Promise<History> => (history ??= openHistory(root));
+  const checked = await Promise.all(
+    [...groups.values()].map((group) => (group[0]!.commit === undefined ? checkGroup(group, factsOf) : checkAtCommit(root, group, historyOf))),
+  );
   return checked.filter((c): c is VerifiedCitation => c !== null);
 }
 
@@ -104,12 +116,28 @@ async function checkLines(
   start: number,
   end: number,
 ): Promise<VerifiedCitation> {
-  const quoteLines = Math.max(0, ...group.map((c) => (c.quote === null ? 0 : c.quote.split('\n').length)));
-  const from = Math.max(1, start - QUOTE_SLACK_LINES);
-  const to = Math.max(end, start + quoteLines - 1) + QUOTE_SLACK_LINES;
+  const { from, to } = quoteWindow(group, start, end);
   const { abs } = file;
   const window = await readLineWindow(abs, from, to, { size: file.size }).catch(() => null);
   if (window === null) return { ...base, status: 'missing_file', excerpt: null, detail: 'the file could not be read', abs: null };
+  return judgeLines(base, group, window, { start, end, from }, abs);
+}
+
+/** The lines read around a cited range: ±QUOTE_SLACK_LINES, and room for the longest quote. */
+function quoteWindow(group: Citation[], start: number, end: number): { from: number; to: number } {
+  const quoteLines = Math.max(0, ...group.map((c) => (c.quote === null ? 0 : c.quote.split('\n').length)));
+  return { from: Math.max(1, start - QUOTE_SLACK_LINES), to: Math.max(end, start + quoteLines - 1) + QUOTE_SLACK_LINES };
+}
+
+/** Lines in range, then every occurrence's quote near them; `window.lines[0]` is line `from`. */
+function judgeLines<B extends Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'raws'>>(
+  base: B,
+  group: Citation[],
+  window: { lines: string[]; lineCount: number },
+  range: { start: number; end: number; from: number },
+  abs: string | null,
+): VerifiedCitation {
+  const { start, end, from } = range;
   if (end > window.lineCount) {
     const has = window.lineCount === 1 ? '1 line' : `${window.lineCount} lines`;
     return { ...base, status: 'line_out_of_range', excerpt: null, detail: `the file has ${has}`, abs: null };
@@ -122,6 +150,51 @@ async function checkLines(
     return { ...base, status: 'quote_mismatch', excerpt, detail: `the quoted code is not within ${QUOTE_SLACK_LINES} lines of the cited range`, abs };
   }
   return { ...base, status: 'ok', excerpt, detail: null, abs };
+}
+
+/** git's history for commit citations: the verified git directory, or why it cannot be read here. */
+type History = { ok: true; gitDir: string } | { ok: false; reason: string };
+
+async function openHistory(root: string): Promise<History> {
+  if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
+  const location = await locateGitDir(root);
+  return location.ok ? { ok: true, gitDir: location.gitDir } : { ok: false, reason: location.reason };
+}
+
+/**
+ * A citation of a file at a commit, checked in git's object store with the git tool's hardening (sandbox/git.ts):
+ * `cat-file` reads the stored blob, so no filter, textconv or other configured program runs, and the repository's git
+ * directory must lie inside the root. The path is confined like a work-tree path (no `..` out, not absolute).
+ * Never a hyperlink: the file on disk is not the one cited.
+ */
+async function checkAtCommit(root: string, group: Citation[], historyOf: () => Promise<History>): Promise<VerifiedCitation> {
+  const first = group[0]!;
+  const commit = first.commit!;
+  const base = { path: first.path, commit, start_line: first.startLine, end_line: first.endLine, raws: [...new Set(group.map((c) => c.raw))] };
+  const bad = (status: CitationStatus, detail: string): VerifiedCitation => ({ ...base, status, excerpt: null, detail, abs: null });
+  const rel = path.posix.normalize(first.path.replace(/\/+$/, '') || '.');
+  if (path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || /^[A-Za-z]:\//.test(first.path)) return bad('outside_root', 'outside the repository root');
+  const history = await historyOf();
+  if (!history.ok) return bad('missing_file', `the history cannot be checked here: ${history.reason}`);
+  const spec = `${commit}:./${rel === '.' ? '' : rel}`;
+  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, gitDir: history.gitDir });
+  const type = await git(['cat-file', '-t', spec], 1024);
+  if ('error' in type) return bad('missing_file', `git could not run: ${type.error}`);
+  if (type.exitCode !== 0) {
+    const known = await git(['cat-file', '-e', `${commit}^{commit}`], 1024);
+    const noCommit = 'error' in known || known.exitCode !== 0;
+    return bad('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
+  }
+  const kind = type.stdout.trim();
+  if (kind === 'tree') return first.startLine === null ? { ...base, status: 'ok', excerpt: null, detail: null, abs: null } : bad('not_a_file', 'a directory, not a file');
+  if (kind !== 'blob') return bad('not_a_file', `a ${kind} object, not a file`);
+  if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: null };
+  const blob = await git(['cat-file', 'blob', spec], COMMIT_READ_MAX_BYTES);
+  if ('error' in blob || blob.exitCode !== 0 || blob.capped) return bad('missing_file', 'the file at that commit could not be read whole');
+  const all = blob.stdout.split('\n');
+  if (all.at(-1) === '') all.pop();
+  const { from, to } = quoteWindow(group, first.startLine, first.endLine);
+  return judgeLines(base, group, { lines: all.slice(from - 1, to), lineCount: all.length }, { start: first.startLine, end: first.endLine, from }, null);
 }
 
 /**
@@ -145,8 +218,8 @@ function cut(s: string): string {
 }
 
 /** The json form of a verified citation: exactly the contract's fields. */
-export function citationRecord(c: VerifiedCitation): Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'status' | 'excerpt'> {
-  return { path: c.path, start_line: c.start_line, end_line: c.end_line, status: c.status, excerpt: c.excerpt };
+export function citationRecord(c: VerifiedCitation): Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line' | 'status' | 'excerpt'> {
+  return { path: c.path, ...(c.commit === undefined ? {} : { commit: c.commit }), start_line: c.start_line, end_line: c.end_line, status: c.status, excerpt: c.excerpt };
 }
 
 /** One line describing a bad citation (warnings, the fix request). */
@@ -154,10 +227,11 @@ export function describeBad(c: VerifiedCitation): string {
   return `${formatCitation(c)}: ${c.status}${c.detail ? ` (${c.detail})` : ''}`;
 }
 
-/** `path`, `path:12` or `path:12-20`. */
-export function formatCitation(c: Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line'>): string {
-  if (c.start_line === null) return c.path;
-  return c.end_line !== null && c.end_line !== c.start_line ? `${c.path}:${c.start_line}-${c.end_line}` : `${c.path}:${c.start_line}`;
+/** `path`, `path:12` or `path:12-20`, after `abc1234:` for a file at a commit. */
+export function formatCitation(c: Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line'>): string {
+  const at = c.commit === undefined ? c.path : `${c.commit}:${c.path}`;
+  if (c.start_line === null) return at;
+  return c.end_line !== null && c.end_line !== c.start_line ? `${at}:${c.start_line}-${c.end_line}` : `${at}:${c.start_line}`;
 }
 
 /** Synchronous like confine's own lstat calls: one syscall, no thread-pool round trip. */

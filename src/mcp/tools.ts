@@ -36,6 +36,7 @@ const ANSWER_SCHEMA = {
         type: 'object',
         properties: {
           path: { type: 'string' },
+          commit: { type: 'string', description: 'present for a file cited as it was at a commit (abc1234:path:line)' },
           start_line: { type: ['integer', 'null'] },
           end_line: { type: ['integer', 'null'] },
           status: { type: 'string', enum: ['ok', 'missing_file', 'outside_root', 'line_out_of_range', 'not_a_file', 'quote_mismatch'] },

@@ -1,5 +1,6 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from '../../src/preamble/system-prompt.js';
 import { GIT_BINARY } from '../../src/sandbox/git.js';
@@ -136,13 +137,17 @@ describe('scripted explorations through the local Messages API', () => {
         sha = /^([0-9a-f]{7,}) Add rate limiting middleware$/m.exec(lastToolResult(req))?.[1] ?? 'not-found';
         return reply(toolUse('git', { command: `show --stat ${sha}` }));
       },
-      (req) => reply(text(lastToolResult(req).includes('src/middleware.js') ? `rateLimit was introduced in ${sha} (Add rate limiting middleware), src/middleware.js:4.` : 'not found')),
+      (req) => reply(text(lastToolResult(req).includes('src/middleware.js') ? `rateLimit was introduced in ${sha} (Add rate limiting middleware), ${sha}:src/middleware.js:4 \`function rateLimit(max) {\`.` : 'not found')),
     );
     const cli = await runCli(['-C', history.root, '--output-format', 'json', 'when was rateLimit introduced?'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
     expect(cli.code, cli.stderr).toBe(0);
     expect(sha).toMatch(/^[0-9a-f]{7,}$/);
     const result = JSON.parse(cli.stdout);
     expect(result.result).toContain(`introduced in ${sha}`);
+    // The commit citation is checked in git's history (issue 11 with issue 9's verifier): the line and its quote.
+    const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(new URL('../../schema/result.schema.json', import.meta.url), 'utf8')));
+    expect(validate(result), JSON.stringify(validate.errors)).toBe(true);
+    expect(result.citations).toEqual([{ path: 'src/middleware.js', commit: sha, start_line: 4, end_line: 4, status: 'ok', excerpt: 'function rateLimit(max) {' }]);
     const tools = api.requests.find((r) => r.path === '/v1/messages')?.body.tools?.map((t) => t.name);
     expect(tools).toEqual(['read_file', 'bash', 'git']);
   });
