@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Also the system-prompt test, which changes directory: StrykerJS runs tests in worker threads, where it cannot.
-    exclude: ['test/cli/binary.test.ts', 'test/run/repl.test.ts', 'test/sandbox/hostile-git.test.ts', 'test/preamble/system-prompt.test.ts'],
+    exclude: ['test/cli/binary.test.ts', 'test/cli/code-cache.test.ts', 'test/mcp/server.test.ts', 'test/run/repl.test.ts', 'test/sandbox/hostile-git.test.ts', 'test/preamble/system-prompt.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
