@@ -1,5 +1,6 @@
 import { parseArgs } from './args.js';
 import { resolveConfig } from './config.js';
+import { publishRunRoot } from './run-root.js';
 import { UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -16,6 +17,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return EXIT.ok;
     }
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
+    publishRunRoot(config.root);
     debug = config.debug;
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.

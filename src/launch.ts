@@ -17,6 +17,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { isInside, realPrefix } from './inside.js';
+import { publishedRunRoot } from './run-root.js';
 
 /** First bytes of a cache file; a new layout gets a new magic. */
 const MAGIC = 'spelunk-code-cache-1\n';
@@ -70,6 +72,8 @@ function readCache(file: string | null, id: string): Buffer | null {
 function writeCache(file: string | null, id: string, compiled: vm.Script): void {
   if (!file) return;
   try {
+    const root = publishedRunRoot();
+    if (root !== null && isInside(realPrefix(path.dirname(file)), root)) return;
     const payload = compiled.createCachedData();
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.tmp`;
@@ -79,3 +83,4 @@ function writeCache(file: string | null, id: string, compiled: vm.Script): void 
     // A read-only or full cache directory only costs the next start its compile time.
   }
 }
+

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { promises as fs, realpathSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../agent/model.js';
@@ -7,6 +7,7 @@ import type { Conversation } from '../agent/conversation.js';
 import type { CacheState } from '../agent/cache-watch.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
+import { isInside, realPrefix } from '../inside.js';
 
 /** Sessions kept per repository; the oldest beyond this are deleted when a new one starts. */
 export const MAX_SESSIONS_PER_REPO = 50;
@@ -69,21 +70,7 @@ export function sessionsDir(env: Readonly<Record<string, string | undefined>>, r
   const state = realPrefix(path.resolve(env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state')));
   const dir = path.join(state, 'spelunk', 'sessions', createHash('sha256').update(root).digest('hex').slice(0, 16));
   // Never inside the repository: the saved answers would show up in its listing, and in the read-only proof.
-  const rel = path.relative(root, dir);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)) ? null : dir;
-}
-
-/** `abs` with its longest existing ancestor resolved through symlinks (a state directory linked into the repository counts as inside it). */
-function realPrefix(abs: string): string {
-  const rest: string[] = [];
-  for (let at = abs; ; at = path.dirname(at)) {
-    try {
-      return path.join(realpathSync.native(at), ...rest.reverse());
-    } catch {
-      if (path.dirname(at) === at) return abs;
-      rest.push(path.basename(at));
-    }
-  }
+  return isInside(dir, root) ? null : dir;
 }
 
 /** The repository's saved sessions, newest first. */

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reply, startMockApi, text } from '../support/mock-api.js';
 import { BIN } from '../support/pty.js';
 
 // The built command runs its bundle through V8's code cache (src/launch.ts): these run the real binary.
@@ -94,6 +95,29 @@ describe('the V8 code cache of the built command', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('--effort');
+  });
+
+  // As saved sessions: `spelunk -C ~` with the cache under ~/.cache must not write into the repository it searched.
+  it.each([
+    ['inside the repository searched: never written there', true],
+    ['outside it: written as usual', false],
+  ])('a cache directory %s', async (_name, inside) => {
+    const repo = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-cache-repo-'));
+    const api = await startMockApi({ minCacheTokens: 256 });
+    try {
+      await fs.writeFile(path.join(repo, 'a.js'), 'export const a = 1;\n');
+      api.enqueue(reply(text('In a.js:1.')));
+      const xdg = inside ? path.join(repo, '.cache') : cacheHome;
+      const result = await run(['-C', repo, 'Where is a?'], { XDG_CACHE_HOME: xdg, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('In a.js:1.\n');
+      const written = await fs.readdir(path.join(xdg, 'spelunk', 'code-cache')).catch(() => []);
+      expect(written).toHaveLength(inside ? 0 : 1);
+      expect(await fs.readdir(repo)).toEqual(['a.js']);
+    } finally {
+      await api.close();
+      await fs.rm(repo, { recursive: true, force: true });
+    }
   });
 });
 
