@@ -2,7 +2,7 @@
 // one run against synthetic repositories and the project's local Messages API server. Offline; everything it creates
 // lives in one temp directory, removed at the end (also on failure or Ctrl+C). Exit 1 when a target is missed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,8 +87,11 @@ async function bench() {
   const answer = mock.reply(mock.text('The router is built in packages/api/src/router.ts:1.'));
   const ask = (repo, args = [], question = 'Where is the HTTP router built?', runEnv = env) =>
     runSpelunk({ api, dist, repo, env: runEnv, args, question, replies: [answer] }).then(expectExit0);
-  // HOME='' leaves spelunk without a code-cache directory: every start compiles the bundle.
-  const uncached = { ...env, HOME: '' };
+  // A cache directory under a regular file can be neither read nor written: every start compiles the bundle, and
+  // everything else (saved sessions under HOME) is as in the cached runs.
+  const noCache = path.join(tmp, 'not-a-directory');
+  writeFileSync(noCache, '');
+  const uncached = { ...env, XDG_CACHE_HOME: noCache };
 
   log(`start-up and memory on the large repository: 1 warm-up + ${RUNS} interleaved runs of each …`);
   await timeNode(env);

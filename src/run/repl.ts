@@ -1,5 +1,4 @@
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
@@ -16,6 +15,7 @@ import { openSession } from './session.js';
 import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
+import { stateHome } from '../state-home.js';
 
 /** Lines that arrive closer together than this are one pasted question, not several. */
 const PASTE_WINDOW_MS = 30;
@@ -241,8 +241,8 @@ function effortCommand(arg: string, state: { config: Config }): string {
 
 /** `$XDG_STATE_HOME/spelunk/history`, else `~/.local/state/spelunk/history`. */
 function historyPath(env: Readonly<Record<string, string | undefined>>): string | null {
-  const base = env.XDG_STATE_HOME || (env.HOME ? path.join(env.HOME, '.local', 'state') : path.join(os.homedir(), '.local', 'state'));
-  return base ? path.join(base, 'spelunk', 'history') : null;
+  const base = stateHome(env);
+  return base === null ? null : path.join(base, 'spelunk', 'history');
 }
 
 async function loadHistory(file: string | null): Promise<string[]> {

@@ -5,6 +5,7 @@ import { escapeControls } from '../escape.js';
 import { formatCostUsd } from '../output/usage.js';
 import { describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
+import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
 
 /** A run's link to its saved session: the id the JSON output carries, and where completed questions are appended. */
@@ -14,17 +15,23 @@ export interface SavedLink {
   writer: SessionWriter | null;
   /** The one line to show on resume (HEAD or the preamble changed), or null. */
   notice: string | null;
-  /** Why nothing is saved although it should be (the state directory is inside the repository). */
+  /** Why nothing is saved although it should be (no absolute state directory, or it is inside the repository). */
   warning: string | null;
 }
 
 /** Continues the session config.session.resume names (into session.conversation), and prepares the writer. */
 export async function linkSaved(config: Config, env: Readonly<Record<string, string | undefined>>, session: Session): Promise<SavedLink> {
   const dir = sessionsDir(env, config.root);
-  const warning = config.session.persist && dir === null ? 'sessions are not saved: the state directory ($XDG_STATE_HOME or ~/.local/state) is inside the repository' : null;
+  const warning = config.session.persist && dir === null ? unsavedReason(env) : null;
   if (config.session.resume === null) return { ...newSession(config, dir), dir, warning };
   const loaded = await loadSession(await findSession(dir, config.session.resume, config.root));
   return { ...(await switchTo(loaded, config, session, dir)), warning };
+}
+
+function unsavedReason(env: Readonly<Record<string, string | undefined>>): string {
+  return stateHome(env) === null
+    ? 'sessions are not saved: neither $XDG_STATE_HOME nor $HOME is an absolute path'
+    : 'sessions are not saved: the state directory ($XDG_STATE_HOME or ~/.local/state) is inside the repository';
 }
 
 /** Replaces the conversation with `loaded` and returns the link that appends to it. */

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../agent/model.js';
 import type { Conversation } from '../agent/conversation.js';
@@ -8,6 +7,7 @@ import type { CacheState } from '../agent/cache-watch.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
 import { isInside, realPrefix } from '../inside.js';
+import { stateHome } from '../state-home.js';
 
 /** Sessions kept per repository; the oldest beyond this are deleted when a new one starts. */
 export const MAX_SESSIONS_PER_REPO = 50;
@@ -65,9 +65,14 @@ export interface LoadedSession {
   last: TurnRecord | null;
 }
 
-/** `$XDG_STATE_HOME/spelunk/sessions/<repo-hash>` (else ~/.local/state/…); null when it would be inside `root`. */
+/**
+ * `$XDG_STATE_HOME/spelunk/sessions/<repo-hash>` (else ~/.local/state/…); null when there is no absolute state
+ * directory or it would be inside `root`.
+ */
 export function sessionsDir(env: Readonly<Record<string, string | undefined>>, root: string): string | null {
-  const state = realPrefix(path.resolve(env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state')));
+  const home = stateHome(env);
+  if (home === null) return null;
+  const state = realPrefix(home);
   const dir = path.join(state, 'spelunk', 'sessions', createHash('sha256').update(root).digest('hex').slice(0, 16));
   // Never inside the repository: the saved answers would show up in its listing, and in the read-only proof.
   return isInside(dir, root) ? null : dir;
