@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import type { RawFlags } from './config.js';
 import { UsageError } from './errors.js';
+import { EXIT_SUMMARY } from './exit-codes.js';
 import { closest } from './suggest.js';
 import { VERSION } from './version.js';
 
@@ -11,7 +12,7 @@ export type Parsed =
   | { kind: 'output'; text: string } // --help / -v / help
   | { kind: 'run'; audit: boolean; mcp: boolean; question: string | null; flags: RawFlags };
 
-const EPILOG = `Exit codes: 0 answered · 1 runtime/API failure · 2 usage error · 3 limit reached · 4 audit failed · 5 audit inconclusive · 130 interrupted
+const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */

@@ -22,6 +22,20 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** Each code in a few words, for the help text: built from EXIT so the two cannot drift apart. */
+const EXIT_WORDS: Readonly<Record<keyof typeof EXIT, string>> = {
+  ok: 'answered',
+  failure: 'runtime/API failure',
+  usage: 'usage error',
+  limit: 'limit reached',
+  auditFailed: 'audit failed',
+  auditInconclusive: 'audit inconclusive',
+  interrupted: 'interrupted',
+};
+
+/** `0 answered · 1 runtime/API failure · …`, every code of the contract in order. */
+export const EXIT_SUMMARY = (Object.keys(EXIT) as (keyof typeof EXIT)[]).map((name) => `${EXIT[name]} ${EXIT_WORDS[name]}`).join(' · ');
+
 /** What one way of ending means for every front end: the exit code, the result subtype, and the words for it. */
 export interface StopMeaning {
   exit: ExitCode;

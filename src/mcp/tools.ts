@@ -1,4 +1,5 @@
 import { SEVERITIES, type Severity } from '../tools/report-findings.js';
+import { EXIT } from '../exit-codes.js';
 
 /** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */
 export const MAX_TURNS_CAP = 100;
@@ -71,7 +72,7 @@ const AUDIT_SCHEMA = {
       required: ['verdict', 'summary', 'findings'],
     },
     fail_on: { type: 'string', enum: [...SEVERITIES] },
-    exit_code: { type: 'integer', description: 'what `spelunk audit` would exit with: 0 pass, 4 failed, 5 inconclusive, 1/3 errors and limits' },
+    exit_code: { type: 'integer', description: `what \`spelunk audit\` would exit with: ${EXIT.ok} pass, ${EXIT.auditFailed} failed, ${EXIT.auditInconclusive} inconclusive, ${EXIT.failure}/${EXIT.limit} errors and limits` },
   },
   required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'fail_on', 'exit_code'],
 } as const;
@@ -126,8 +127,6 @@ export const MCP_TOOLS = [
     annotations: ANNOTATIONS,
   },
 ] as const;
-
-export type McpToolName = (typeof MCP_TOOLS)[number]['name'];
 
 export type McpCall =
   | { tool: 'ask'; question: string; maxTurns: number | null }

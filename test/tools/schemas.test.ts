@@ -3,10 +3,12 @@ import { sessionTools } from '../../src/tools/index.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { readFileTool } from '../../src/tools/read-file.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { WHITELIST } from '../../src/sandbox/programs.js';
 
 // The tool definitions are the first bytes of every request's cached prefix: a change here is a reviewed diff and a
 // visible prompt-cache change (principle 10). A fixed program map keeps the snapshot independent of the machine.
-const programs = new Map(['rg', 'grep', 'find', 'ls', 'cat', 'head', 'tail', 'wc', 'file', 'tree'].map((p) => [p, `/usr/bin/${p}`]));
+// Built from WHITELIST (the policy tables' keys), so a program added to the tables shows up in the snapshot.
+const programs = new Map(WHITELIST.map((p) => [p, `/usr/bin/${p}`]));
 
 describe('tool definitions sent to the model', () => {
   it('match the reviewed snapshot (ask and audit)', async () => {
