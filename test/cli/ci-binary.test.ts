@@ -181,3 +181,51 @@ describe('spelunk audit --sarif fails closed (the built binary)', () => {
     }
   });
 });
+
+describe('spelunk audit: the rest of issue 14 (the built binary)', () => {
+  it('a finding with an out-of-range line, corrected by the model, stays in warnings (rule id, path, lines, reason)', async () => {
+    await serve(
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding({ start_line: 400, end_line: 402 })] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding()] })),
+      reply(text('Reported.')),
+    );
+    const result = await run(['audit', QUESTION, '--output-format', 'json']);
+    expect(result.code).toBe(4);
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed.audit.findings).toEqual([expect.objectContaining({ rule_id: 'shell-injection', start_line: 4 })]);
+    expect(parsed.warnings).toEqual([
+      expect.stringMatching(/^report_findings call 1 dropped findings\[0\] \(shell-injection at src\/auth\.js:400-402\): start_line 400 is past the end of the file/),
+    ]);
+  });
+
+  it.each([
+    [['--sarif', 'x', 'q'], '--sarif only work with the audit subcommand'],
+    [['--fail-on', 'high', 'q'], '--fail-on only work with the audit subcommand'],
+    [['--sarif-category', 'c', 'q'], '--sarif-category only work with the audit subcommand'],
+  ])('%j without audit → exit 2, one line on stderr, no file written, nothing sent', async (args, fragment) => {
+    await serve();
+    const before = await fs.readdir(repo.root);
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(fragment);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(await fs.readdir(repo.root)).toEqual(before);
+    expect(messages()).toHaveLength(0);
+  });
+});
+
+describe('issue 13: an in-stream error (the built binary)', () => {
+  it('event: error (overloaded_error) after some answer text: one line with the request id, exit 1, no partial answer on stdout', async () => {
+    await serve({ kind: 'stream_error', afterText: 'The partial answer ' });
+    const result = await run(['q']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    // The partial text stays on stderr (where the view streamed it), marked as cut; the error is the last line, once.
+    expect(result.stderr).toContain('The partial answer \n(the answer above was cut (api_error), so it was not written to stdout)\n');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^API stream failed mid-answer \(the text above is incomplete\): overloaded_error: Overloaded; retryable: ask again \(request req_mock_1\)$/);
+    expect(lines.filter((l) => l.includes('overloaded_error'))).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
