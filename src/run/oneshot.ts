@@ -61,6 +61,8 @@ export async function runOnce(
   // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
   const saved = await linkSaved(config, io.env, session);
   const sessionId = saved.id;
+  // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
+  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif) : false;
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : [])];
@@ -138,7 +140,7 @@ export async function runOnce(
     ...(failure ? { error: failure } : {}),
   });
   result = await scopedOutcome(config, result, change, baseline);
-  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result);
+  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, staleRemoved);
   text?.close();
   await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
@@ -147,20 +149,20 @@ export async function runOnce(
 
 /**
  * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
- * limit, an interruption, an inconclusive audit, a failed read-only check) removes a file left at that path by an
- * earlier run, because a code-scanning upload of it — or of an empty result — would read as a clean scan; with
- * --sarif-on-error=notification it is replaced by a log that reports the failure instead. Both happen after the
- * read-only check, so they never count as a change to the repository.
+ * limit, an interruption, an inconclusive audit, a failed read-only check) leaves no file at that path — one an
+ * earlier run left there was removed before the first request, because a code-scanning upload of it — or of an empty
+ * result — would read as a clean scan; with --sarif-on-error=notification a log that reports the failure is written
+ * instead. Writing happens after the read-only check, so it never counts as a change to the repository.
  */
-async function sarifOutcome(file: string, config: Config, question: string, io: Io, result: ResultObject): Promise<ResultObject> {
+async function sarifOutcome(file: string, config: Config, question: string, io: Io, result: ResultObject, staleRemoved: boolean): Promise<ResultObject> {
   const exit = exitCodeFor(result, config.audit?.failOn);
   const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null) };
   const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
   // An inconclusive audit ends as a "success" run; name it by what went wrong for the reader of the file.
   const reason = exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype;
   if (!verdict && config.audit?.sarifOnError !== 'notification') {
-    await fs.rm(file, { force: true }).catch(() => undefined);
-    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason}); a stale file there was removed\n`);
+    const stale = staleRemoved ? '; a stale file there was removed' : '';
+    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason})${stale}\n`);
     return result;
   }
   const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
@@ -174,6 +176,22 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
     return result;
   } catch (error) {
     return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
+  }
+}
+
+/**
+ * Removes a file an earlier run left at the --sarif path, before the first request, so a run that crashes or is killed
+ * never leaves a SARIF that is not its own; true when there was one. A file that cannot be removed (a directory, no
+ * permission) is a usage error: the run could not keep the path honest, so it does not start.
+ */
+async function removeStaleSarif(file: string): Promise<boolean> {
+  try {
+    await fs.unlink(file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    throw new UsageError(`--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`);
   }
 }
 
