@@ -279,7 +279,9 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
 
   const writeHeld = (): void => {
     if (held === null) return;
-    if (held !== '') stdout.write(held.endsWith('\n') ? held : `${held}\n`);
+    // Escaped off a terminal too: `spelunk q > answer.md` then `cat answer.md` must not run the model's sequences.
+    const safe = sanitizeBlock(held);
+    if (safe !== '') stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
     held = null;
   };
 

@@ -8,7 +8,9 @@ import type { MarkdownView } from '../output/markdown.js';
 import type { SourcesOptions } from '../output/sources.js';
 import { citationUrl, hyperlinksEnabled, osc8 } from '../output/hyperlink.js';
 import { shouldUseColor } from '../output/color.js';
-import { verifyCitations, type VerifiedCitation } from '../citations/verify.js';
+import { extractCitations } from '../citations/extract.js';
+import { verifyExtracted, type VerifiedCitation } from '../citations/verify.js';
+import { placeCitationLinks } from '../output/citation-links.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
@@ -138,17 +140,24 @@ export function liveTextRenderer(
   });
 }
 
-/** `rendered` with every verified citation of `block` made a hyperlink (each form the answer used for it). */
+/** `rendered` with every verified citation of `block` made a hyperlink, at the places the answer cited it. */
 export async function linkCitations(root: string, block: string, rendered: string, link: (c: VerifiedCitation, label: string) => string): Promise<string> {
-  const linked = new Map<string, string>();
-  for (const c of await verifyCitations(root, block)) {
-    if (c.status !== 'ok' || c.abs === null) continue;
-    for (const raw of c.raws) if (raw !== '') linked.set(raw, link(c, raw));
+  const cites = extractCitations(block);
+  const verified = new Map<string, VerifiedCitation>();
+  for (const c of await verifyExtracted(root, cites)) {
+    if (c.status === 'ok' && c.abs !== null) verified.set(citationKey(c.commit, c.path, c.start_line, c.end_line), c);
   }
-  if (linked.size === 0) return rendered;
-  // One pass, longest form first, so `a.js:1` never links inside `a.js:12`.
-  const forms = [...linked.keys()].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return rendered.replace(new RegExp(forms.join('|'), 'g'), (m) => linked.get(m) ?? m);
+  if (verified.size === 0) return rendered;
+  const places = cites.map((cite) => {
+    const c = verified.get(citationKey(cite.commit, cite.path, cite.startLine, cite.endLine));
+    return { raw: cite.raw, link: c ? (label: string) => link(c, label) : null };
+  });
+  return placeCitationLinks(block, rendered, places);
+}
+
+/** The verifier's grouping: one distinct citation per commit, path and lines. */
+function citationKey(commit: string | undefined, p: string, start: number | null, end: number | null): string {
+  return `${commit ?? ''}\0${p}\0${start ?? ''}\0${end ?? ''}`;
 }
 
 /** The `/context` report: what the preamble holds and roughly what it costs. */

@@ -4,6 +4,7 @@ import { citationUrl, osc8 } from '../../src/output/hyperlink.js';
 import { createTextRenderer } from '../../src/output/text.js';
 import { UsageLedger } from '../../src/output/usage.js';
 import { linkCitations } from '../../src/run/ask.js';
+import type { VerifiedCitation } from '../../src/citations/verify.js';
 import { CITATION_FILES } from '../citations/citation-repo.js';
 import { useRepo } from '../support/temp-repo.js';
 
@@ -74,5 +75,30 @@ describe('render latency (issue 9: ≤ 16 ms p95 from a block\'s last token to i
     const slowest = latencies.map((ms, i) => [ms, i % 5] as const).sort((a, b) => b[0] - a[0]).slice(0, 8).map(([ms, shape]) => `${ms.toFixed(1)}@${shape}`);
     console.info(`slowest (ms@shape): ${slowest.join(" ")}`);
     console.info(`render latency over ${sorted.length} blocks: p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`);
+  });
+});
+
+describe('linkCitations: only the places the answer cites are linked (the rendered block, as marked draws it)', () => {
+  /** A visible stand-in for OSC 8: ⟨label→path:line⟩. */
+  const mark = (c: VerifiedCitation, label: string) => `⟨${label}→${c.path}${c.start_line === null ? '' : `:${c.start_line}`}⟩`;
+  const SGR = /\x1b\[[0-9;]*m/g;
+
+  it.each([
+    ['the issue\'s example: a label that is part of other words', 'See [here](src/a.ts#L2), where there is more.', 'See ⟨here→src/a.ts:2⟩ (src/a.ts#L2), where there is more.'],
+    ['a label that is a whole word elsewhere, before its link', 'Look here: the handler is [here](src/a.ts#L2).', 'Look here: the handler is ⟨here→src/a.ts:2⟩ (src/a.ts#L2).'],
+    ['one label on two links, each to its own target', 'Compare [here](src/a.ts#L2) and [here](lib/express.js#L5).', 'Compare ⟨here→src/a.ts:2⟩ (src/a.ts#L2) and ⟨here→lib/express.js:5⟩ (lib/express.js#L5).'],
+    ['a path:line that is the prefix of a bad one', 'lib/express.js:5 calls lib/express.js:50.', '⟨lib/express.js:5→lib/express.js:5⟩ calls lib/express.js:50.'],
+    ['a bare path that is the prefix of a longer path', '`src/a.ts` is not src/a.tsx:3.', '⟨src/a.ts→src/a.ts⟩ is not src/a.tsx:3.'],
+    ['a path:line inside a longer path', 'See lib/express.js:5, not vendor/lib/express.js:5.', 'See ⟨lib/express.js:5→lib/express.js:5⟩, not vendor/lib/express.js:5.'],
+    ['the same citation twice, both linked', 'src/a.ts:10 and again src/a.ts:10.', '⟨src/a.ts:10→src/a.ts:10⟩ and again ⟨src/a.ts:10→src/a.ts:10⟩.'],
+    ['a label of several words, also said in prose', 'When the router starts, [the router](src/a.ts#L2) reads x.', 'When the router starts, ⟨the router→src/a.ts:2⟩ (src/a.ts#L2) reads x.'],
+    ['a link whose text is its target', '[src/a.ts:10](src/a.ts:10) sets x.', '⟨src/a.ts:10→src/a.ts:10⟩ sets x.'],
+  ])('%s', async (_name, block, expected) => {
+    const make = await loadMarkdown();
+    for (const color of [false, true]) {
+      const rendered = make({ width: 200, color }).render(`${block}\n\n`);
+      const linked = await linkCitations(repo.root, `${block}\n\n`, rendered, mark);
+      expect(linked.replace(SGR, '').trim(), `color ${color}`).toBe(expected);
+    }
   });
 });
