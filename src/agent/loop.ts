@@ -23,6 +23,11 @@ export interface LoopConfig extends ToolRoundConfig {
   model: string;
   maxTokens: number;
   maxTurns: number;
+  /**
+   * Requests this question already made before this call (the citation fix turn, the audit reminder): they count
+   * against maxTurns, so the limit and its messages are the user's --max-turns, not what was left of it.
+   */
+  turnsBefore?: number;
   thinking: boolean;
   /** output_config.effort of every request; null or absent: none is sent. */
   effort?: Effort | null;
@@ -49,6 +54,7 @@ export async function* askQuestion(
 ): AsyncGenerator<AgentEvent> {
   const mark = conversation.addQuestion(question);
   const tools = config.registry.definitions();
+  const before = config.turnsBefore ?? 0;
   let turns = 0;
   let lastText = '';
   let textShown = false;
@@ -57,8 +63,8 @@ export async function* askQuestion(
 
   for (;;) {
     if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
-    if (turns >= config.maxTurns) {
-      return yield done('max_turns', lastText, turns, `stopped after ${turns} model requests (--max-turns ${config.maxTurns}) before a final answer; raise --max-turns or ask a narrower question`);
+    if (before + turns >= config.maxTurns) {
+      return yield done('max_turns', lastText, turns, `stopped after ${before + turns} model requests (--max-turns ${config.maxTurns}) before a final answer; raise --max-turns or ask a narrower question`);
     }
     const compactAt = config.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS;
     if (conversation.lastPromptTokens > compactAt) {
@@ -67,7 +73,7 @@ export async function* askQuestion(
     }
     const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
     // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
-    let last: FinalLimit | null = finalBy === null && turns + 1 >= config.maxTurns ? 'max_turns' : null;
+    let last: FinalLimit | null = finalBy === null && before + turns + 1 >= config.maxTurns ? 'max_turns' : null;
     if (config.budget) {
       const note = finalBy === null ? lastRequestNote(last ?? 'max_budget', config) : null;
       const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);

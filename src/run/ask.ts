@@ -61,10 +61,11 @@ export async function askOnce(
   sinks: EventSink | readonly EventSink[],
   signal: AbortSignal,
   onRead?: (abs: string) => void,
+  turnsBefore = 0,
 ): Promise<Extract<AgentEvent, { type: 'done' }>> {
   const all = Array.isArray(sinks) ? sinks : [sinks as EventSink];
   let last: Extract<AgentEvent, { type: 'done' }> | null = null;
-  for await (const event of askQuestion(question, session.conversation, loopConfig(session, config, onRead), signal)) {
+  for await (const event of askQuestion(question, session.conversation, { ...loopConfig(session, config, onRead), turnsBefore }, signal)) {
     for (const sink of all) sink.handle(event);
     if (event.type === 'done') last = event;
   }

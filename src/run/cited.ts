@@ -38,13 +38,12 @@ export async function askCited(
   const citations = await verifyCitations(config.root, done.text);
   const bad = citations.filter((c) => c.status !== 'ok');
   if (config.verifyCitations !== 'fix' || bad.length === 0) return { done, citations, turns: done.turns };
-  const remaining = config.maxTurns - done.turns;
-  if (remaining < 1) {
+  if (done.turns >= config.maxTurns) {
     hooks.onNoRoom?.();
     return { done, citations, turns: done.turns };
   }
   hooks.onFixing?.(bad);
-  const fixed = await askOnce(fixRequest(bad), session, { ...config, maxTurns: remaining }, sinks, signal, hooks.onRead);
+  const fixed = await askOnce(fixRequest(bad), session, config, sinks, signal, hooks.onRead, done.turns);
   const turns = done.turns + fixed.turns;
   if (!answerStands(fixed)) return { done: fixed, citations: null, turns };
   return { done: fixed, citations: await verifyCitations(config.root, fixed.text), turns };

@@ -98,9 +98,8 @@ export async function runOnce(
       text.finishAnswer(citations);
     }
     let done = cited.done;
-    const remaining = config.maxTurns - cited.turns;
-    if (sink && sink.report === null && done.stop === 'end_turn' && remaining > 0) {
-      done = await askOnce(REPORT_NUDGE, session, { ...config, maxTurns: remaining }, sinks, controller.signal, noteRead);
+    if (sink && sink.report === null && done.stop === 'end_turn' && cited.turns < config.maxTurns) {
+      done = await askOnce(REPORT_NUDGE, session, config, sinks, controller.signal, noteRead, cited.turns);
     }
   } catch (error) {
     failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;

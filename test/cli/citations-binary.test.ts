@@ -78,6 +78,18 @@ describe('--verify-citations fix (the built binary)', () => {
 });
 
 describe('--verify-citations off (the built binary)', () => {
+  it('a fix turn that is the last one --max-turns allows: the corrected answer, and the limit named as the user set it', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text(BAD)), reply(text(GOOD)));
+    const result = await run(['--verify-citations', 'fix', '--max-turns', '2', 'where is the handler?']);
+    expect(messages()).toHaveLength(2);
+    expect(result.stdout).toBe(`${GOOD}\n`);
+    // The model was told this request was its last, so the answer is marked as possibly incomplete (exit 3).
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('the last request --max-turns 2 allowed');
+    expect(result.stderr).not.toContain('--max-turns 1');
+  });
+
   it('prints no Sources block and checks nothing, in text and in stream-json', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text(BAD)), reply(text(BAD)));
