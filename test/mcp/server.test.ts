@@ -169,6 +169,29 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(api.requests).toHaveLength(requests);
   });
 
+  it('--max-budget-usd-per-call: a call whose spending crosses it stops before its next request, and the total counts it', async () => {
+    const api = await mcp.api();
+    // The first response alone costs ~$0.60 (60k output tokens): over the call's $0.50, so no second request is sent.
+    api.enqueue({ kind: 'message', content: [text('Looking at the router.'), toolUse('bash', { command: 'ls src' })], usage: { output_tokens: 60_000 } });
+    api.enqueue({ kind: 'message', content: [toolUse('bash', { command: 'ls src' })], usage: { output_tokens: 60_000 } });
+    const { client } = await mcp.connect(['--max-budget-usd-per-call', '0.5', '--max-budget-usd-total', '1']);
+    const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
+    // With text from the model, the call returns it, marked: stop_reason max_budget and a note saying why.
+    expect(first).toMatchObject({ answer_markdown: 'Looking at the router.', stop_reason: 'max_budget', truncated: false });
+    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: spent ~\$0\.6\d+, and the next could cost up to ~\$0\.\d+ \(\d+ prompt tokens \+ 16000 output\), over --max-budget-usd 0\.5$/)]);
+    expect(first.usage).toMatchObject({ requests: 1, output: 60_000 });
+    expect(api.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
+    // Without text, the call is an error with the same reason.
+    const second = (await client.callTool({ name: 'ask', arguments: { question: 'And auth?' } })) as CallToolResult;
+    expect(second.isError).toBe(true);
+    expect((second.content[0] as { text: string }).text).toMatch(/^spelunk: stopped before the next request: spent ~\$0\.6\d+, .* over --max-budget-usd 0\.[0-9]+$/);
+    // Both calls counted toward the total ($1.20 of $1): the next call is refused without a request.
+    const requests = api.requests.length;
+    const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
+    expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$1\.2\d+ of --max-budget-usd-total 1\)/);
+    expect(api.requests).toHaveLength(requests);
+  });
+
   it.each([
     [['--max-budget-usd-per-call', '1', 'q'], /--max-budget-usd-per-call only work with the mcp subcommand/],
     [['mcp', '--max-budget-usd-total', '0'], /--max-budget-usd-total must be a number greater than 0/],
