@@ -7,6 +7,7 @@ import { Conversation } from '../agent/conversation.js';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
+import { estimateCostUsd } from '../agent/pricing.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
 import type { ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
@@ -50,6 +51,15 @@ export class Researcher {
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
   #spentUsd = 0;
+  /**
+   * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
+   * cancelled call was billed too, and a call started meanwhile must already see the spending.
+   */
+  readonly #spend: EventSink = {
+    handle: (e) => {
+      if (e.type === 'usage') this.#spentUsd += estimateCostUsd(e.model, e.usage) ?? 0;
+    },
+  };
 
   constructor(config: Config, base: Promise<Session>, io: Io) {
     this.#config = config;
@@ -105,10 +115,9 @@ export class Researcher {
       const session: Session = { ...entry.session, ledger };
       const feed: EventSink = { handle: (e) => e.type === 'usage' && ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs }) };
       const config: Config = { ...this.#config, maxTurns, maxBudgetUsd: budgetUsd };
-      const sinks = ctl.progress ? [feed, ctl.progress] : [feed];
+      const sinks = [feed, this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
       const done = await askOnce(question, session, config, sinks, controller.signal, (abs) => before?.noteRead(abs));
       const summary = ledger.summarySince(0);
-      this.#spentUsd += summary.costUsd ?? 0;
       if (done.stop === 'aborted') return { ok: false, message: 'cancelled' };
       const readonly = before ? await verifyReadOnly(before) : { verified: null, detail: 'the repository state could not be recorded before the call' };
       const notes = [...(done.message && done.stop !== 'end_turn' ? [done.message] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
@@ -157,10 +166,9 @@ export class Researcher {
     };
     const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit: { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false }, maxBudgetUsd: budgetUsd };
     try {
-      const exitCode = await runOnce(config, question, io, ctl.progress ? [ctl.progress] : []);
+      const exitCode = await runOnce(config, question, io, [this.#spend, ...(ctl.progress ? [ctl.progress] : [])]);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
       const result = JSON.parse(stdout) as ResultObject;
-      this.#spentUsd += result.total_cost_usd ?? 0;
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
       const { text, truncated } = fitAnswer(result.result);
       const warnings = truncated ? [...result.warnings, `result text cut to ${MAX_ANSWER_CHARS} characters`] : result.warnings;

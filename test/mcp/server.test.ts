@@ -192,6 +192,24 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(api.requests).toHaveLength(requests);
   });
 
+  it.each(['ask', 'audit'])('a cancelled %s still counts toward --max-budget-usd-total (its requests were billed)', async (tool) => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
+      api.enqueue({ kind: 'message', content: [toolUse('bash', { command: 'wc -w data/huge.bin' })], usage: { output_tokens: 60_000 } });
+      const { client, transport } = await mcp.connect(['--max-budget-usd-total', '0.5']);
+      const controller = new AbortController();
+      const call = client.callTool({ name: tool, arguments: { question: 'how many words?' } }, undefined, { signal: controller.signal });
+      call.catch(() => {});
+      await waitFor(() => toolProcesses(transport.pid!).length > 0, 10_000);
+      controller.abort();
+      await expect(call).rejects.toThrow(/abort/i);
+      const requests = api.requests.length;
+      const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
+      expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$0\.6\d+ of --max-budget-usd-total 0\.5\)/);
+      expect(api.requests).toHaveLength(requests);
+    });
+  });
+
   it.each([
     [['--max-budget-usd-per-call', '1', 'q'], /--max-budget-usd-per-call only work with the mcp subcommand/],
     [['mcp', '--max-budget-usd-total', '0'], /--max-budget-usd-total must be a number greater than 0/],
