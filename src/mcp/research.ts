@@ -1,4 +1,3 @@
-import { groupDigits } from '../digits.js';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
@@ -7,6 +6,7 @@ import { Conversation } from '../agent/conversation.js';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
+import { estimateCostUsd } from '../agent/pricing.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
 import type { ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
@@ -14,16 +14,12 @@ import { askOnce, type EventSink } from '../run/ask.js';
 import { runOnce } from '../run/oneshot.js';
 import type { Session } from '../run/session.js';
 import { citationsOf } from './citations.js';
+import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult, MAX_ANSWER_CHARS } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../tools/report-findings.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
 const MAX_CONVERSATIONS = 32;
-/**
- * Characters of answer text one result may carry. The result holds it twice (structuredContent and its text copy),
- * so 2 × 32k characters (+ citations) stays under ~25k tokens, the size MCP clients accept without truncating.
- */
-export const MAX_ANSWER_CHARS = 32_000;
 
 /** What a tool call returns to the MCP client: the structured result, or an error message. */
 export type CallOutcome = { ok: true; structured: Record<string, unknown> } | { ok: false; message: string };
@@ -50,6 +46,15 @@ export class Researcher {
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
   #spentUsd = 0;
+  /**
+   * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
+   * cancelled call was billed too, and a call started meanwhile must already see the spending.
+   */
+  readonly #spend: EventSink = {
+    handle: (e) => {
+      if (e.type === 'usage') this.#spentUsd += estimateCostUsd(e.model, e.usage) ?? 0;
+    },
+  };
 
   constructor(config: Config, base: Promise<Session>, io: Io) {
     this.#config = config;
@@ -105,10 +110,9 @@ export class Researcher {
       const session: Session = { ...entry.session, ledger };
       const feed: EventSink = { handle: (e) => e.type === 'usage' && ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs }) };
       const config: Config = { ...this.#config, maxTurns, maxBudgetUsd: budgetUsd };
-      const sinks = ctl.progress ? [feed, ctl.progress] : [feed];
+      const sinks = [feed, this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
       const done = await askOnce(question, session, config, sinks, controller.signal, (abs) => before?.noteRead(abs));
       const summary = ledger.summarySince(0);
-      this.#spentUsd += summary.costUsd ?? 0;
       if (done.stop === 'aborted') return { ok: false, message: 'cancelled' };
       const readonly = before ? await verifyReadOnly(before) : { verified: null, detail: 'the repository state could not be recorded before the call' };
       const notes = [...(done.message && done.stop !== 'end_turn' ? [done.message] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
@@ -117,23 +121,26 @@ export class Researcher {
       this.#log(`${question.slice(0, 60)} → ${done.stop}, ${summary.requests} requests, ${formatCostUsd(summary.costUsd)}`);
       return {
         ok: true,
-        structured: {
-          answer_markdown: text,
-          citations: await citationsOf(text, this.#config.root),
-          session_id: id,
-          truncated,
-          stop_reason: done.stop,
-          readonly_verified: readonly.verified,
-          notes,
-          usage: {
-            input: summary.usage.input_tokens,
-            cache_write: summary.usage.cache_creation_input_tokens,
-            cache_read: summary.usage.cache_read_input_tokens,
-            output: summary.usage.output_tokens,
-            requests: summary.requests,
-            cost_usd: summary.costUsd === null ? null : Math.round(summary.costUsd * 1e6) / 1e6,
+        structured: fitResult(
+          {
+            answer_markdown: text,
+            citations: await citationsOf(text, this.#config.root),
+            session_id: id,
+            truncated,
+            stop_reason: done.stop,
+            readonly_verified: readonly.verified,
+            notes,
+            usage: {
+              input: summary.usage.input_tokens,
+              cache_write: summary.usage.cache_creation_input_tokens,
+              cache_read: summary.usage.cache_read_input_tokens,
+              output: summary.usage.output_tokens,
+              requests: summary.requests,
+              cost_usd: summary.costUsd === null ? null : Math.round(summary.costUsd * 1e6) / 1e6,
+            },
           },
-        },
+          ANSWER_FIT,
+        ),
       };
     } finally {
       entry.busy = false;
@@ -157,14 +164,13 @@ export class Researcher {
     };
     const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit: { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false }, maxBudgetUsd: budgetUsd };
     try {
-      const exitCode = await runOnce(config, question, io, ctl.progress ? [ctl.progress] : []);
+      const exitCode = await runOnce(config, question, io, [this.#spend, ...(ctl.progress ? [ctl.progress] : [])]);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
       const result = JSON.parse(stdout) as ResultObject;
-      this.#spentUsd += result.total_cost_usd ?? 0;
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
       const { text, truncated } = fitAnswer(result.result);
       const warnings = truncated ? [...result.warnings, `result text cut to ${MAX_ANSWER_CHARS} characters`] : result.warnings;
-      return { ok: true, structured: { ...result, result: text, warnings, fail_on: failOn, exit_code: exitCode } };
+      return { ok: true, structured: fitResult({ ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCode }, AUDIT_FIT) };
     } finally {
       ctl.signal.removeEventListener('abort', onAbort);
     }
@@ -173,13 +179,6 @@ export class Researcher {
   #log(line: string): void {
     this.#io.stderr.write(`spelunk mcp: ${escapeControls(line)}\n`);
   }
-}
-
-/** The answer cut to MAX_ANSWER_CHARS with a note saying so and how to get the rest. */
-export function fitAnswer(answer: string): { text: string; truncated: boolean } {
-  if (answer.length <= MAX_ANSWER_CHARS) return { text: answer, truncated: false };
-  const note = `\n\n[truncated: the answer had ${groupDigits(answer.length)} characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question]`;
-  return { text: answer.slice(0, MAX_ANSWER_CHARS) + note, truncated: true };
 }
 
 /** An AbortController that aborts (as an interrupt) when `signal` does; `dispose` unhooks it. */

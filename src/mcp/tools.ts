@@ -47,7 +47,7 @@ const ANSWER_SCHEMA = {
       },
     },
     session_id: { type: 'string', description: 'pass to ask_followup to continue this conversation' },
-    truncated: { type: 'boolean', description: 'true when the answer was cut to fit the result size limit' },
+    truncated: { type: 'boolean', description: 'true when the answer or a list was cut to fit the result size limit (notes say what was left out)' },
     stop_reason: { type: 'string', description: 'end_turn when answered; otherwise the limit or failure that ended it' },
     readonly_verified: { type: ['boolean', 'null'], description: 'the repository was checked unchanged after the call' },
     notes: { type: 'array', items: { type: 'string' }, description: 'warnings and why the answer may be incomplete' },
@@ -71,10 +71,11 @@ const AUDIT_SCHEMA = {
       properties: { verdict: { type: 'string', enum: ['pass', 'fail', 'inconclusive'] }, summary: { type: 'string' }, findings: { type: 'array' } },
       required: ['verdict', 'summary', 'findings'],
     },
+    truncated: { type: 'boolean', description: 'true when the result text or a list was cut to fit the result size limit (warnings say what was left out)' },
     fail_on: { type: 'string', enum: [...SEVERITIES] },
     exit_code: { type: 'integer', description: `what \`spelunk audit\` would exit with: ${EXIT.ok} pass, ${EXIT.auditFailed} failed, ${EXIT.auditInconclusive} inconclusive, ${EXIT.failure}/${EXIT.limit} errors and limits` },
   },
-  required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'fail_on', 'exit_code'],
+  required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'truncated', 'fail_on', 'exit_code'],
 } as const;
 
 /** The tools `spelunk mcp` lists, as the MCP `tools/list` result carries them. */

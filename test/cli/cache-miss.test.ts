@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,8 +15,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function setup(): Promise<{ root: string; run: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }> }> {
-  const repo = await makeRepo(APP_FILES, { git: true });
+async function setup(git = true): Promise<{ root: string; run: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }> }> {
+  const repo = await makeRepo(APP_FILES, { git });
   cleanups.push(repo.cleanup);
   api = await startMockApi({ minCacheTokens: 256 });
   const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
@@ -37,6 +38,26 @@ describe('cache misses explained (resumed sessions against the local server)', (
     const second = await run(['-c', ...flags, 'And now?']);
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(line);
+    expect(second.stderr.match(/cache miss/g)).toHaveLength(1);
+  });
+
+  // No input a user controls changes a tool's description between runs: bash lists the programs installed in
+  // /usr/bin:/bin (an install between runs would), read_file's and git's are constants. The closest real case is the
+  // tool list itself: the directory becoming a git repository adds the git tool, the first bytes of the prompt.
+  it('the directory became a git repository between runs: the line names the git tool', async () => {
+    const { root, run } = await setup(false);
+    api!.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })), reply(text('In src/router.js:1.')), reply(text('Still there.')));
+    const first = await run(['Where are routes?']);
+    expect(first.code).toBe(0);
+    expect(api!.requests[0]!.body.tools!.map((t) => t.name)).toEqual(['read_file', 'bash']);
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root, env });
+    execFileSync('git', ['add', '-A'], { cwd: root, env });
+    execFileSync('git', ['commit', '-q', '-m', 'init'], { cwd: root, env });
+    const second = await run(['-c', 'And now?']);
+    expect(second.code).toBe(0);
+    expect(api!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['read_file', 'bash', 'git']);
+    expect(second.stderr).toMatch(/^cache miss: tool git added, ~[\d,]+ tokens re-written ≈ \$0\.\d+$/m);
     expect(second.stderr.match(/cache miss/g)).toHaveLength(1);
   });
 

@@ -1,54 +1,20 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { describe, expect, it } from 'vitest';
+import { reply, text, toolUse } from '../support/mock-api.js';
 import { runCli } from '../support/cli.js';
 import { BIN } from '../support/pty.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { structured, toolProcesses, useMcp, waitFor, withHugeFile } from './harness.js';
 
 // A real MCP client from the same SDK spawns the built binary (`dist/spelunk.js mcp`) against the local Messages API.
 const repo = useRepo({ ...APP_FILES, 'data/README': 'the sparse file beside this one is created by the test\n' }, { git: true });
-let api: MockApi | null = null;
-let client: Client | null = null;
-let stderr = '';
-
-afterEach(async () => {
-  await client?.close();
-  client = null;
-  await api?.close();
-  api = null;
-});
-
-async function connect(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
-  stderr = '';
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '-C', repo.root, ...extraArgs],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api!.url, ...env },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  client = new Client({ name: 'spelunk-test', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-function structured(result: Awaited<ReturnType<Client['callTool']>>): Record<string, any> {
-  const r = result as CallToolResult;
-  expect(r.isError ?? false).toBe(false);
-  // The text copy is the same object, for clients that read only text.
-  expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
-  return r.structuredContent as Record<string, any>;
-}
+const mcp = useMcp(repo);
 
 describe('spelunk mcp (the built binary, a real MCP client)', () => {
   it('lists ask, ask_followup and audit, read-only, with input and output schemas, at the latest protocol revision', async () => {
-    api = await startMockApi();
-    const { client } = await connect();
+    const api = await mcp.api();
+    const { client } = await mcp.connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['ask', 'ask_followup', 'audit']);
     for (const tool of tools) {
@@ -64,9 +30,9 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   });
 
   it('ask answers with usage and a session_id; ask_followup continues the same conversation', async () => {
-    api = await startMockApi({ minCacheTokens: 256 });
+    const api = await mcp.api({ minCacheTokens: 256 });
     api.enqueue(reply(toolUse('bash', { command: 'ls src' })), reply(text('Routing is in src/router.js:3.')), reply(text('It returns 404 at src/router.js:5, not src/router.js:99.')));
-    const { client } = await connect();
+    const { client } = await mcp.connect();
     const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
     expect(first).toMatchObject({ answer_markdown: 'Routing is in src/router.js:3.', truncated: false, stop_reason: 'end_turn', readonly_verified: true });
     // Citations come back verified, as in the json result.
@@ -83,7 +49,7 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(JSON.stringify(messages.at(-1))).toContain('And unknown routes?');
     // The conversation's prefix was cached by the first ask, so the follow-up reads it.
     expect(second.usage.cache_read).toBeGreaterThan(0);
-    expect(stderr).toContain('spelunk mcp: serving');
+    expect(mcp.stderr).toContain('spelunk mcp: serving');
   });
 
   it.each([
@@ -94,8 +60,8 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     ['audit', { question: 'q', fail_on: 'severe' }, /fail_on must be low, medium, high or critical/],
     ['rm', { question: 'q' }, /unknown tool "rm"/],
   ])('%s %j is refused with a one-line error and no model request', async (name, args, message) => {
-    api = await startMockApi();
-    const { client } = await connect();
+    const api = await mcp.api();
+    const { client } = await mcp.connect();
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toMatch(message);
@@ -103,10 +69,10 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   });
 
   it('audit returns the audit result object, with the exit code fail_on implies', async () => {
-    api = await startMockApi();
+    const api = await mcp.api();
     const finding = { rule_id: 'shell-injection', severity: 'medium', title: 'User input reaches exec', message: 'login() concatenates user into a shell command', path: 'src/auth.js', start_line: 4 };
     api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'one injection', findings: [finding] })), reply(text('Done.')));
-    const { client } = await connect();
+    const { client } = await mcp.connect();
     const high = structured(await client.callTool({ name: 'audit', arguments: { question: 'Is user input passed to a shell?' } }));
     expect(high).toMatchObject({ type: 'result', fail_on: 'high', exit_code: 0, readonly_verified: true, audit: { verdict: 'fail' } });
     expect(high.audit.findings).toHaveLength(1);
@@ -116,9 +82,9 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   });
 
   it('sends progress notifications on a slow answer when the call carries a progress token', async () => {
-    api = await startMockApi();
+    const api = await mcp.api();
     api.enqueue({ kind: 'slow', delayMs: 1500, then: reply(text('Slow but done.')) });
-    const { client } = await connect([], { SPELUNK_MCP_PROGRESS_SECONDS: '0.3' });
+    const { client } = await mcp.connect([], { SPELUNK_MCP_PROGRESS_SECONDS: '0.3' });
     const seen: { progress: number; message?: string }[] = [];
     const result = await client.callTool({ name: 'ask', arguments: { question: 'q' } }, undefined, { onprogress: (p) => seen.push(p) });
     expect(structured(result).answer_markdown).toBe('Slow but done.');
@@ -127,19 +93,33 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(seen.at(-1)!.message).toMatch(/waiting for the model · 1 model request · 0 tool calls · .* · \d+ s/);
   });
 
-  it('a cancelled call stops the loop and kills its tool process within a second', async () => {
-    // wc -w over a 20 GB sparse file runs for minutes: the tool is still running when the client cancels.
-    const sparse = path.join(repo.root, 'data', 'huge.bin');
-    execFileSync('/usr/bin/truncate', ['-s', '20G', sparse]);
-    try {
-      api = await startMockApi();
+  it('progress names the tool call that is running, with the counts so far', async () => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
       api.enqueue(reply(toolUse('bash', { command: 'wc -w data/huge.bin' })));
-      const { client, transport } = await connect();
+      const { client } = await mcp.connect([], { SPELUNK_MCP_PROGRESS_SECONDS: '0.2' });
       const controller = new AbortController();
       const seen: string[] = [];
       const call = client.callTool({ name: 'ask', arguments: { question: 'how many words?' } }, undefined, {
         signal: controller.signal,
         onprogress: (p) => void seen.push(p.message ?? ''),
+      });
+      call.catch(() => {});
+      await waitFor(() => seen.some((m) => m.startsWith('running ')), 10_000);
+      controller.abort();
+      expect(seen.find((m) => m.startsWith('running '))).toMatch(/^running bash wc -w data\/huge\.bin · 1 model request · 0 tool calls · ~\$0\.\d+ · \d+ s$/);
+    });
+  });
+
+  it.each(['ask', 'audit'])('a cancelled %s stops the loop and kills its tool process within a second', async (tool) => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
+      api.enqueue(reply(toolUse('bash', { command: 'wc -w data/huge.bin' })));
+      const { client, transport } = await mcp.connect();
+      const controller = new AbortController();
+      const call = client.callTool({ name: tool, arguments: { question: 'how many words?' } }, undefined, {
+        signal: controller.signal,
+        onprogress: () => {},
       });
       call.catch(() => {});
       await waitFor(() => toolProcesses(transport.pid!).length > 0, 10_000);
@@ -152,13 +132,11 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
       expect(api.requests).toHaveLength(1);
       api.enqueue(reply(text('Still here.')));
       expect(structured(await client.callTool({ name: 'ask', arguments: { question: 'alive?' } })).answer_markdown).toBe('Still here.');
-    } finally {
-      await fs.rm(sparse, { force: true });
-    }
+    });
   });
 
   it('exits 0 when the client closes stdin, with nothing but protocol on stdout', async () => {
-    api = await startMockApi();
+    const api = await mcp.api();
     const child = spawn(process.execPath, [BIN, 'mcp', '-C', repo.root], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -179,16 +157,57 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   });
 
   it('--max-budget-usd-total: once the calls have spent it, the next call is refused without a request', async () => {
-    api = await startMockApi();
+    const api = await mcp.api();
     // One expensive answer (60k output tokens ≈ $0.60 at list price) spends the whole $0.50.
     api.enqueue({ kind: 'message', content: [text('First.')], usage: { output_tokens: 60_000 } });
-    const { client } = await connect(['--max-budget-usd-total', '0.5']);
+    const { client } = await mcp.connect(['--max-budget-usd-total', '0.5']);
     expect(structured(await client.callTool({ name: 'ask', arguments: { question: 'q' } })).answer_markdown).toBe('First.');
     const requests = api.requests.length;
     const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$0\.6\d+ of --max-budget-usd-total 0\.5\); restart spelunk mcp with a larger one/);
     expect(api.requests).toHaveLength(requests);
+  });
+
+  it('--max-budget-usd-per-call: a call whose spending crosses it stops before its next request, and the total counts it', async () => {
+    const api = await mcp.api();
+    // The first response alone costs ~$0.60 (60k output tokens): over the call's $0.50, so no second request is sent.
+    api.enqueue({ kind: 'message', content: [text('Looking at the router.'), toolUse('bash', { command: 'ls src' })], usage: { output_tokens: 60_000 } });
+    api.enqueue({ kind: 'message', content: [toolUse('bash', { command: 'ls src' })], usage: { output_tokens: 60_000 } });
+    const { client } = await mcp.connect(['--max-budget-usd-per-call', '0.5', '--max-budget-usd-total', '1']);
+    const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
+    // With text from the model, the call returns it, marked: stop_reason max_budget and a note saying why.
+    expect(first).toMatchObject({ answer_markdown: 'Looking at the router.', stop_reason: 'max_budget', truncated: false });
+    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: spent ~\$0\.6\d+, and the next could cost up to ~\$0\.\d+ \(\d+ prompt tokens \+ 16000 output\), over --max-budget-usd 0\.5$/)]);
+    expect(first.usage).toMatchObject({ requests: 1, output: 60_000 });
+    expect(api.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
+    // Without text, the call is an error with the same reason.
+    const second = (await client.callTool({ name: 'ask', arguments: { question: 'And auth?' } })) as CallToolResult;
+    expect(second.isError).toBe(true);
+    expect((second.content[0] as { text: string }).text).toMatch(/^spelunk: stopped before the next request: spent ~\$0\.6\d+, .* over --max-budget-usd 0\.[0-9]+$/);
+    // Both calls counted toward the total ($1.20 of $1): the next call is refused without a request.
+    const requests = api.requests.length;
+    const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
+    expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$1\.2\d+ of --max-budget-usd-total 1\)/);
+    expect(api.requests).toHaveLength(requests);
+  });
+
+  it.each(['ask', 'audit'])('a cancelled %s still counts toward --max-budget-usd-total (its requests were billed)', async (tool) => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
+      api.enqueue({ kind: 'message', content: [toolUse('bash', { command: 'wc -w data/huge.bin' })], usage: { output_tokens: 60_000 } });
+      const { client, transport } = await mcp.connect(['--max-budget-usd-total', '0.5']);
+      const controller = new AbortController();
+      const call = client.callTool({ name: tool, arguments: { question: 'how many words?' } }, undefined, { signal: controller.signal });
+      call.catch(() => {});
+      await waitFor(() => toolProcesses(transport.pid!).length > 0, 10_000);
+      controller.abort();
+      await expect(call).rejects.toThrow(/abort/i);
+      const requests = api.requests.length;
+      const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;
+      expect((refused.content[0] as { text: string }).text).toMatch(/the server's budget is spent \(~\$0\.6\d+ of --max-budget-usd-total 0\.5\)/);
+      expect(api.requests).toHaveLength(requests);
+    });
   });
 
   it.each([
@@ -202,29 +221,3 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(run.stdout).toBe('');
   });
 });
-
-/** Pids of the server's children that run `wc` (read from /proc: the tool's process group is its own). */
-function toolProcesses(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited while listing
-    }
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (comm === 'wc' && Number(ppid) === pid && state !== 'Z') found.push(Number(entry));
-  }
-  return found;
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitAnswer, MAX_ANSWER_CHARS } from '../../src/mcp/research.js';
+import { ANSWER_FIT, fitAnswer, fitResult, MAX_ANSWER_CHARS, MAX_RESULT_BYTES } from '../../src/mcp/fit.js';
 import { MCP_TOOLS, parseCall } from '../../src/mcp/tools.js';
 
 describe('MCP tool calls', () => {
@@ -38,5 +38,16 @@ describe('MCP tool calls', () => {
     expect(long.truncated).toBe(true);
     expect(long.text.startsWith('a'.repeat(MAX_ANSWER_CHARS))).toBe(true);
     expect(long.text).toMatch(/\[truncated: the answer had 32,010 characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question\]$/);
+  });
+
+  it('a result over the limit with nothing left to cut but text has its longest texts cut, still valid', () => {
+    // 32,000 multi-byte characters are ~96 KB: within MAX_ANSWER_CHARS, over the byte budget.
+    const result = { answer_markdown: '€'.repeat(MAX_ANSWER_CHARS), citations: [], session_id: 's', truncated: false, stop_reason: 'end_turn', notes: [], usage: {} };
+    const fitted = fitResult(result, ANSWER_FIT);
+    expect(2 * Buffer.byteLength(JSON.stringify(fitted))).toBeLessThanOrEqual(MAX_RESULT_BYTES);
+    expect(fitted).toMatchObject({ session_id: 's', truncated: true, citations: [], stop_reason: 'end_turn' });
+    expect(fitted.answer_markdown).toMatch(/^€+…\[cut\]$/);
+    expect(fitted.notes).toEqual(['[truncated: to stay under ~25k tokens this result cuts its longest texts (marked …[cut]); ask_followup with a narrower question (one file or one part of the answer) to get them]']);
+    expect(fitResult({ ...result, answer_markdown: 'short' }, ANSWER_FIT)).toEqual({ ...result, answer_markdown: 'short' });
   });
 });
