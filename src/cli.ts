@@ -24,9 +24,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       const { runMcp } = await import('./mcp/server.js');
       return await runMcp(config, io);
     }
-    const question = parsed.question ?? (io.stdin.isTTY ? null : await readQuestion(io.stdin));
+    // With -i, piped stdin is the REPL's input, a question a line, not one question.
+    const stdinIsQuestion = !io.stdin.isTTY && !(config.interactive && !parsed.audit);
+    const question = parsed.question ?? (stdinIsQuestion ? await readQuestion(io.stdin) : null);
     if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
-    if (question === null && !io.stdin.isTTY) {
+    if (question === null && stdinIsQuestion) {
       throw new UsageError('no question: pass it as an argument (spelunk "where is X?") or on stdin, or run in a terminal for the REPL');
     }
     if (question !== null && !config.interactive) return await runOnce(config, question, io);

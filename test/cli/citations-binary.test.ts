@@ -162,6 +162,16 @@ describe('pipes: the answer alone on stdout, never an escape sequence (the built
     ]);
   });
 
+  it('-i with every question piped in and none on the command line: one answer per line, not one question', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('First: src/router.js:3.')), reply(text('Second: src/server.js:4.')));
+    const result = await run(['-i'], { stdin: 'where is the handler?\nwhere is the server made?\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('First: src/router.js:3.\nSecond: src/server.js:4.\n');
+    expect(messages()).toHaveLength(2);
+    expect(JSON.stringify(messages()[1]!.body.messages!.at(-1))).toContain('where is the server made?');
+  });
+
   it('a stream cut mid-answer: stdout is empty and stderr says what was cut', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue({ kind: 'stream_cut', afterText: 'The handler is at src/rou' });
