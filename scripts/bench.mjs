@@ -10,7 +10,7 @@ import { rgPath } from '@vscode/ripgrep';
 import Table from 'cli-table3';
 import { loadMockApi } from './bench/mock.mjs';
 import { nodeCpu, nodeHwm, runSpelunk, timeNode, timeRg } from './bench/procs.mjs';
-import { measureSandbox } from './bench/sandbox.mjs';
+import { BASH_BASELINE_COMMIT, measureSandbox } from './bench/sandbox.mjs';
 import { measureToolRounds } from './bench/tool-rounds.mjs';
 import { measureGit } from './bench/git.mjs';
 import { measureCitations } from './bench/citations.mjs';
@@ -19,7 +19,7 @@ import { benchRepos, measureMap } from './bench/map.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, gitCall: 5, citationsMs: 50 };
+const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, toolGrowthMs: 1, gitCall: 5, citationsMs: 50 };
 /** No entry cap by default: the map's token budget (--map-tokens, 2,000) limits it. */
 const DEFAULT_MAX_ENTRIES = null;
 /** Runs of each tool-round script (each is 8 scans of the large repository). */
@@ -213,6 +213,17 @@ async function bench() {
       '≤',
       TARGETS.snapshot,
     ),
+    ...(sandbox.baselineToolMs === null
+      ? []
+      : [
+          row(
+            'bash tool call: growth since the hardening, ms',
+            `wc -l: ${sandbox.toolMs.toFixed(2)} ms now vs ${sandbox.baselineToolMs.toFixed(2)} ms at ${BASH_BASELINE_COMMIT}`,
+            sandbox.toolMs - sandbox.baselineToolMs,
+            '≤',
+            TARGETS.toolGrowthMs,
+          ),
+        ]),
     row(
       'kernel limits (prlimit) per tool call, ms',
       `wc -l: with − without; whole bash tool call ${sandbox.toolMs.toFixed(2)} ms`,

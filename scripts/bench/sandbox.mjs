@@ -2,7 +2,7 @@
 // the per-call overhead of the kernel limits (prlimit) on a tool call. The sandbox modules are bundled from src/ on
 // the fly (esbuild) into the bench's temp directory, so what is measured is the current source.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -63,16 +63,20 @@ export async function measureSandbox(projectRoot, tmp, repo, runs, log) {
   log(`  git status (ms): ${times.status.map(Math.round).join(' ')}`);
   log(`  snapshot (ms): ${times.snapshot.map((x) => x.toFixed(1)).join(' ')}; verify (ms): ${times.verify.map(Math.round).join(' ')}`);
 
-  // Tool overhead: the same bash tool call with and without the kernel limits, interleaved.
+  // Tool overhead: the same bash tool call with and without the kernel limits, and the whole call against the bash
+  // tool as it was before the sandbox hardening (BASH_BASELINE_COMMIT), interleaved.
   const programs = await sandbox.resolvePrograms();
   const wc = programs.get('wc');
-  const call = { with: [], without: [], tool: [] };
+  const call = { with: [], without: [], tool: [], baseline: [] };
   const bash = sandbox.createBashTool(programs);
+  const old = await baselineBash(projectRoot, tmp, log);
   const ctx = { root: repo, signal: new AbortController().signal, timeoutMs: 30_000 };
+  const command = { command: 'wc -l README.md packages/../README.md' };
   for (let i = 0; i < 10 * runs; i++) {
     call.with.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000 })));
     call.without.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, limiter: null })));
-    call.tool.push(await timed(() => bash.run({ command: 'wc -l README.md packages/../README.md' }, ctx)));
+    call.tool.push(await timed(() => bash.run(command, ctx)));
+    if (old) call.baseline.push(await timed(() => old.run(command, ctx)));
   }
   return {
     statusMs: median(times.status),
@@ -80,5 +84,29 @@ export async function measureSandbox(projectRoot, tmp, repo, runs, log) {
     verifyMs: median(times.verify),
     limitsMs: median(call.with) - median(call.without),
     toolMs: median(call.tool),
+    baselineToolMs: old ? median(call.baseline) : null,
   };
+}
+
+/** The commit before the sandbox hardening of issue 7 (component-wise confinement, hard links, kernel limits). */
+export const BASH_BASELINE_COMMIT = '1e5ad4e';
+
+/** The bash tool at BASH_BASELINE_COMMIT, bundled from git history; null (with the reason logged) when unavailable. */
+async function baselineBash(projectRoot, tmp, log) {
+  const dir = path.join(tmp, 'bash-baseline');
+  mkdirSync(dir, { recursive: true });
+  const archive = spawnSync('git', ['-C', projectRoot, 'archive', '--format=tar', BASH_BASELINE_COMMIT, 'src'], { maxBuffer: 64 * 1024 * 1024 });
+  if (archive.status !== 0 || spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout }).status !== 0) {
+    log(`  bash tool baseline skipped: src at ${BASH_BASELINE_COMMIT} is not available`);
+    return null;
+  }
+  const entry = path.join(dir, 'entry.ts');
+  writeFileSync(entry, `export { createBashTool } from './src/tools/bash.ts';\nexport { resolvePrograms } from './src/sandbox/programs.ts';\n`);
+  const outfile = path.join(tmp, 'bash-baseline.mjs');
+  await build({ entryPoints: [entry], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning',
+    nodePaths: [path.join(projectRoot, 'node_modules')],
+    banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" } });
+  const old = await import(pathToFileURL(outfile).href);
+  // No rg: the measured call is wc, and the bundled copy could not find ripgrep's binary from the temp directory.
+  return old.createBashTool(await old.resolvePrograms(Promise.resolve(null)));
 }
