@@ -128,7 +128,7 @@ export const REFUSED: Array<[string, string]> = [
   ['ls -lL src', 'follows symbolic links'], ['ls -H links', 'dereferences'], ['ls /etc', 'outside the repository root'],
   ['ls ..', 'outside the repository root'], ['ls ~', 'tilde'], ['ls links/etc', 'outside the repository root'],
   ['ls -I *.ts src', 'unquoted glob'], ['ls --hyperlink', 'not an allowed flag'], ['ls ../*', 'reaches outside'],
-  ['ls /etc/*', 'reaches outside'], ['ls links/etc/*', 'reaches outside'], ['ls */../../*', 'reaches outside'],
+  ['ls /etc/*', 'the glob /etc/* reaches outside the repository root'], ['ls links/etc/*', 'reaches outside'], ['ls */../../*', 'reaches outside'],
   ["ls 'src/*.ts'", 'no such file'], ['ls src/*.rs', 'glob matched nothing'],
   // cat, head, tail, wc
   ['cat /etc/passwd', 'outside the repository root'], ['cat ../repo-old/secret.txt', 'outside the repository root'],
@@ -189,4 +189,25 @@ export const REFUSED: Array<[string, string]> = [
   // The most fundamental reason first: a refused flag before a quoting problem.
   ['find pages -name *.md -exec cat {} ;', 'find -exec is refused'], ['rg --pre=cat x | head', 'runs another program'],
   ['foo x | head', 'foo is not an allowed program'], ['tail -f README.md > out', 'forever'],
+];
+
+/**
+ * Refusals that must not tell whether a path outside the root exists. `{X}` is filled with each of two values; the
+ * outside path (third column, `{X}` filled the same way, relative to the root) exists with the first and not with the
+ * second, and the two refusals must be the same text once the value is put back as `{X}`.
+ */
+export const OUTSIDE_PAIRS: Array<[command: string, existing: string, missing: string, outside: string, fragment: string]> = [
+  ['ls {X}/*', '/etc', '/spelunk-no-such-dir-5e1b', '{X}', 'the glob {X}/* reaches outside the repository root'],
+  ['ls {X}/*', '{ROOT}-old', '{ROOT}-nothere', '{X}', 'reaches outside'],
+  ['ls links/{X}/*', 'etc', 'dangling', 'links/{X}/.', 'reaches outside'],
+  ['ls links/{X}/*', 'sibling', 'dangling-rel', 'links/{X}/.', 'reaches outside'],
+  ['ls links/{X}/*.txt', 'sibling', 'dangling-rel', 'links/{X}/.', 'reaches outside'],
+  ['ls {X}/*', '../outside', '../nothere', '{X}', 'reaches outside'],
+  ['ls {X}/*', 'up/outside', 'up/nothere', '{X}', 'reaches outside'],
+  ['ls {X}/*', 'src/../../outside', 'src/../../nothere', '{X}', 'reaches outside'],
+  ['ls */../..{X}/*', '/outside', '/nothere', '..{X}', 'reaches outside'],
+  // A literal part after a glob names a path below each match; below a link out it is not looked up either.
+  ['ls links/e*{X}', '/passwd', '/nothere', 'links/etc{X}', 'link out of the repository'],
+  ['cat src/*/../../..{X}', '/outside/secret.txt', '/outside/nothere.txt', '..{X}', 'link out of the repository'],
+  ['wc -l links/s*{X}', '/secret.txt', '/nothere.txt', 'links/sibling{X}', 'link out of the repository'],
 ];
