@@ -182,6 +182,9 @@ export const REFUSED: Array<[string, string]> = [
   // Red team: links into /proc are refused by their text, whichever process resolves them.
   ['cat link-proc-cwd/etc/passwd', '/proc is never readable'], ['ls -la link-proc-cwd/', '/proc is never readable'],
   ["rg -a -uu --max-depth 2 -g environ --no-messages -o 'ANTHROPIC_API_KEY=[^\\x00]*' link-proc-cwd/code/proc", '/proc is never readable'],
+  // Red team: z → /proc/self/cwd/code/proj, code → sub, sub/proj → /: in a child whose cwd is the root, z is /.
+  ['cat z/etc/passwd', '/proc is never readable'], ['ls z/', '/proc is never readable'], ['cat code/proj/etc/passwd', 'outside the repository root'],
+  ['ls z/*', 'reaches outside'], ['wc -l code/*/etc/passwd', 'link out of the repository'],
   // Unquoted, the same characters keep their refusals.
   ['rg 日本語（テスト）', 'looks like the shell character "("'], ['rg a\u00a0b', 'U+00A0'], ['rg "a\u202eb"', 'bidi'],
   ["rg 'a\u202eb'", 'bidi'], ['rg "$HOME"', 'variable expansion'], ['rg "a$b"', 'variable expansion'], ['rg "a${b}"', 'parameter expansion'],

@@ -72,6 +72,11 @@ export async function buildHostileRepo(opts: { bigFileBytes?: number } = {}): Pr
   // Links to outside directories that do not exist: a refusal must read the same as for links/etc and links/sibling.
   await fs.symlink(MISSING_OUTSIDE_DIR, path.join(root, 'links/dangling'));
   await fs.symlink('../../nothere', path.join(root, 'links/dangling-rel'));
+  // A chain that only a child process would resolve to /: z → <cwd>/code/proj → sub/proj → /.
+  await fs.mkdir(path.join(root, 'sub'));
+  await fs.symlink('/', path.join(root, 'sub/proj'));
+  await fs.symlink('sub', path.join(root, 'code'));
+  await fs.symlink('/proc/self/cwd/code/proj', path.join(root, 'z'));
   execFileSync('/usr/bin/mkfifo', [path.join(root, 'fifo')]);
 
   return { base, root, marker, cleanup: () => fs.rm(base, { recursive: true, force: true }) };
