@@ -37,8 +37,9 @@ export interface SessionOptions {
   /** An audit: where report_findings files the report (adds the tool and the audit rules to the prompt). */
   audit?: FindingsSink | null;
   /**
-   * Every tool call waits for this first. One-shot runs pass the read-only snapshot (`git status` of the whole work
-   * tree, ~0.5 s on 100k files): it must be taken before any tool runs, but need not delay the first request.
+   * Every tool call waits for this first. One-shot runs pass the read-only snapshot (the start time and HEAD, later
+   * checked with one `find -newerct` walk; see sandbox/readonly.ts): it must be taken before any tool runs, but need
+   * not delay the first request.
    */
   toolsReady?: Promise<unknown>;
 }

@@ -25,7 +25,13 @@ function overrides(emptyDir: string): string[] {
     'core.sshCommand=false',
     'core.askPass=',
     'credential.helper=',
-    'gpg.program=false',
+    // Signature programs of every format, as empty commands that cannot start: a signature shown through a format
+    // or a configured log.showSignature then reads "cannot run", and nothing the repository names runs.
+    'gpg.program=',
+    'gpg.ssh.program=',
+    'gpg.x509.program=',
+    // The default format of log and show: the repository's could name a pretty.<name> alias with %G? or %(describe).
+    'format.pretty=medium',
     'protocol.allow=never',
     'core.quotepath=false',
     // Read from anywhere the configuration says; an empty value is "no file".

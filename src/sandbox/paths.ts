@@ -6,7 +6,8 @@ const FORBIDDEN_ROOTS = ['/proc', '/dev', '/sys'];
 
 export type Confined =
   | { ok: true; abs: string; rel: string; exists: boolean }
-  | { ok: false; reason: string };
+  /** `outside` when the path leaves the root (or is in /proc, /dev, /sys): decided without looking outside. */
+  | { ok: false; reason: string; outside?: true };
 
 /** True when `target` is `root` or lies below it, compared by path segments (never a string prefix). */
 export function isInside(root: string, target: string): boolean {
@@ -35,20 +36,20 @@ export function confineSync(root: string, input: string, opts: { mustExist: bool
   if (input.includes('\0')) return { ok: false, reason: 'path contains a NUL byte' };
   const lexical = path.resolve(root, input);
   const forbidden = forbiddenRoot(lexical);
-  if (forbidden) return { ok: false, reason: `${forbidden} is never readable` };
-  const outside = { ok: false as const, reason: `${input} is outside the repository root` };
+  if (forbidden) return { ok: false, reason: `${forbidden} is never readable`, outside: true };
+  const outside = { ok: false as const, reason: `${input} is outside the repository root`, outside: true as const };
   const start = path.isAbsolute(input) ? insideTail(root, input) : input;
   if (start === null) return outside;
   const walked = walk(root, start, input);
-  if (!walked.ok) return walked.outside ? outside : walked;
+  if (!walked.ok) return walked.outside ? outside : { ok: false, reason: walked.reason, ...(walked.forbidden ? { outside: true } : {}) };
   const rel = walked.parts.join('/');
   const abs = rel === '' ? root : `${root}${root.endsWith(path.sep) ? '' : path.sep}${rel}`;
   if (walked.missing && opts.mustExist) return { ok: false, reason: `no such file or directory: ${input}` };
-  if (forbiddenRoot(abs)) return { ok: false, reason: `${forbiddenRoot(abs)} is never readable` };
+  if (forbiddenRoot(abs)) return { ok: false, reason: `${forbiddenRoot(abs)} is never readable`, outside: true };
   return { ok: true, abs, rel: rel || '.', exists: !walked.missing };
 }
 
-type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: boolean; reason: string };
+type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: boolean; forbidden?: true; reason: string };
 
 /** The component walk behind confine: `parts` is the real position below the root, never above it. */
 function walk(root: string, relative: string, input: string): Walked {
@@ -90,7 +91,7 @@ function walk(root: string, relative: string, input: string): Walked {
     if (target === null) return { ok: false, outside: false, reason: `${input} cannot be resolved (the link changed while it was read)` };
     if (path.isAbsolute(target)) {
       const forbidden = forbiddenRoot(path.resolve(target));
-      if (forbidden) return { ok: false, outside: false, reason: `${forbidden} is never readable (${input} is a link into it)` };
+      if (forbidden) return { ok: false, outside: false, forbidden: true, reason: `${forbidden} is never readable (${input} is a link into it)` };
       const tail = insideTail(root, target);
       if (tail === null) return { ok: false, outside: true, reason: '' };
       parts.length = 0;

@@ -64,7 +64,13 @@ describe('runGit', () => {
     if (!run.ok) throw new Error(run.error);
     const env = new Map(run.stdout.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
     // Git adds its own: the -c overrides for its children, its exec path before PATH, and the alias's shell state.
-    expect(env.get('GIT_CONFIG_PARAMETERS')).toContain("'core.fsmonitor'='false' 'core.hooksPath'=");
+    // Every override, literally: a setting dropped or weakened is a reviewed diff here.
+    expect(env.get('GIT_CONFIG_PARAMETERS')).toBe([
+      "'core.fsmonitor'='false'", `'core.hooksPath'='${env.get('HOME')}'`, "'diff.external'=''", "'core.pager'='cat'",
+      "'pager.log'='false'", "'log.showSignature'='false'", "'core.untrackedCache'='false'", "'core.sshCommand'='false'",
+      "'core.askPass'=''", "'credential.helper'=''", "'gpg.program'=''", "'gpg.ssh.program'=''", "'gpg.x509.program'=''",
+      "'format.pretty'='medium'", "'protocol.allow'='never'", "'core.quotepath'='false'", "'mailmap.file'=''", "'alias.env'=''\\!'env'",
+    ].join(' '));
     const own = /^GIT_(PREFIX|EXEC_PATH|DIR|WORK_TREE|CONFIG_PARAMETERS)$|^(PWD|OLDPWD|SHLVL|_)$/;
     expect(Object.fromEntries([...env].filter(([key]) => !own.test(key)))).toEqual({
       PATH: expect.stringMatching(/^(\/usr\/lib\/git-core:)?\/usr\/bin:\/bin$/),

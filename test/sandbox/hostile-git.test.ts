@@ -38,12 +38,29 @@ async function plant(file: string, name: string): Promise<string> {
   return file;
 }
 
-function git(...args: string[]): void {
-  execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], {
+function git(...args: string[]): string {
+  return execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], {
     cwd: root,
     env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1' },
-    stdio: 'ignore',
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+}
+
+/**
+ * Gives HEAD a (fake) PGP signature, same tree, parent and message: a signature is only verified, through
+ * gpg.program, when a commit carries one, so without it log.showSignature and %G? could never start anything.
+ */
+function signHead(): void {
+  const signature = 'gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----';
+  const body = git('cat-file', 'commit', 'HEAD').replace(/^(committer .*)$/m, `$1\n${signature}`);
+  const signed = execFileSync('/usr/bin/git', ['hash-object', '-t', 'commit', '-w', '--stdin'], {
+    cwd: root,
+    env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1' },
+    input: body,
+    encoding: 'utf8',
+  }).trim();
+  git('update-ref', 'refs/heads/main', signed);
 }
 
 beforeAll(async () => {
@@ -57,7 +74,17 @@ beforeAll(async () => {
     'src/a.ts': 'export const a = "needle";\n',
     'src/b.p': 'process filter target\n',
     'src/c.js': 'module.exports = 1;\n',
-    '.gitattributes': '* filter=evil diff=evil\n*.p filter=evilp\n*.ts filter=wtevil\n*.js filter=incevil\n',
+    // One file per filter driver: each place a driver can be defined (config, config.worktree, include.path,
+    // includeIf) defines a clean/smudge driver and a process driver, assigned in .gitattributes or .git/info/attributes.
+    'notes.mdp': 'info attributes process filter target\n',
+    'src/d.tp': 'worktree config process filter target\n',
+    'src/e.jp': 'include process filter target\n',
+    'src/f.if': 'includeIf filter target\n',
+    'src/g.ifp': 'includeIf process filter target\n',
+    '.gitattributes': [
+      '* filter=evil diff=evil', '*.p filter=evilp', '*.ts filter=wtevil', '*.tp filter=wtevilp', '*.js filter=incevil',
+      '*.jp filter=incevilp', '*.if filter=ifevil', '*.ifp filter=ifevilp', '',
+    ].join('\n'),
   };
   for (const [rel, body] of Object.entries(files)) {
     await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
@@ -69,6 +96,7 @@ beforeAll(async () => {
   // A second commit, so the git tool's revision ranges (HEAD~1..HEAD, :/init) resolve and diffs have content.
   await fs.writeFile(path.join(root, 'src/a.ts'), 'export const a = "needle";\nexport const b = "more needle";\n');
   git('commit', '-q', '-a', '-m', 'second');
+  signHead();
   // Links for the /proc/self/cwd attacks: in spelunk's process (cwd = ws) z/proc is the root's own `code` link,
   // in a child (cwd = root) it would be `/`.
   await fs.symlink('/', path.join(root, 'code'));
@@ -76,26 +104,32 @@ beforeAll(async () => {
 
   const gitDir = path.join(root, '.git');
   const script = (name: string) => plant(path.join(ws, 'scripts', name), name);
+  /** A clean/smudge driver `name` and a process driver `<name>p`, as configuration lines. */
+  const drivers = async (name: string): Promise<string[]> => [
+    `[filter "${name}"]`, `\tclean = ${await script(`${name}-clean`)}`, `\tsmudge = ${await script(`${name}-smudge`)}`,
+    `[filter "${name}p"]`, `\tprocess = ${await script(`${name}p-process`)}`,
+  ];
   const config = [
     '[core]', '\trepositoryformatversion = 1', `\tfsmonitor = ${await script('fsmonitor')}`, `\thooksPath = ${path.join(ws, 'hooks')}`,
     `\tpager = ${await script('core-pager')}`, `\tsshCommand = ${await script('ssh-command')}`, '[extensions]', '\tworktreeConfig = true',
-    '[filter "evil"]', `\tclean = ${await script('filter-clean')}`, `\tsmudge = ${await script('filter-smudge')}`, '\trequired = true',
-    '[filter "evilp"]', `\tprocess = ${await script('filter-process')}`,
-    '[filter "infoevil"]', `\tclean = ${await script('info-attributes-filter')}`,
+    ...(await drivers('evil')), '[filter "evil"]', '\trequired = true', ...(await drivers('infoevil')),
     '[diff "evil"]', `\ttextconv = ${await script('textconv')}`, '[diff]', `\texternal = ${await script('diff-external')}`,
     '[gpg]', `\tprogram = ${await script('gpg-program')}`, '[log]', '\tshowSignature = true',
     '[pager]', `\tlog = ${await script('pager-log')}`, `\tstatus = ${await script('pager-status')}`,
+    // A format name the model could pass (--format=evil), and the default format of log and show: %G? verifies the
+    // signature with gpg.program, %(describe) starts git describe.
+    '[pretty]', '\tevil = %G? %(describe)', '[format]', '\tpretty = evil',
     '[blame]', `\tignoreRevsFile = ${path.join(ws, 'outside-secret.txt')}`, '[mailmap]', `\tfile = ${path.join(ws, 'outside-secret.txt')}`,
     '[diff]', `\torderFile = ${path.join(ws, 'outside-secret.txt')}`,
     '[include]', `\tpath = ${path.join(gitDir, 'evil-include')}`,
     `[includeIf "gitdir:${gitDir}"]`, `\tpath = ${path.join(gitDir, 'evil-include-if')}`,
   ];
   await fs.writeFile(path.join(gitDir, 'config'), `${config.join('\n')}\n`, { flag: 'a' });
-  await fs.writeFile(path.join(gitDir, 'config.worktree'), `[filter "wtevil"]\n\tclean = ${await script('worktree-filter')}\n`);
-  await fs.writeFile(path.join(gitDir, 'evil-include'), `[filter "incevil"]\n\tclean = ${await script('include-filter')}\n`);
-  await fs.writeFile(path.join(gitDir, 'evil-include-if'), `[filter "ifevil"]\n\tclean = ${await script('include-if-filter')}\n`);
+  await fs.writeFile(path.join(gitDir, 'config.worktree'), `${(await drivers('wtevil')).join('\n')}\n`);
+  await fs.writeFile(path.join(gitDir, 'evil-include'), `${(await drivers('incevil')).join('\n')}\n`);
+  await fs.writeFile(path.join(gitDir, 'evil-include-if'), `${(await drivers('ifevil')).join('\n')}\n`);
   await fs.mkdir(path.join(gitDir, 'info'), { recursive: true });
-  await fs.writeFile(path.join(gitDir, 'info', 'attributes'), '*.md filter=infoevil\n');
+  await fs.writeFile(path.join(gitDir, 'info', 'attributes'), '*.md filter=infoevil\n*.mdp filter=infoevilp\n');
   for (const hook of HOOKS) {
     await plant(path.join(ws, 'hooks', hook), `hooks-path-${hook}`);
     await plant(path.join(gitDir, 'hooks', hook), `git-hooks-${hook}`);
@@ -126,6 +160,33 @@ const ATTACKS = [
 const SEARCHES = ['rg -n needle', 'grep -rn needle .', 'cat README.md src/b.p', 'ls -la', 'find . -name "*.ts"', 'wc -l src/a.ts'];
 /** History reads through the git tool that would start every diff, filter and signature program the config names. */
 const HISTORY = ['log -p -n 2', 'show --stat HEAD', 'diff HEAD~1 HEAD', 'blame HEAD -- src/a.ts', 'grep -n needle HEAD', "log --format='%h %s'"];
+
+/**
+ * Proof that the fixture is live, so the tests that find nothing could fail: plain git (no overrides) starting each
+ * program the configuration names, a row per vector as [vector, git arguments, on a terminal?, markers it leaves].
+ * The first row must be the first plain git run: its status re-hashes the stale files, through every clean and
+ * process driver, and then writes the index.
+ */
+const LIVE_ROWS: Array<[string, string[], { tty?: boolean }, string[]]> = [
+  ['fsmonitor, a hook, every clean and process driver', ['status'], {}, ['fsmonitor', 'hooks-path-post-index-change',
+    'evil-clean', 'evilp-process', 'infoevil-clean', 'infoevilp-process', 'wtevil-clean', 'wtevilp-process',
+    'incevil-clean', 'incevilp-process', 'ifevil-clean', 'ifevilp-process']],
+  ['smudge, .gitattributes + config', ['cat-file', '--filters', 'HEAD:.gitattributes'], {}, ['evil-smudge']],
+  ['smudge, info/attributes + config', ['cat-file', '--filters', 'HEAD:README.md'], {}, ['infoevil-smudge']],
+  ['smudge, config.worktree', ['cat-file', '--filters', 'HEAD:src/a.ts'], {}, ['wtevil-smudge']],
+  ['smudge, include.path', ['cat-file', '--filters', 'HEAD:src/c.js'], {}, ['incevil-smudge']],
+  ['smudge, includeIf', ['cat-file', '--filters', 'HEAD:src/f.if'], {}, ['ifevil-smudge']],
+  ['textconv', ['diff', '--no-ext-diff', 'HEAD~1', 'HEAD'], {}, ['textconv']],
+  ['diff.external', ['diff', 'HEAD~1', 'HEAD'], {}, ['diff-external']],
+  ['gpg.program through log.showSignature', ['log', '-n1', '--format=medium'], {}, ['gpg-program']],
+  ['gpg.program through the pretty.evil alias', ['-c', 'log.showSignature=false', 'log', '-n1', '--format=evil'], {}, ['gpg-program']],
+  ['gpg.program through format.pretty', ['-c', 'log.showSignature=false', 'log', '-n1'], {}, ['gpg-program']],
+  // Pagers start only on a terminal: util-linux script gives git one. Nothing else may start there, as a planted
+  // `cat` reading the terminal would wait forever (signatures and fsmonitor are switched off for these rows).
+  ['pager.log', ['-c', 'log.showSignature=false', 'log', '-n1', '--format=medium'], { tty: true }, ['pager-log']],
+  ['core.pager', ['-c', 'log.showSignature=false', 'show', '-s', '--format=medium', 'HEAD'], { tty: true }, ['core-pager']],
+  ['pager.status', ['-c', 'core.fsmonitor=false', 'status'], { tty: true }, ['pager-status']],
+];
 
 function script(final: Reply): Reply[] {
   return [
@@ -217,7 +278,15 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     [['diff', '--no-textconv', '--no-ext-diff', 'HEAD', 'HEAD']],
     [['log', '-p', '--no-textconv', '--no-ext-diff', '-n', '1']],
     [['show', '--no-textconv', '--no-ext-diff', 'HEAD']],
-    [['log', '--show-signature', '-n', '1']],
+    // The repository's default format (format.pretty → pretty.evil, %G? %(describe)) is not used.
+    [['log', '-n', '1']],
+    // Smudge and process drivers from each place a driver can be defined.
+    [['cat-file', '--filters', 'HEAD:.gitattributes']],
+    [['cat-file', '--filters', 'HEAD:src/a.ts']],
+    [['cat-file', '--filters', 'HEAD:src/c.js']],
+    [['cat-file', '--filters', 'HEAD:src/f.if']],
+    [['cat-file', '--filters', 'HEAD:src/g.ifp']],
+    [['cat-file', '--filters', 'HEAD:notes.mdp']],
     [['rev-parse', 'HEAD']],
   ])('the hardened git runner runs %j without starting any configured program or writing', async (args) => {
     const before = await snapshot(root);
@@ -225,6 +294,24 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     expect(run.ok, JSON.stringify(run)).toBe(true);
     expect(await fs.readdir(markers)).toEqual([]);
     expect(await snapshot(root)).toEqual(before);
+  });
+
+  // HEAD is signed, so these verify a signature: git writes it to a temporary file first, which the file-size limit
+  // (prlimit --fsize=0) stops with SIGXFSZ; without prlimit, git finds gpg.program empty and cannot run it.
+  it.each([
+    [['log', '--show-signature', '-n', '1']],
+    [['log', '-n', '1', '--format=evil']],
+  ])('the hardened git runner runs %j (a signature to verify) without starting any configured program or writing', async (args) => {
+    const before = await snapshot(root);
+    const run = await runGit(root, args);
+    expect(run.ok || run.error === 'exit SIGXFSZ', JSON.stringify(run)).toBe(true);
+    expect(await fs.readdir(markers)).toEqual([]);
+    expect(await snapshot(root)).toEqual(before);
+  });
+
+  it('the hardened git runner shows log in git\'s default format, not the repository\'s (format.pretty = evil)', async () => {
+    const run = await runGit(root, ['log', '-n', '1']);
+    expect(run).toMatchObject({ ok: true, stdout: expect.stringMatching(/^commit [0-9a-f]{40}\nAuthor: t <t@e>\n/) });
   });
 
   it.each(GIT_ALLOWED)('the git tool runs %j without starting any configured program or writing', async (command) => {
@@ -247,12 +334,29 @@ describe('a repository with a hostile .git, spelunk run from its parent director
     expect(toolResults()).toContain('+export const b = \\"more needle\\"');
   });
 
-  // Last: proves the fixture is live, so the tests above could fail. A plain git run in it starts the programs.
-  it('the fixture is live: plain git runs its programs (and this test runs last)', async () => {
-    execFileSync('/usr/bin/git', ['status'], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: '' }, stdio: 'ignore' });
-    const ran = await fs.readdir(markers);
-    expect(ran).toEqual(expect.arrayContaining(['fsmonitor', 'filter-clean']));
-    // And plain git reads the outside file the configuration names, and shows it.
+  // Last (vitest runs a file's tests in order): LIVE_ROWS, markers cleared before each row.
+  it.each(LIVE_ROWS)('the fixture is live: plain git starts it (%s)', async (_vector, args, opts, expected) => {
+    for (const name of await fs.readdir(markers)) await fs.rm(path.join(markers, name));
+    const env = { PATH: '/usr/bin:/bin', HOME: ws };
+    const command = opts.tty === true ? ['script', '-qec', ['git', ...args].map((a) => `'${a}'`).join(' '), '/dev/null'] : ['git', ...args];
+    try {
+      execFileSync(`/usr/bin/${command[0] as string}`, command.slice(1), { cwd: root, env, stdio: 'ignore' });
+    } catch {
+      // Some vectors make git fail (a process filter that answers its handshake wrongly); the markers tell.
+    }
+    expect((await fs.readdir(markers)).sort()).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('the fixture is live: every program the configuration names is started by a row above, or says why not', async () => {
+    const fired = new Set(LIVE_ROWS.flatMap(([, , , names]) => names));
+    const planted = (await fs.readdir(path.join(ws, 'scripts'))).filter((name) => !fired.has(name));
+    // core.sshCommand needs a transport (a fetch or ls-remote over ssh), and the planted `cat` would then block git's
+    // protocol handshake: it is overridden, but not shown to fire. The .git/hooks scripts are shadowed by
+    // core.hooksPath (whose post-index-change fires above); the other hooks run only for commands that write.
+    expect(planted).toEqual(['ssh-command']);
+  });
+
+  it('the fixture is live: plain git reads and shows the outside file the configuration names', () => {
     const plain = (args: string[]): string => {
       try {
         return execFileSync('/usr/bin/git', args, { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_PAGER: 'cat' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

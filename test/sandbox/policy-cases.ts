@@ -128,7 +128,7 @@ export const REFUSED: Array<[string, string]> = [
   ['ls -lL src', 'follows symbolic links'], ['ls -H links', 'dereferences'], ['ls /etc', 'outside the repository root'],
   ['ls ..', 'outside the repository root'], ['ls ~', 'tilde'], ['ls links/etc', 'outside the repository root'],
   ['ls -I *.ts src', 'unquoted glob'], ['ls --hyperlink', 'not an allowed flag'], ['ls ../*', 'reaches outside'],
-  ['ls /etc/*', 'reaches outside'], ['ls links/etc/*', 'reaches outside'], ['ls */../../*', 'reaches outside'],
+  ['ls /etc/*', 'the glob /etc/* reaches outside the repository root'], ['ls links/etc/*', 'reaches outside'], ['ls */../../*', 'reaches outside'],
   ["ls 'src/*.ts'", 'no such file'], ['ls src/*.rs', 'glob matched nothing'],
   // cat, head, tail, wc
   ['cat /etc/passwd', 'outside the repository root'], ['cat ../repo-old/secret.txt', 'outside the repository root'],
@@ -182,6 +182,9 @@ export const REFUSED: Array<[string, string]> = [
   // Red team: links into /proc are refused by their text, whichever process resolves them.
   ['cat link-proc-cwd/etc/passwd', '/proc is never readable'], ['ls -la link-proc-cwd/', '/proc is never readable'],
   ["rg -a -uu --max-depth 2 -g environ --no-messages -o 'ANTHROPIC_API_KEY=[^\\x00]*' link-proc-cwd/code/proc", '/proc is never readable'],
+  // Red team: z → /proc/self/cwd/code/proj, code → sub, sub/proj → /: in a child whose cwd is the root, z is /.
+  ['cat z/etc/passwd', '/proc is never readable'], ['ls z/', '/proc is never readable'], ['cat code/proj/etc/passwd', 'outside the repository root'],
+  ['ls z/*', 'reaches outside'], ['wc -l code/*/etc/passwd', 'link out of the repository'],
   // Unquoted, the same characters keep their refusals.
   ['rg 日本語（テスト）', 'looks like the shell character "("'], ['rg a\u00a0b', 'U+00A0'], ['rg "a\u202eb"', 'bidi'],
   ["rg 'a\u202eb'", 'bidi'], ['rg "$HOME"', 'variable expansion'], ['rg "a$b"', 'variable expansion'], ['rg "a${b}"', 'parameter expansion'],
@@ -189,4 +192,25 @@ export const REFUSED: Array<[string, string]> = [
   // The most fundamental reason first: a refused flag before a quoting problem.
   ['find pages -name *.md -exec cat {} ;', 'find -exec is refused'], ['rg --pre=cat x | head', 'runs another program'],
   ['foo x | head', 'foo is not an allowed program'], ['tail -f README.md > out', 'forever'],
+];
+
+/**
+ * Refusals that must not tell whether a path outside the root exists. `{X}` is filled with each of two values; the
+ * outside path (third column, `{X}` filled the same way, relative to the root) exists with the first and not with the
+ * second, and the two refusals must be the same text once the value is put back as `{X}`.
+ */
+export const OUTSIDE_PAIRS: Array<[command: string, existing: string, missing: string, outside: string, fragment: string]> = [
+  ['ls {X}/*', '/etc', '/spelunk-no-such-dir-5e1b', '{X}', 'the glob {X}/* reaches outside the repository root'],
+  ['ls {X}/*', '{ROOT}-old', '{ROOT}-nothere', '{X}', 'reaches outside'],
+  ['ls links/{X}/*', 'etc', 'dangling', 'links/{X}/.', 'reaches outside'],
+  ['ls links/{X}/*', 'sibling', 'dangling-rel', 'links/{X}/.', 'reaches outside'],
+  ['ls links/{X}/*.txt', 'sibling', 'dangling-rel', 'links/{X}/.', 'reaches outside'],
+  ['ls {X}/*', '../outside', '../nothere', '{X}', 'reaches outside'],
+  ['ls {X}/*', 'up/outside', 'up/nothere', '{X}', 'reaches outside'],
+  ['ls {X}/*', 'src/../../outside', 'src/../../nothere', '{X}', 'reaches outside'],
+  ['ls */../..{X}/*', '/outside', '/nothere', '..{X}', 'reaches outside'],
+  // A literal part after a glob names a path below each match; below a link out it is not looked up either.
+  ['ls links/e*{X}', '/passwd', '/nothere', 'links/etc{X}', 'link out of the repository'],
+  ['cat src/*/../../..{X}', '/outside/secret.txt', '/outside/nothere.txt', '..{X}', 'link out of the repository'],
+  ['wc -l links/s*{X}', '/secret.txt', '/nothere.txt', 'links/sibling{X}', 'link out of the repository'],
 ];

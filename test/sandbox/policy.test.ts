@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
 import { FIND_EXPRESSION, FIND_OPTIONS, FIND_PRIMARIES, PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
-import { ALLOWED, REFUSED } from './policy-cases.js';
+import { ALLOWED, OUTSIDE_PAIRS, REFUSED } from './policy-cases.js';
 import { installedHere } from '../support/installed.js';
 import { buildHostileRepo, type HostileRepo } from './sandbox-fixture.js';
 
@@ -65,6 +67,22 @@ describe('refused commands', () => {
 
   it('has the coverage the issue asks for', () => {
     expect(ALLOWED.length + REFUSED.length).toBeGreaterThanOrEqual(150);
+  });
+});
+
+describe('refusals are no oracle for paths outside the root', () => {
+  it.each(OUTSIDE_PAIRS)('%j with %j and with %j: the same refusal', async (command, existing, missing, outside, fragment) => {
+    const reasons: string[] = [];
+    for (const [value, exists] of [[existing, true], [missing, false]] as const) {
+      const x = value.replaceAll('{ROOT}', repo.root);
+      // The pair is only a test if the outside path really exists with one value and not with the other.
+      expect(existsSync(path.resolve(repo.root, outside.replaceAll('{X}', x))), `${outside} with ${x}`).toBe(exists);
+      const verdict = await check(command.replaceAll('{X}', x));
+      if (verdict.ok) throw new Error(`allowed: ${JSON.stringify(verdict.args)}`);
+      reasons.push(verdict.reason.replaceAll(x, '{X}'));
+    }
+    expect(reasons[0]).toContain(fragment);
+    expect(reasons[1]).toBe(reasons[0]);
   });
 });
 

@@ -17,9 +17,11 @@ export interface HostileRepo {
 
 export const OUTSIDE_SECRET = 'OUTSIDE-SECRET-7f3a';
 export const SIBLING_SECRET = 'SIBLING-SECRET-91c2';
+/** An absolute directory that does not exist (links/dangling points at it). */
+const MISSING_OUTSIDE_DIR = '/spelunk-no-such-dir-5e1b';
 
 /**
- * Builds <base>/repo with symlinks out of the root (to /etc, to .., a chain), the sibling-prefix directory
+ * Builds <base>/repo with symlinks out of the root (to /etc, to .., chains, dangling ones), the sibling-prefix directory
  * <base>/repo-old holding a secret, a FIFO, a planted executable bin/rg, binary files and awkward file names.
  */
 export async function buildHostileRepo(opts: { bigFileBytes?: number } = {}): Promise<HostileRepo> {
@@ -67,6 +69,14 @@ export async function buildHostileRepo(opts: { bigFileBytes?: number } = {}): Pr
   await fs.symlink('/proc/self/environ', path.join(root, 'procself'));
   // In spelunk's process /proc/self/cwd is spelunk's directory; in a child it is the root: refused by its text.
   await fs.symlink('/proc/self/cwd', path.join(root, 'link-proc-cwd'));
+  // Links to outside directories that do not exist: a refusal must read the same as for links/etc and links/sibling.
+  await fs.symlink(MISSING_OUTSIDE_DIR, path.join(root, 'links/dangling'));
+  await fs.symlink('../../nothere', path.join(root, 'links/dangling-rel'));
+  // A chain that only a child process would resolve to /: z → <cwd>/code/proj → sub/proj → /.
+  await fs.mkdir(path.join(root, 'sub'));
+  await fs.symlink('/', path.join(root, 'sub/proj'));
+  await fs.symlink('sub', path.join(root, 'code'));
+  await fs.symlink('/proc/self/cwd/code/proj', path.join(root, 'z'));
   execFileSync('/usr/bin/mkfifo', [path.join(root, 'fifo')]);
 
   return { base, root, marker, cleanup: () => fs.rm(base, { recursive: true, force: true }) };

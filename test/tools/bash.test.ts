@@ -217,6 +217,37 @@ describe('file names and links that attack the command line', () => {
   });
 });
 
+describe('a glob in a directory where one symlink leads out', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bash-one-out-')));
+    await fs.writeFile(path.join(base, 'outside.txt'), `${OUTSIDE_SECRET}\n`);
+    for (const [dir, target] of [['existing', '../outside.txt'], ['missing', '../nothere.txt'], ['absolute', '/etc/passwd']]) {
+      await fs.mkdir(path.join(base, dir as string));
+      await fs.writeFile(path.join(base, dir as string, 'a.txt'), 'one\n');
+      await fs.writeFile(path.join(base, dir as string, 'b.txt'), 'two\nthree\n');
+      await fs.symlink(target as string, path.join(base, dir as string, 'out'));
+    }
+  });
+  afterAll(async () => {
+    await fs.rm(base, { recursive: true, force: true });
+  });
+
+  // The same output whether the link's target exists or not: the outside match is skipped with a note, the rest counted.
+  it.each([['wc -l *', 'existing'], ['wc -l *', 'missing'], ['wc -l *', 'absolute'], ['cat *', 'existing'], ['cat *', 'missing']])(
+    '%s where out leads to a %s file outside: skipped with a note',
+    async (command, dir) => {
+      const out = await run(command, path.join(base, dir));
+      expect(out.isError, out.content).toBe(false);
+      expect(out.content).toContain('[skipped 1 match(es) of * that cannot be read here (links out of the repository, special or hard-linked files): out]');
+      if (command.startsWith('wc')) expect(out.content).toMatch(/^\s*1 a\.txt\n\s*2 b\.txt\n\s*3 total\n/);
+      else expect(out.content).toMatch(/^one\ntwo\nthree\n/);
+      expect(out.content).not.toContain(OUTSIDE_SECRET);
+      expect(out.content).not.toContain('root:');
+    },
+  );
+});
+
 /** The whitelisted program a table row runs, when its first word names one (quotes removed). */
 function programOf(command: string): ProgramName | null {
   const head = command.trim().split(/\s+/)[0]?.replace(/['"]/g, '') ?? '';

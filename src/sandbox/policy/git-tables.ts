@@ -9,10 +9,10 @@ import { NO_DIFF_PROGRAMS } from './git-values.js';
 
 /**
  * How a flag value is checked. `count`: digits; `rev`: a revision (no index forms); `path`: a path confined to the
- * root by its text; `format`/`pretty`: log placeholders from a whitelist; `ref-format`: for-each-ref atoms from a
+ * root by its text; `pretty`: a built-in format name, or log placeholders from a whitelist; `ref-format`: for-each-ref atoms from a
  * whitelist; `line-range`: `-L` with its path confined; `date`: a named date style; `text`: anything.
  */
-export type GitValue = 'count' | 'rev' | 'path' | 'format' | 'pretty' | 'ref-format' | 'line-range' | 'date' | 'text';
+export type GitValue = 'count' | 'rev' | 'path' | 'pretty' | 'ref-format' | 'line-range' | 'date' | 'text';
 
 export type GitFlagRule =
   | { type: 'bool' }
@@ -170,7 +170,8 @@ const LOG: GitPolicy = {
     ...COMMON_DIFF,
     ...WALK,
     oneline: BOOL,
-    format: { type: 'value', value: 'format' },
+    // --format=NAME is --pretty=NAME: a %-free value is a format name, looked up in the repository's pretty.<name> too.
+    format: { type: 'value', value: 'pretty' },
     pretty: { type: 'value', value: 'pretty', attachedOnly: true },
     'abbrev-commit': BOOL,
     'no-abbrev-commit': BOOL,

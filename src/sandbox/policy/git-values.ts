@@ -40,8 +40,6 @@ export function checkValue(kind: GitValue, value: string, flag: string): string 
       return checkRevision(value);
     case 'path':
       return checkHistoryPath(value);
-    case 'format':
-      return placeholders(value, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
     case 'pretty':
       return checkPretty(value, flag);
     case 'ref-format':
@@ -84,10 +82,15 @@ export function checkHistoryPath(p: string, shown = p): string | null {
   return null;
 }
 
+/**
+ * `--pretty=` and `--format=` alike: `format:`/`tformat:` or any value with a `%` is a format string of whitelisted
+ * placeholders; anything else is a format name, and git resolves a name it does not build in through the repository's
+ * `pretty.<name>` aliases (and by prefix), so only the built-in names, spelled out, are accepted.
+ */
 function checkPretty(value: string, flag: string): string | null {
   const format = /^t?format:/.exec(value);
-  if (format !== null) return checkValue('format', value.slice(format[0].length), flag);
-  if (value.includes('%')) return checkValue('format', value, flag);
+  const text = format !== null ? value.slice(format[0].length) : value;
+  if (format !== null || value.includes('%')) return placeholders(text, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
   if (PRETTY_NAMES.includes(value)) return null;
   return `${flag}=${value} is not accepted; use ${PRETTY_NAMES.join(', ')} or format:… with allowed placeholders`;
 }

@@ -1,6 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { isInside } from '../paths.js';
+import { confineSync } from '../paths.js';
 import type { Word } from './lexer.js';
 
 /** Most paths one glob may expand to; beyond it the model is asked to narrow the pattern. */
@@ -48,11 +47,7 @@ export async function expandGlob(root: string, word: Word): Promise<Expanded> {
     }
     candidates = next;
   }
-  const existing: string[] = [];
-  for (const candidate of candidates) {
-    // path.join keeps a trailing slash, so `*/` only matches directories, as in bash.
-    if (await exists(path.isAbsolute(candidate) ? candidate : path.join(root, candidate))) existing.push(candidate);
-  }
+  const existing = candidates.filter((candidate) => matches(root, candidate));
   if (existing.length === 0) return { ok: true, paths: [word.text], matched: false };
   existing.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   // Names that look like flags (`--pre=sh`, `+5f`) get their `./` where every path is handed over (policy.ts).
@@ -77,30 +72,31 @@ function join(base: string, name: string): string {
   return base.endsWith('/') ? base + name : `${base}/${name}`;
 }
 
-/** Lists a directory only after its real path is confirmed inside the root: names outside are never revealed. */
+/**
+ * Lists a directory only after confine() has walked it inside the root: names outside are never revealed, and a
+ * directory outside is refused without asking whether it exists (realpath on it would tell `/etc/*` from
+ * `/no-such-dir/*`, and a link to /etc from a dangling one).
+ */
 async function listInside(root: string, dir: string, pattern: string): Promise<string[] | string> {
-  const abs = path.resolve(root, dir === '' ? '.' : dir);
-  let real: string;
+  const confined = confineSync(root, dir === '' ? '.' : dir, { mustExist: false });
+  if (!confined.ok && confined.outside) return `the glob ${pattern} reaches outside the repository root; globs are expanded inside it only`;
+  if (!confined.ok || !confined.exists) return [];
   try {
-    real = await fs.realpath(abs);
-  } catch {
-    return [];
-  }
-  if (!isInside(root, real)) return `the glob ${pattern} reaches outside the repository root; globs are expanded inside it only`;
-  try {
-    return await fs.readdir(real);
+    return await fs.readdir(confined.abs);
   } catch {
     return [];
   }
 }
 
-async function exists(abs: string): Promise<boolean> {
-  try {
-    await fs.lstat(abs);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether a candidate path is a match. One that leaves the root counts as a match whether or not it exists (the
+ * caller skips or refuses it), so a literal part after a glob (passwd after links/e*) never tells what exists
+ * outside. Inside, it must exist; confine refuses a file followed by a slash, so a glob ending in a slash matches
+ * directories only, as in bash.
+ */
+function matches(root: string, candidate: string): boolean {
+  const confined = confineSync(root, candidate, { mustExist: false });
+  return confined.ok ? confined.exists : confined.outside === true;
 }
 
 type Token = { kind: 'star' } | { kind: 'one' } | { kind: 'char'; ch: string } | { kind: 'class'; negate: boolean; chars: Set<string>; ranges: Array<[number, number]> };
