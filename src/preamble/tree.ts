@@ -1,3 +1,21 @@
+/** The part of a name up to and including its first `.`, `-` or `_` (not at the start), or '' without one. */
+export function stemOf(name: string): string {
+  for (let i = 1; i < name.length; i++) {
+    const c = name[i];
+    if (c === '.' || c === '-' || c === '_') return name.slice(0, i + 1);
+  }
+  return '';
+}
+
+/** The part of a name from its last `.`, `-` or `_` (not at the start) on, or '' without one: `-module`, `.md`. */
+export function tailOf(name: string): string {
+  for (let i = name.length - 1; i > 0; i--) {
+    const c = name[i];
+    if (c === '.' || c === '-' || c === '_') return name.slice(i);
+  }
+  return '';
+}
+
 /** Code units at or above U+D800, where UTF-16 order and UTF-8 byte order can disagree. */
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
 /** Ignored paths remembered from ripgrep; beyond this, directories not seen through a file are not shown. */
