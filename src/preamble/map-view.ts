@@ -46,6 +46,10 @@ export interface DirView {
   expanded: boolean;
   items: Item[];
   hiddenDirs: number;
+  /** Names of the subdirectories left out (for the pattern the "more" line states). */
+  hiddenNames: string[];
+  /** What the "… (N more)" line adds: `, all *.md` when everything left out follows one pattern. */
+  moreHint: string;
   filesShown: number;
   files: string[];
   /** A collapsed group's member shown on its own line too (not counted again). */
@@ -94,7 +98,7 @@ export interface Budget {
 }
 
 export function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
-  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, filesShown: 0, files: [] };
+  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, hiddenNames: [], moreHint: '', filesShown: 0, files: [] };
 }
 
 export function isDir(item: Item): item is DirView {

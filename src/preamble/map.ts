@@ -1,5 +1,5 @@
-import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
-import { quote } from './names.js';
+import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, patternHint, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
+import { patternOf, quote } from './names.js';
 import { isPushedDown } from './rank.js';
 import { compareUtf8 } from './tree.js';
 
@@ -37,6 +37,7 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
   // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
   refundEmpty(root, budget);
   addFiles(root, input, budget);
+  hintMore(root, input, budget);
   if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
     note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
   }
@@ -199,7 +200,8 @@ function expand(parent: DirView, input: MapPlanInput, budget: Budget, cut: strin
     }
     parent.items = kept.sort((a, b) => compareUtf8(firstName(a), firstName(b)));
     const left = items.filter((item) => !kept.includes(item));
-    parent.hiddenDirs = left.reduce((sum, item) => sum + (item.kind === 'dir' ? 1 : item.members.length), 0);
+    parent.hiddenNames = left.flatMap((item) => (item.kind === 'dir' ? [item.name] : item.members));
+    parent.hiddenDirs = parent.hiddenNames.length;
     if (parent.hiddenDirs > 0) note(cut, `${parent.rel || '.'}/: ${parent.hiddenDirs} directories not named (token budget)`);
   }
   // An expanded directory's line drops its file count (its content is shown instead).
@@ -248,6 +250,55 @@ function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
   }
 }
 
+/**
+ * Where what a "… (N more)" line leaves out follows one pattern, the line says so (`… (37 more, all *.md)`). The
+ * hint is paid from the budget left or, failing that, by showing one file fewer when the pattern still holds; else
+ * the line stays as it was. In a fixed order, so the bytes depend only on the tree.
+ */
+function hintMore(root: DirView, input: MapPlanInput, budget: Budget): void {
+  const extra = (v: DirView, hint: string) => Math.max(0, moreLine(v, input, hint).length - MARKER_CHARS);
+  for (const v of expandedViews(root)) {
+    const hint = hiddenCount(v, input) > 0 ? hintFor(v, input) : '';
+    if (hint === '') continue;
+    if (extra(v, hint) <= budget.chars) {
+      budget.chars -= extra(v, hint);
+      v.moreHint = hint;
+      continue;
+    }
+    if (v.filesShown === 0) continue;
+    const gain = 2 * v.level + quote(v.files[v.filesShown - 1]!).length + 1;
+    v.filesShown--;
+    const wider = hintFor(v, input);
+    if (wider !== '' && extra(v, wider) <= budget.chars + gain) {
+      budget.chars += gain - extra(v, wider);
+      budget.entries++;
+      v.moreHint = wider;
+      continue;
+    }
+    v.filesShown++;
+  }
+}
+
+/** The pattern of what `v` leaves out (`, all *.md`), or '' when there is none or it is not known. */
+function hintFor(v: DirView, input: MapPlanInput): string {
+  const filesHidden = fileTotal(v, input) - v.filesShown;
+  // Only the smallest names of a large directory are kept; of the rest, the walk knows only the tail they all share.
+  if (filesHidden > 0 && v.node.files.length < v.node.fileCount) {
+    const pattern = v.hiddenDirs === 0 ? patternOf(v.node.stem, v.node.tail, v.node.shortest) : null;
+    return pattern === null ? '' : `, all ${pattern}`;
+  }
+  return patternHint([...v.hiddenNames, ...v.files.slice(v.filesShown)]);
+}
+
+function hiddenCount(v: DirView, input: MapPlanInput): number {
+  return v.expanded ? v.hiddenDirs + fileTotal(v, input) - v.filesShown : 0;
+}
+
+/** The "… (N more)" line of `v`, without its indent. */
+function moreLine(v: DirView, input: MapPlanInput, hint: string): string {
+  return `… (${hiddenCount(v, input)} more${hint})`;
+}
+
 function fileTotal(v: DirView, input: MapPlanInput): number {
   return v.level === 0 ? v.node.fileCount - input.keyFiles.size : v.node.fileCount;
 }
@@ -261,10 +312,9 @@ function render(v: DirView, lines: string[], counts: { shown: number; truncatedD
   }
   for (let i = 0; i < v.filesShown; i++) lines.push(indent + quote(v.files[i]!));
   counts.shown += v.filesShown;
-  const hidden = v.hiddenDirs + fileTotal(v, input) - v.filesShown;
-  if (v.expanded && hidden > 0) {
+  if (hiddenCount(v, input) > 0) {
     counts.truncatedDirs++;
-    lines.push(`${indent}… (${hidden} more)`);
+    lines.push(indent + moreLine(v, input, v.moreHint));
   }
 }
 

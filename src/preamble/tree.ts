@@ -51,10 +51,17 @@ export interface DirNode {
   files: string[];
   fileCount: number;
   totalFiles: number;
+  /**
+   * The stem and the tail every file directly inside shares, or '' (see stemOf, tailOf), and the shortest file name's
+   * length: what the files not kept have in common. Whatever order the files arrive in, the result is the same.
+   */
+  stem: string;
+  tail: string;
+  shortest: number;
 }
 
 export function newDir(): DirNode {
-  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0 };
+  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0, stem: '', tail: '', shortest: 0 };
 }
 
 /**
@@ -80,6 +87,16 @@ export class TreeCollector {
     const dir = this.byPath.get(dirPart) ?? this.create(dirPart);
     const name = rel.slice(slash + 1);
     dir.fileCount++;
+    // Two comparisons per file: whether a large directory's files, most of them not kept, follow one pattern.
+    if (dir.fileCount === 1) {
+      dir.stem = stemOf(name);
+      dir.tail = tailOf(name);
+      dir.shortest = name.length;
+    } else {
+      if (dir.stem !== '' && !name.startsWith(dir.stem)) dir.stem = '';
+      if (dir.tail !== '' && !(name.length > dir.tail.length && name.endsWith(dir.tail))) dir.tail = '';
+      if (name.length < dir.shortest) dir.shortest = name.length;
+    }
     if (slash === -1 && this.isKeyFile(name)) this.rootKeyFiles.push(name);
     insertSmallest(dir.files, name, this.keep);
   }

@@ -1,7 +1,9 @@
 import { rgPath } from '@vscode/ripgrep';
 import { describe, expect, it } from 'vitest';
 import { buildListing, type Listing } from '../../src/preamble/listing.js';
+import { planMap } from '../../src/preamble/map.js';
 import { braceList, braceListAffix, sharedPattern } from '../../src/preamble/names.js';
+import { summarise, TreeCollector } from '../../src/preamble/tree.js';
 import { useRepo } from '../support/temp-repo.js';
 
 /** Expands bash-style braces (`a{b,c{d,e}}` → ab, acd, ace), honouring `\{`, `\}` and `\,` escapes. */
@@ -311,6 +313,35 @@ describe('the repository map on siblings sharing a shape but no stem', () => {
   it('collapses siblings with no common affix when they share their children', async () => {
     const lines = (await map(shapes.root)).text.split('\n');
     expect(lines).toContain(`${braceList(WORDS.slice(12, 24))}/ 12 dirs, 24 files, each with {bin,lib}`);
+  });
+});
+
+const notes = useRepo(
+    files([
+      ...Array.from({ length: 300 }, (_, i): [string, string] => [`docs/${WORDS[i % 44]}${pad(i)}.md`, '']),
+      ...Array.from({ length: 100 }, (_, i): [string, string] => [`mixed/${WORDS[i % 44]}${pad(i)}.${i % 2 ? 'md' : 'txt'}`, '']),
+    ]),
+  );
+describe('"… (N more)" lines', () => {
+  it('say which pattern the rest follow when they share one', async () => {
+    const text = (await map(notes.root, { mapTokens: 300 })).text;
+    expect(text).toMatch(/\n  … \(\d+ more, all \*\.md\)\n/);
+    // mixed/ holds .md and .txt files: no pattern to state.
+    expect(text).toMatch(/\nmixed\/\n(  [^\n]*\n)*  … \(\d+ more\)$/);
+    expect(text.length).toBeLessThanOrEqual(300 * 4);
+  });
+
+  it('name the pattern of the directories left out, and cost no more than the budget', async () => {
+    const collector = new TreeCollector(200, () => false);
+    for (const w of WORDS.slice(0, 9)) collector.add(`plugins/x-${w}-plugin/index.js`);
+    collector.add('other/a.txt');
+    summarise(collector.tree);
+    const plan = await planMap({
+      tree: collector.tree, depth: 3, maxEntries: Infinity, budgetChars: 120, hints: { mentioned: new Set(), workspace: new Set() },
+      keyFiles: new Set(), workspaceNamed: new Set(), memberPaths: [], discover: () => {},
+    });
+    expect(plan.lines).toContainEqual(expect.stringMatching(/^  … \(\d+ more, all x-\*-plugin\)$/));
+    expect(plan.lines.join('\n').length).toBeLessThanOrEqual(120);
   });
 });
 
