@@ -4,7 +4,7 @@ import { errorCode, walkFiles } from './rg-walk.js';
 import { MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
-import { compareUtf8, summarise, TreeCollector, type DirNode } from './tree.js';
+import { compareUtf8, newDir, summarise, TreeCollector, type DirNode } from './tree.js';
 import { renderWorkspaces, WORKSPACE_SHARE } from './workspace-block.js';
 import { findWorkspaces, type WorkspaceMember } from './workspaces.js';
 
@@ -155,7 +155,7 @@ function discoverDirs(root: string, rel: string, level: number, node: DirNode, d
   for (const name of subdirectories(path.join(root, rel))) {
     const childRel = rel === '' ? name : `${rel}/${name}`;
     if (name !== '.git' && !node.dirs.has(name) && !collector.ignored.has(childRel)) {
-      node.dirs.set(name, { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0 });
+      node.dirs.set(name, newDir());
     }
   }
 }

@@ -1,4 +1,4 @@
-import { braceList, quote, stemOf } from './names.js';
+import { braceList, braceListAffix, quote, sharedPattern, stemOf } from './names.js';
 import { isPushedDown, score, type RankHints } from './rank.js';
 import { compareUtf8, type DirNode } from './tree.js';
 import { groupDigits } from '../digits.js';
@@ -14,6 +14,9 @@ const GROUP_SHARE = 0.3;
 const GROUP_MIN_CHARS = 240;
 /** Subdirectory names shown as a group's shared shape. */
 const SHAPE_NAMES_MAX = 12;
+/** When every member has exactly the same subdirectories, up to this many are all named (within SHAPE_CHARS_MAX). */
+const SHAPE_EXACT_MAX = 40;
+const SHAPE_CHARS_MAX = 400;
 
 /** How the map used its budget, for `/context` and the bench. */
 export interface MapStats {
@@ -43,6 +46,10 @@ export interface DirView {
   expanded: boolean;
   items: Item[];
   hiddenDirs: number;
+  /** Names of the subdirectories left out (for the pattern the "more" line states). */
+  hiddenNames: string[];
+  /** What the "… (N more)" line adds: `, all *.md` when everything left out follows one pattern. */
+  moreHint: string;
   filesShown: number;
   files: string[];
   /** A collapsed group's member shown on its own line too (not counted again). */
@@ -61,6 +68,10 @@ export interface GroupView {
   score: number;
   /** Every member is named in the workspace block: the line points there instead of repeating the names. */
   inWorkspaceBlock: boolean;
+  /** A crowd of unrelated siblings (not a pattern, not workspace members): its best members may get lines of their own. */
+  crowd: boolean;
+  /** The characters the member names may take (see GROUP_SHARE). */
+  cap: number;
 }
 
 export type Item = DirView | GroupView;
@@ -87,7 +98,7 @@ export interface Budget {
 }
 
 export function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
-  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, filesShown: 0, files: [] };
+  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, hiddenNames: [], moreHint: '', filesShown: 0, files: [] };
 }
 
 export function isDir(item: Item): item is DirView {
@@ -103,8 +114,9 @@ export function firstName(item: Item): string {
 }
 
 /**
- * The subdirectories of `parent` as lines: siblings sharing a stem and a shape collapse into one group; beyond
- * SIBLINGS_MAX the rest (except those the instructions mention) become one group naming them compactly.
+ * The subdirectories of `parent` as lines: siblings sharing a stem and a shape, or exactly the same subdirectories
+ * (whatever their names), collapse into one group; beyond SIBLINGS_MAX the rest (except those the instructions
+ * mention) become one crowd group naming them compactly. Linear in the siblings and their subdirectories.
  */
 export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budget): Item[] {
   const names = [...parent.node.dirs.keys()].sort(compareUtf8);
@@ -122,17 +134,41 @@ export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budg
     if (members.length < PATTERN_MIN) continue;
     const shape = sharedShape(members.map((m) => parent.node.dirs.get(m)!));
     if (shape === null) continue;
-    groups.push(group(parent, members, shape, input, budget));
+    groups.push(group(parent, members, shape, input, budget, false));
+    for (const m of members) grouped.add(m);
+  }
+  for (const members of sameShapes(parent, names, grouped, input)) {
+    groups.push(group(parent, members, sharedShape(members.map((m) => parent.node.dirs.get(m)!))!, input, budget, false));
     for (const m of members) grouped.add(m);
   }
   for (const name of names) if (!grouped.has(name)) loose.push(name);
   const keepAlone = loose.length > SIBLINGS_MAX ? loose.filter((n) => input.hints.mentioned.has(childRel(n))) : loose;
   if (keepAlone.length < loose.length) {
     const crowd = loose.filter((n) => !keepAlone.includes(n));
-    groups.push(group(parent, crowd, sharedShape(crowd.map((m) => parent.node.dirs.get(m)!)) ?? '', input, budget));
+    groups.push(group(parent, crowd, sharedShape(crowd.map((m) => parent.node.dirs.get(m)!)) ?? '', input, budget, true));
   }
   const dirs = keepAlone.map((name) => view(input, name, childRel(name), parent.level + 1, parent.node.dirs.get(name)!));
   return [...dirs, ...groups].sort((a, b) => compareUtf8(firstName(a), firstName(b)));
+}
+
+/**
+ * Siblings not grouped yet with exactly the same subdirectories (at least one), PATTERN_MIN or more of them: 30
+ * `*-module/` directories each holding the same 30 children. Workspace members and mentioned directories keep their
+ * own lines. The shape key is the sorted names, so the work is linear in the subdirectories (times a log).
+ */
+function sameShapes(parent: DirView, names: readonly string[], grouped: ReadonlySet<string>, input: MapPlanInput): string[][] {
+  const byShape = new Map<string, string[]>();
+  for (const name of names) {
+    const node = parent.node.dirs.get(name)!;
+    const rel = parent.rel === '' ? name : `${parent.rel}/${name}`;
+    if (grouped.has(name) || node.dirs.size === 0 || input.hints.mentioned.has(rel) || input.hints.workspace.has(rel)) continue;
+    // `/` cannot occur in a name, so the joined names identify the set.
+    const key = [...node.dirs.keys()].sort(compareUtf8).join('/');
+    const bucket = byShape.get(key);
+    if (bucket) bucket.push(name);
+    else byShape.set(key, [name]);
+  }
+  return [...byShape.values()].filter((members) => members.length >= PATTERN_MIN);
 }
 
 /** The subdirectory names members share, in brace form, or null when their shapes differ too much. */
@@ -149,34 +185,46 @@ function shapeOf(members: DirNode[]): { text: string; names: string[] | null } |
   }
   if (union.size === 0) return { text: '', names: null };
   if (sum / (members.length * union.size) < SHAPE_SIMILARITY) return null;
-  const common = [...union.entries()].sort((a, b) => b[1] - a[1] || compareUtf8(a[0], b[0])).slice(0, SHAPE_NAMES_MAX);
+  const ranked = [...union.entries()].sort((a, b) => b[1] - a[1] || compareUtf8(a[0], b[0]));
+  // Identical shapes are named in full when short enough: they are what every member holds.
+  const exact = ranked.every(([, n]) => n === members.length) && union.size <= SHAPE_EXACT_MAX;
+  const full = exact ? braceList(ranked.map(([name]) => name)) : '';
+  if (exact && full.length <= SHAPE_CHARS_MAX) return { text: `each with ${full}`, names: ranked.map(([name]) => name) };
+  const common = ranked.slice(0, SHAPE_NAMES_MAX);
   const all = common.every(([, n]) => n === members.length) && union.size <= SHAPE_NAMES_MAX;
   const text = `${all ? 'each with' : 'each with some of'} ${braceList(common.map(([name]) => name))}${union.size > SHAPE_NAMES_MAX ? ',…' : ''}`;
   return { text, names: union.size <= SHAPE_NAMES_MAX ? common.map(([name]) => name) : null };
 }
 
-function group(parent: DirView, members: string[], shape: string, input: MapPlanInput, budget: Budget): GroupView {
+function group(parent: DirView, members: string[], shape: string, input: MapPlanInput, budget: Budget, crowd: boolean): GroupView {
   const rels = members.map((m) => (parent.rel === '' ? m : `${parent.rel}/${m}`));
   const inWorkspaceBlock = rels.every((rel) => input.workspaceNamed.has(rel));
   const nodes = members.map((m) => parent.node.dirs.get(m)!);
   const scores = new Map(members.map((m, i) => [m, score(rels[i]!, m, nodes[i]!, input.hints)]));
   const files = nodes.reduce((sum, node) => sum + node.totalFiles, 0);
   const cap = Math.max(GROUP_MIN_CHARS, Math.floor(budget.chars * GROUP_SHARE));
-  let shown = members;
-  if (!inWorkspaceBlock && braceList(members).length > cap) {
-    // Beyond the budget: the best-ranked names, the rest counted (their shared pattern is in the line).
-    const ranked = [...members].sort((a, b) => scores.get(b)! - scores.get(a)! || compareUtf8(a, b));
-    let length = 2;
-    shown = [];
-    for (const name of ranked) {
-      length += quote(name).length + 1;
-      if (length > cap) break;
-      shown.push(name);
-    }
-  }
+  const ranked = () => [...members].sort((a, b) => scores.get(b)! - scores.get(a)! || compareUtf8(a, b));
+  const shown = inWorkspaceBlock ? members : fitNames(members, ranked, cap);
   const best = Math.max(...scores.values());
   const shapeNames = shape === '' ? null : (shapeOf(nodes)?.names ?? null);
-  return { kind: 'group', level: parent.level + 1, members, shown, files, shape, shapeNames, score: best, inWorkspaceBlock };
+  return { kind: 'group', level: parent.level + 1, members, shown, files, shape, shapeNames, score: best, inWorkspaceBlock, crowd: crowd && !inWorkspaceBlock, cap };
+}
+
+/**
+ * The member names a group line shows: all when they fit in `cap` characters, else the best-ranked that fit (the rest
+ * are counted, their shared pattern stated). Bounded by `cap`, not by the number of members, once ranked.
+ */
+export function fitNames(members: string[], ranked: () => readonly string[], cap: number): string[] {
+  // Each name takes at least two characters (itself and a comma): many more names than that cannot fit.
+  if (2 * members.length <= cap && braceListAffix(members).length <= cap) return members;
+  let length = 2;
+  const shown: string[] = [];
+  for (const name of ranked()) {
+    length += quote(name).length + 1;
+    if (length > cap) break;
+    shown.push(name);
+  }
+  return shown;
 }
 
 export function lineOf(item: Item): string {
@@ -184,8 +232,8 @@ export function lineOf(item: Item): string {
   const count = `${item.members.length} dirs${item.files > 0 ? `, ${groupDigits(item.files)} files` : ''}`;
   if (item.inWorkspaceBlock) return `${braceOrStem(item.members)}/ ${count} (workspace members, named above)`;
   const more = item.members.length - item.shown.length;
-  const names = more > 0 ? `{${item.shown.length > 0 ? `${braceList(item.shown)},` : ''}…}` : braceList(item.shown);
-  const pattern = more > 0 ? ` (${more} more not named${stemHint(item.members)})` : '';
+  const names = more > 0 ? `{${item.shown.length > 0 ? `${braceList(item.shown)},` : ''}…}` : braceListAffix(item.shown);
+  const pattern = more > 0 ? ` (${more} more not named${patternHint(item.members)})` : '';
   return `${names}/ ${count}${item.shape ? `, ${item.shape}` : ''}${pattern}`;
 }
 
@@ -196,9 +244,10 @@ function braceOrStem(members: string[]): string {
   return `{${quote(members[0]!)},…,${quote(members.at(-1)!)}}`;
 }
 
-function stemHint(members: string[]): string {
-  const stem = stemOf(members[0]!);
-  return stem !== '' && members.every((m) => m.startsWith(stem)) ? `, all ${quote(stem)}*` : '';
+/** `, all x-*` (or `*-module`, `x-*.md`) when every name follows one pattern, else ''. */
+export function patternHint(names: readonly string[]): string {
+  const pattern = sharedPattern(names);
+  return pattern === null ? '' : `, all ${pattern}`;
 }
 
 export function dirLine(v: DirView): string {

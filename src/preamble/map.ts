@@ -1,5 +1,5 @@
-import { dirLine, firstName, groupChildren, isDir, byRank, lineOf, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
-import { quote } from './names.js';
+import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, patternHint, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
+import { patternOf, quote } from './names.js';
 import { isPushedDown } from './rank.js';
 import { compareUtf8 } from './tree.js';
 
@@ -11,6 +11,11 @@ export const MARKER_CHARS = 20;
 /** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
 const HIGHLIGHT_MAX = 5;
 const HIGHLIGHT_SHARE = 0.5;
+/**
+ * Members of one crowd of unrelated siblings given lines of their own (and opened) at most: each costs a pass over
+ * the crowd, so the work stays linear in its size.
+ */
+const PULL_MAX = 64;
 /** Cut reasons kept for `/context`. */
 const CUT_NOTES_MAX = 8;
 
@@ -26,11 +31,13 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
   const root = view(input, '', '', 0, input.tree);
   expand(root, input, budget, cut);
   await expandLevels(root.items.filter(isDir), input, budget, cut);
+  await expandLevels(pullFromCrowds(root, input, budget, cut), input, budget, cut);
   await highlight(root, input, budget, cut);
   addFiles(root, input, budget);
   // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
   refundEmpty(root, budget);
   addFiles(root, input, budget);
+  hintMore(root, input, budget);
   if (expandedViews(root).some((v) => v.filesShown < fileTotal(v, input))) {
     note(cut, 'files: some directories show only some of their files (token budget or --max-entries)');
   }
@@ -60,6 +67,70 @@ async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budge
     }
     level = next;
   }
+}
+
+/**
+ * With budget left after every level is named, the best-ranked members of each crowd of unrelated siblings (by rank:
+ * files, mentions, conventional names) leave the group for lines of their own and are opened one level, as long as
+ * that names something; the rest stay in the group. 45 top-level directories would otherwise hide all of depth 2.
+ * Returns the subdirectories they named, for the next levels.
+ */
+function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): DirView[] {
+  const crowds: Array<{ parent: DirView; group: GroupView }> = [];
+  for (const v of expandedViews(root)) for (const item of v.items) if (item.kind === 'group' && item.crowd && item.level < input.depth) crowds.push({ parent: v, group: item });
+  crowds.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
+  const next: DirView[] = [];
+  for (const { parent, group } of crowds) {
+    const rel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+    const ranked = group.members
+      .map((name) => view(input, name, rel(name), group.level, parent.node.dirs.get(name)!))
+      .filter((v) => !isPushedDown(v.name))
+      .sort(byRank);
+    const indent = 2 * parent.level;
+    const gone = new Set<string>();
+    for (const v of ranked) {
+      if (gone.size === PULL_MAX || budget.chars <= 0 || budget.entries <= 0) break;
+      input.discover(v.rel, v.level, v.node);
+      // Only a member with subdirectories has names to add; its files alone are not worth a line taken from the group.
+      if (v.node.dirs.size === 0) continue;
+      const saved = { chars: budget.chars, entries: budget.entries, cut: cut.length, members: group.members, shown: group.shown };
+      const before = lineOf(group).length;
+      gone.add(v.name);
+      group.members = group.members.filter((m) => m !== v.name);
+      group.shown = fitNames(group.members, () => ranked.map((r) => r.name).filter((m) => !gone.has(m)), group.cap);
+      // An emptied group loses its whole line.
+      const after = group.members.length === 0 ? -(indent + 1) : lineOf(group).length;
+      budget.chars -= indent + dirLine(v).length + 1 + after - before;
+      budget.entries--;
+      if (budget.chars >= 0) expand(v, input, budget, cut);
+      if (budget.chars < 0 || v.items.length === 0) {
+        // Nothing named below it: the member goes back to the group, and no later one would fare better.
+        Object.assign(budget, { chars: saved.chars, entries: saved.entries });
+        cut.length = saved.cut;
+        group.members = saved.members;
+        group.shown = saved.shown;
+        gone.delete(v.name);
+        break;
+      }
+      parent.items.push(v);
+      next.push(...v.items.filter(isDir));
+    }
+    if (gone.size === 0) continue;
+    parent.items = parent.items.filter((item) => item !== group || group.members.length > 0);
+    if (group.members.length === 1) alone(parent, group, input, budget);
+    parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
+  }
+  return next;
+}
+
+/** A group left with one member becomes that member's own line ("x/ (3 files)", not "x/ 1 dirs, 3 files"). */
+function alone(parent: DirView, group: GroupView, input: MapPlanInput, budget: Budget): void {
+  const name = group.members[0]!;
+  const v = view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!);
+  const delta = dirLine(v).length - lineOf(group).length;
+  if (delta > budget.chars) return;
+  budget.chars -= delta;
+  parent.items = parent.items.map((item) => (item === group ? v : item));
 }
 
 /**
@@ -129,7 +200,8 @@ function expand(parent: DirView, input: MapPlanInput, budget: Budget, cut: strin
     }
     parent.items = kept.sort((a, b) => compareUtf8(firstName(a), firstName(b)));
     const left = items.filter((item) => !kept.includes(item));
-    parent.hiddenDirs = left.reduce((sum, item) => sum + (item.kind === 'dir' ? 1 : item.members.length), 0);
+    parent.hiddenNames = left.flatMap((item) => (item.kind === 'dir' ? [item.name] : item.members));
+    parent.hiddenDirs = parent.hiddenNames.length;
     if (parent.hiddenDirs > 0) note(cut, `${parent.rel || '.'}/: ${parent.hiddenDirs} directories not named (token budget)`);
   }
   // An expanded directory's line drops its file count (its content is shown instead).
@@ -178,6 +250,55 @@ function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
   }
 }
 
+/**
+ * Where what a "… (N more)" line leaves out follows one pattern, the line says so (`… (37 more, all *.md)`). The
+ * hint is paid from the budget left or, failing that, by showing one file fewer when the pattern still holds; else
+ * the line stays as it was. In a fixed order, so the bytes depend only on the tree.
+ */
+function hintMore(root: DirView, input: MapPlanInput, budget: Budget): void {
+  const extra = (v: DirView, hint: string) => Math.max(0, moreLine(v, input, hint).length - MARKER_CHARS);
+  for (const v of expandedViews(root)) {
+    const hint = hiddenCount(v, input) > 0 ? hintFor(v, input) : '';
+    if (hint === '') continue;
+    if (extra(v, hint) <= budget.chars) {
+      budget.chars -= extra(v, hint);
+      v.moreHint = hint;
+      continue;
+    }
+    if (v.filesShown === 0) continue;
+    const gain = 2 * v.level + quote(v.files[v.filesShown - 1]!).length + 1;
+    v.filesShown--;
+    const wider = hintFor(v, input);
+    if (wider !== '' && extra(v, wider) <= budget.chars + gain) {
+      budget.chars += gain - extra(v, wider);
+      budget.entries++;
+      v.moreHint = wider;
+      continue;
+    }
+    v.filesShown++;
+  }
+}
+
+/** The pattern of what `v` leaves out (`, all *.md`), or '' when there is none or it is not known. */
+function hintFor(v: DirView, input: MapPlanInput): string {
+  const filesHidden = fileTotal(v, input) - v.filesShown;
+  // Only the smallest names of a large directory are kept; of the rest, the walk knows only the tail they all share.
+  if (filesHidden > 0 && v.node.files.length < v.node.fileCount) {
+    const pattern = v.hiddenDirs === 0 ? patternOf(v.node.stem, v.node.tail, v.node.shortest) : null;
+    return pattern === null ? '' : `, all ${pattern}`;
+  }
+  return patternHint([...v.hiddenNames, ...v.files.slice(v.filesShown)]);
+}
+
+function hiddenCount(v: DirView, input: MapPlanInput): number {
+  return v.expanded ? v.hiddenDirs + fileTotal(v, input) - v.filesShown : 0;
+}
+
+/** The "… (N more)" line of `v`, without its indent. */
+function moreLine(v: DirView, input: MapPlanInput, hint: string): string {
+  return `… (${hiddenCount(v, input)} more${hint})`;
+}
+
 function fileTotal(v: DirView, input: MapPlanInput): number {
   return v.level === 0 ? v.node.fileCount - input.keyFiles.size : v.node.fileCount;
 }
@@ -191,10 +312,9 @@ function render(v: DirView, lines: string[], counts: { shown: number; truncatedD
   }
   for (let i = 0; i < v.filesShown; i++) lines.push(indent + quote(v.files[i]!));
   counts.shown += v.filesShown;
-  const hidden = v.hiddenDirs + fileTotal(v, input) - v.filesShown;
-  if (v.expanded && hidden > 0) {
+  if (hiddenCount(v, input) > 0) {
     counts.truncatedDirs++;
-    lines.push(`${indent}… (${hidden} more)`);
+    lines.push(indent + moreLine(v, input, v.moreHint));
   }
 }
 

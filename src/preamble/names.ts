@@ -1,16 +1,45 @@
 import { escapeControls } from '../escape.js';
-import { compareUtf8 } from './tree.js';
+import { compareUtf8, stemOf, tailOf } from './tree.js';
+
+export { stemOf, tailOf };
 
 /** Members a stem needs before its names are written `stem{a,b,…}` rather than one by one. */
 const STEM_MIN = 3;
 
-/** The part of a name up to and including its first `.`, `-` or `_` (not at the start), or '' without one. */
-export function stemOf(name: string): string {
-  for (let i = 1; i < name.length; i++) {
-    const c = name[i];
-    if (c === '.' || c === '-' || c === '_') return name.slice(0, i + 1);
-  }
-  return '';
+/** The tail every name ends with (and is longer than), or ''. Linear in the total length. */
+export function sharedTail(names: readonly string[]): string {
+  const tail = names.length < 2 ? '' : tailOf(names[0]!);
+  return tail !== '' && names.every((n) => n.length > tail.length && n.endsWith(tail)) ? tail : '';
+}
+
+/**
+ * The pattern every name follows, from a shared stem and a shared tail (`babel-*`, `*-module`, `x-*.md`), quoted
+ * for the map, or null when there is none. Linear in the total length.
+ */
+export function sharedPattern(names: readonly string[]): string | null {
+  if (names.length < 2) return null;
+  const first = stemOf(names[0]!);
+  const stem = first !== '' && names.every((n) => n.startsWith(first)) ? first : '';
+  return patternOf(stem, sharedTail(names), Math.min(...names.map((n) => n.length)));
+}
+
+/** `stem*tail` from a shared stem and tail ('' for none) and the shortest name's length, or null. */
+export function patternOf(stem: string, tail: string, shortest: number): string | null {
+  // A stem and a tail that overlap in some name ("a-b" with stem "a-" and tail "-b") describe nothing: keep the stem.
+  const both = tail !== '' && shortest >= stem.length + tail.length;
+  if (stem === '' && !both) return null;
+  return `${quote(stem)}*${both ? quote(tail) : ''}`;
+}
+
+/**
+ * Names in brace form like `braceList`, with a tail they all share written once after the braces:
+ * `{alpha,beta,gamma}-module`. Linear in the total length times NESTING_MAX.
+ */
+export function braceListAffix(names: readonly string[]): string {
+  const tail = sharedTail(names);
+  if (tail === '') return braceList(names);
+  // Two or more distinct heads always come back as one brace part ("{a,b}" or "x-{a,b,c}"), so the tail can follow.
+  return braceList(names.map((n) => n.slice(0, n.length - tail.length))) + quote(tail);
 }
 
 /** Levels of stems factored out (`plugin-{transform-{…}}`): deeper nesting reads worse than it saves. */

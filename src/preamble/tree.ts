@@ -1,3 +1,21 @@
+/** The part of a name up to and including its first `.`, `-` or `_` (not at the start), or '' without one. */
+export function stemOf(name: string): string {
+  for (let i = 1; i < name.length; i++) {
+    const c = name[i];
+    if (c === '.' || c === '-' || c === '_') return name.slice(0, i + 1);
+  }
+  return '';
+}
+
+/** The part of a name from its last `.`, `-` or `_` (not at the start) on, or '' without one: `-module`, `.md`. */
+export function tailOf(name: string): string {
+  for (let i = name.length - 1; i > 0; i--) {
+    const c = name[i];
+    if (c === '.' || c === '-' || c === '_') return name.slice(i);
+  }
+  return '';
+}
+
 /** Code units at or above U+D800, where UTF-16 order and UTF-8 byte order can disagree. */
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
 /** Ignored paths remembered from ripgrep; beyond this, directories not seen through a file are not shown. */
@@ -33,10 +51,17 @@ export interface DirNode {
   files: string[];
   fileCount: number;
   totalFiles: number;
+  /**
+   * The stem and the tail every file directly inside shares, or '' (see stemOf, tailOf), and the shortest file name's
+   * length: what the files not kept have in common. Whatever order the files arrive in, the result is the same.
+   */
+  stem: string;
+  tail: string;
+  shortest: number;
 }
 
 export function newDir(): DirNode {
-  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0 };
+  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0, stem: '', tail: '', shortest: 0 };
 }
 
 /**
@@ -62,6 +87,16 @@ export class TreeCollector {
     const dir = this.byPath.get(dirPart) ?? this.create(dirPart);
     const name = rel.slice(slash + 1);
     dir.fileCount++;
+    // Two comparisons per file: whether a large directory's files, most of them not kept, follow one pattern.
+    if (dir.fileCount === 1) {
+      dir.stem = stemOf(name);
+      dir.tail = tailOf(name);
+      dir.shortest = name.length;
+    } else {
+      if (dir.stem !== '' && !name.startsWith(dir.stem)) dir.stem = '';
+      if (dir.tail !== '' && !(name.length > dir.tail.length && name.endsWith(dir.tail))) dir.tail = '';
+      if (name.length < dir.shortest) dir.shortest = name.length;
+    }
     if (slash === -1 && this.isKeyFile(name)) this.rootKeyFiles.push(name);
     insertSmallest(dir.files, name, this.keep);
   }

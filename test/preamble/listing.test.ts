@@ -115,7 +115,7 @@ describe('buildListing', () => {
   it('caps the top level at maxEntries with a "… (N more)" line', async () => {
     const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, '']));
     const listing = await list(await makeRepo(files), 3, 10);
-    expect(body(listing.text)).toEqual([...Array.from({ length: 10 }, (_, i) => `f0${i}.txt`), '… (20 more)']);
+    expect(body(listing.text)).toEqual([...Array.from({ length: 10 }, (_, i) => `f0${i}.txt`), '… (20 more, all *.txt)']);
     expect(listing).toMatchObject({ shown: 10, omitted: 20, truncatedDirs: 1 });
   });
 
@@ -129,7 +129,7 @@ describe('buildListing', () => {
       '  f01.txt',
       '  f02.txt',
       '  f03.txt',
-      '  … (8 more)',
+      '  … (8 more, all *.txt)',
       'top.txt',
     ]);
     expect(listing).toMatchObject({ shown: 6, omitted: 8, truncatedDirs: 1 });
@@ -151,7 +151,7 @@ describe('buildListing', () => {
       expect(listing.text.length).toBeLessThanOrEqual(MAX_LISTING_CHARS);
       expect(listing.shown + listing.omitted).toBe(5_000 + 9);
       const dataMore = lines.find((line) => line.startsWith('  … ('));
-      expect(dataMore).toBe(`  … (${5_000 - lines.filter((l) => l.startsWith('  record-')).length} more)`);
+      expect(dataMore).toBe(`  … (${5_000 - lines.filter((l) => l.startsWith('  record-')).length} more, all record-*.json)`);
     });
   });
 
@@ -163,7 +163,7 @@ describe('buildListing', () => {
     const shown = lines.filter((l) => l.endsWith('.txt'));
     expect(shown.length).toBeGreaterThan(10);
     expect(shown.map((l) => l.slice(0, 3))).toEqual(shown.map((_, i) => String(i).padStart(3, '0')));
-    expect(lines.at(-1)).toBe(`… (${100 - shown.length} more)`);
+    expect(lines.at(-1)).toBe(`… (${100 - shown.length} more, all *.txt)`);
   });
 
   it('does not follow symlinks, inside or out of the root', async () => {

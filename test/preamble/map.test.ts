@@ -1,7 +1,9 @@
 import { rgPath } from '@vscode/ripgrep';
 import { describe, expect, it } from 'vitest';
 import { buildListing, type Listing } from '../../src/preamble/listing.js';
-import { braceList } from '../../src/preamble/names.js';
+import { planMap } from '../../src/preamble/map.js';
+import { braceList, braceListAffix, sharedPattern } from '../../src/preamble/names.js';
+import { summarise, TreeCollector } from '../../src/preamble/tree.js';
 import { useRepo } from '../support/temp-repo.js';
 
 /** Expands bash-style braces (`a{b,c{d,e}}` → ab, acd, ace), honouring `\{`, `\}` and `\,` escapes. */
@@ -231,6 +233,118 @@ describe('the repository map on a deep Rust workspace', () => {
   });
 });
 
+/** 44 unrelated top-level directories (no shared stem or shape) beside src/: a crowd of 45 at the root. */
+const WORDS = [
+  'anchor', 'bishop', 'candle', 'dagger', 'ember', 'falcon', 'garnet', 'harbor', 'icicle', 'jigsaw', 'kettle',
+  'lantern', 'meadow', 'nickel', 'oyster', 'pepper', 'quartz', 'ribbon', 'saddle', 'timber', 'umbra', 'velvet',
+  'walrus', 'xenon', 'yonder', 'zephyr', 'acorn', 'basalt', 'cobalt', 'dynamo', 'easel', 'fjord', 'gravel',
+  'hollow', 'indigo', 'juniper', 'kernel', 'ledger', 'marble', 'nectar', 'orchid', 'pylon', 'quiver', 'raven',
+];
+const POOL = ['api', 'core', 'docs', 'impl', 'model', 'spec', 'store', 'tests', 'util', 'web'];
+const crowd = useRepo(
+  files([
+    ['README.md', ''],
+    ...WORDS.flatMap((w, i): Array<[string, string]> => [
+      [`${w}/notes.txt`, ''],
+      [`${w}/${POOL[i % 10]}/a.txt`, ''],
+      [`${w}/${POOL[(i + 3) % 10]}/b.txt`, ''],
+    ]),
+    ...['cli', 'engine', 'net', 'parser', 'store'].flatMap((d): Array<[string, string]> => [
+      [`src/${d}/mod.ts`, ''],
+      [`src/${d}/test.ts`, ''],
+    ]),
+  ]),
+);
+
+describe('the repository map on 45 unrelated top-level directories', () => {
+  it('names every one, gives the best-ranked lines of their own and opens them: depth 2 ≥ 90%, ≤ 2,000 tokens', async () => {
+    const listing = await map(crowd.root);
+    expect(listing.map!.depth1).toEqual({ named: 45, total: 45 });
+    expect(listing.map!.depth2.total).toBe(93);
+    expect(listing.map!.depth2.named / listing.map!.depth2.total).toBeGreaterThanOrEqual(0.9);
+    expect(listing.map!.tokens).toBeLessThanOrEqual(2_000);
+    expect(listing.text).toMatch(/\nsrc\/\n  cli\/\n    mod\.ts\n/);
+    const named = namedDirs(listing);
+    for (const w of WORDS) expect(named).toContain(w);
+    expect(named).toContain('src/parser');
+  });
+
+  it('keeps the rest in the brace group when the budget is small, every name still there', async () => {
+    const listing = await map(crowd.root, { mapTokens: 300 });
+    expect(listing.text.length).toBeLessThanOrEqual(300 * 4);
+    expect(listing.map!.depth1).toEqual({ named: 45, total: 45 });
+    expect(listing.text).toMatch(/\nsrc\/\n  /);
+    expect(listing.text.split('\n').filter((line) => line.startsWith('{'))).toHaveLength(1);
+  });
+
+  it('is byte-identical across builds', async () => {
+    const [a, b] = await Promise.all([map(crowd.root), map(crowd.root)]);
+    expect(b.text).toBe(a.text);
+  });
+});
+
+/** 30 directories sharing a suffix, not a stem, each with the same 30 children; 12 with no common affix at all. */
+const GREEK = [
+  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu', 'nu', 'xi',
+  'omicron', 'pi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'chi', 'psi', 'omega', 'aleph', 'bet', 'gimel', 'dalet', 'he', 'vav',
+];
+const PARTS = Array.from({ length: 30 }, (_, i) => `${POOL[i % 10]}${Math.floor(i / 10) || ''}`);
+const shapes = useRepo(
+  files([
+    ['README.md', ''],
+    ...GREEK.flatMap((g) => PARTS.map((p): [string, string] => [`${g}-module/${p}/x.ts`, ''])),
+    ...WORDS.slice(12, 24).map((w): [string, string] => [`${w}/bin/run`, '']),
+    ...WORDS.slice(12, 24).map((w): [string, string] => [`${w}/lib/main.c`, '']),
+  ]),
+);
+
+describe('the repository map on siblings sharing a shape but no stem', () => {
+  it('collapses 30 *-module directories with the same 30 children into one line naming members and children', async () => {
+    const listing = await map(shapes.root);
+    const lines = listing.text.split('\n');
+    const group = lines.filter((line) => line.includes('-module'));
+    expect(group).toEqual([`{${[...GREEK].sort().join(',')}}-module/ 30 dirs, 900 files, each with ${braceList(PARTS)}`]);
+    expect(listing.map!.depth2.named / listing.map!.depth2.total).toBeGreaterThanOrEqual(0.9);
+    expect(listing.map!.tokens).toBeLessThanOrEqual(2_000);
+    const named = namedDirs(listing);
+    for (const g of GREEK) expect(named).toContain(`${g}-module`);
+  });
+
+  it('collapses siblings with no common affix when they share their children', async () => {
+    const lines = (await map(shapes.root)).text.split('\n');
+    expect(lines).toContain(`${braceList(WORDS.slice(12, 24))}/ 12 dirs, 24 files, each with {bin,lib}`);
+  });
+});
+
+const notes = useRepo(
+    files([
+      ...Array.from({ length: 300 }, (_, i): [string, string] => [`docs/${WORDS[i % 44]}${pad(i)}.md`, '']),
+      ...Array.from({ length: 100 }, (_, i): [string, string] => [`mixed/${WORDS[i % 44]}${pad(i)}.${i % 2 ? 'md' : 'txt'}`, '']),
+    ]),
+  );
+describe('"… (N more)" lines', () => {
+  it('say which pattern the rest follow when they share one', async () => {
+    const text = (await map(notes.root, { mapTokens: 300 })).text;
+    expect(text).toMatch(/\n  … \(\d+ more, all \*\.md\)\n/);
+    // mixed/ holds .md and .txt files: no pattern to state.
+    expect(text).toMatch(/\nmixed\/\n(  [^\n]*\n)*  … \(\d+ more\)$/);
+    expect(text.length).toBeLessThanOrEqual(300 * 4);
+  });
+
+  it('name the pattern of the directories left out, and cost no more than the budget', async () => {
+    const collector = new TreeCollector(200, () => false);
+    for (const w of WORDS.slice(0, 9)) collector.add(`plugins/x-${w}-plugin/index.js`);
+    collector.add('other/a.txt');
+    summarise(collector.tree);
+    const plan = await planMap({
+      tree: collector.tree, depth: 3, maxEntries: Infinity, budgetChars: 120, hints: { mentioned: new Set(), workspace: new Set() },
+      keyFiles: new Set(), workspaceNamed: new Set(), memberPaths: [], discover: () => {},
+    });
+    expect(plan.lines).toContainEqual(expect.stringMatching(/^  … \(\d+ more, all x-\*-plugin\)$/));
+    expect(plan.lines.join('\n').length).toBeLessThanOrEqual(120);
+  });
+});
+
 describe('braceList', () => {
   it.each([
     [['b', 'a'], '{a,b}'],
@@ -242,6 +356,22 @@ describe('braceList', () => {
     [['new\nline', 'bell\u0007'], '{bell\\x07,new\\nline}'],
   ])('%j → %s', (names, expected) => {
     expect(braceList(names)).toBe(expected);
+  });
+});
+
+describe('sharedPattern and braceListAffix', () => {
+  it.each([
+    [['babel-cli', 'babel-core'], 'babel-*', '{babel-cli,babel-core}'],
+    [['alpha-module', 'beta-module', 'gamma-module'], '*-module', '{alpha,beta,gamma}-module'],
+    [['x-a-plugin', 'x-b-plugin', 'x-c-plugin'], 'x-*-plugin', 'x-{a,b,c}-plugin'],
+    [['guide.md', 'intro.md'], '*.md', '{guide,intro}.md'],
+    [['a-b', 'a-c-b'], 'a-*', '{a,a-c}-b'],
+    [['north', 'south'], null, '{north,south}'],
+    [['solo.md'], null, 'solo.md'],
+    [['a,b.md', 'c}.md'], '*.md', '{a\\,b,c\\}}.md'],
+  ])('%j → %s, %s', (names, pattern, brace) => {
+    expect(sharedPattern(names)).toBe(pattern);
+    expect(braceListAffix(names)).toBe(brace);
   });
 });
 
