@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateHome } from '../src/state-home.js';
 import { reply, startMockApi, text, type MockApi } from './support/mock-api.js';
-import { BIN } from './support/pty.js';
+import { runBinary } from './support/binary.js';
 import { APP_FILES, useRepo } from './support/temp-repo.js';
 
 describe('stateHome: only an absolute directory, never one relative to where spelunk was started', () => {
@@ -39,16 +38,8 @@ describe('the built binary with HOME= (empty) started outside the repository', (
     api.enqueue(reply(text('Three files.')));
     const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-cwd-'));
     try {
-      const child = spawn(process.execPath, [BIN, '-C', repo.root, 'How many files?'], {
-        cwd,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      const env = { HOME: '', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
+      const { code, stdout, stderr } = await runBinary(['-C', repo.root, 'How many files?'], { cwd, env });
       expect(code).toBe(0);
       expect(stdout).toBe('Three files.\n');
       expect(stderr).toContain('sessions are not saved: neither $XDG_STATE_HOME nor $HOME is an absolute path');

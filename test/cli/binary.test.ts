@@ -8,6 +8,7 @@ import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply
 import { BIN } from '../support/pty.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 import { readClaudeStream } from '../support/claude-stream-reader.js';
+import { runBinary } from '../support/binary.js';
 
 // The built binary as a separate process: bin.ts's signal wiring, process.exitCode and real pipes.
 let api: MockApi;
@@ -18,19 +19,7 @@ afterEach(async () => {
 });
 
 function run(args: string[], opts: { env?: Record<string, string>; onSpawn?: (pid: number) => void } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: repo.root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  opts.onSpawn?.(child.pid!);
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
+  return runBinary(args, { cwd: repo.root, env: { HOME: repo.root, ...opts.env }, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
 }
 
 describe('the built binary', () => {

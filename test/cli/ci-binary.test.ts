@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
-import { BIN } from '../support/pty.js';
+import { runBinary, type BinaryRun } from '../support/binary.js';
 import { sarifValidator } from '../support/sarif-schema.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
@@ -30,26 +29,9 @@ afterEach(async () => {
   await api?.close();
 });
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The built binary in the test repository, pointed at the local server; `onSpawn` gets the child's pid. */
-function run(args: string[], opts: { onSpawn?: (pid: number) => void } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: repo.root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  opts.onSpawn?.(child.pid!);
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+function run(args: string[], opts: { onSpawn?: (pid: number) => void } = {}): Promise<BinaryRun> {
+  return runBinary(args, { cwd: repo.root, env: { HOME: scratch, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url }, ...opts });
 }
 
 async function serve(...replies: Reply[]): Promise<void> {

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
-import { BIN } from '../support/pty.js';
+import { runBinary } from '../support/binary.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 // Issue 9 through the built binary, a separate process writing to real pipes (test/cli/citations.test.ts covers the
@@ -30,25 +29,8 @@ const BAD = 'The handler is at src/router.js:99.';
 
 /** Runs dist/spelunk.js in the test repository with stdout and stderr on pipes; `stdin` is piped in and closed. */
 function run(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
-  const child = spawn(process.execPath, [BIN, '-C', repo.root, ...args], {
-    cwd: repo.root,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      XDG_STATE_HOME: home,
-      XDG_CACHE_HOME: home,
-      ANTHROPIC_API_KEY: 'k',
-      ANTHROPIC_BASE_URL: api.url,
-      ...opts.env,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin.end(opts.stdin ?? '');
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const env = { HOME: home, XDG_STATE_HOME: home, XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, ...opts.env };
+  return runBinary(['-C', repo.root, ...args], { cwd: repo.root, env, stdin: opts.stdin ?? '' });
 }
 
 describe('--verify-citations fix (the built binary)', () => {
