@@ -181,13 +181,13 @@ describe('audit mode', () => {
   };
 
   it.each([
-    ['pass', { verdict: 'pass', summary: 'no', findings: [] }, [], 0],
-    ['fail at high', { verdict: 'fail', summary: 'yes', findings: [finding()] }, [], 4],
-    ['fail below --fail-on', { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'medium' })] }, ['--fail-on', 'high'], 0],
-    ['fail at --fail-on low', { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'low' })] }, ['--fail-on', 'low'], 4],
-    ['inconclusive', { verdict: 'inconclusive', summary: 'unsure', findings: [] }, [], 5],
-    ['never reported (nudged once)', null, [], 5],
-  ] as const)('%s → exit %i', async (_name, report, extra, code) => {
+    ['pass', 0, { verdict: 'pass', summary: 'no', findings: [] }, []],
+    ['fail at high', 4, { verdict: 'fail', summary: 'yes', findings: [finding()] }, []],
+    ['fail below --fail-on', 0, { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'medium' })] }, ['--fail-on', 'high']],
+    ['fail at --fail-on low', 4, { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'low' })] }, ['--fail-on', 'low']],
+    ['inconclusive', 5, { verdict: 'inconclusive', summary: 'unsure', findings: [] }, []],
+    ['never reported (nudged once)', 5, null, []],
+  ] as const)('%s → exit %i', async (_name, code, report, extra) => {
     const run = await audit([...extra, '--output-format', 'json'], report as Record<string, unknown> | null);
     expect(run.code).toBe(code);
     const result = JSON.parse(run.stdout);
