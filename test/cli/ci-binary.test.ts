@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply } from '../support/mock-api.js';
 import { runBinary, type BinaryRun } from '../support/binary.js';
 import { sarifValidator } from '../support/sarif-schema.js';
-import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
 
 // Issue 14's "Done when", seen the way a pipeline sees it: the built binary in its own process, real pipes and exit
 // codes, against the local Messages API server.
@@ -49,15 +49,6 @@ async function sarifPath(name: string, stale: boolean): Promise<string> {
   return file;
 }
 
-const finding = (over: Record<string, unknown> = {}) => ({
-  rule_id: 'shell-injection',
-  severity: 'high',
-  title: 'User input reaches exec',
-  message: 'login() concatenates user into a shell command',
-  path: 'src/auth.js',
-  start_line: 4,
-  ...over,
-});
 
 describe('spelunk audit --sarif fails closed (the built binary)', () => {
   it('an outage (529 every time) leaves no SARIF, exits 1 and says so on stderr', async () => {
@@ -138,7 +129,7 @@ describe('spelunk audit --sarif fails closed (the built binary)', () => {
   });
 
   it('a verdict replaces the stale file with this run\'s SARIF, and says nothing about it', async () => {
-    await serve(reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding()] })), reply(text('Reported.')));
+    await serve(reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [appFinding()] })), reply(text('Reported.')));
     const out = await sarifPath('verdict.sarif', true);
     const result = await run(['audit', QUESTION, '--sarif', out]);
     expect(result.code).toBe(4);
@@ -167,8 +158,8 @@ describe('spelunk audit --sarif fails closed (the built binary)', () => {
 describe('spelunk audit: the rest of issue 14 (the built binary)', () => {
   it('a finding with an out-of-range line, corrected by the model, stays in warnings (rule id, path, lines, reason)', async () => {
     await serve(
-      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding({ start_line: 400, end_line: 402 })] })),
-      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding()] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [appFinding({ start_line: 400, end_line: 402 })] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [appFinding()] })),
       reply(text('Reported.')),
     );
     const result = await run(['audit', QUESTION, '--output-format', 'json']);

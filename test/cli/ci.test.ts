@@ -7,7 +7,7 @@ import resultSchema from '../../schema/result.schema.json' with { type: 'json' }
 import streamSchema from '../../schema/stream-event.schema.json' with { type: 'json' };
 import { runCli, type CliOptions } from '../support/cli.js';
 import { httpError, reply, startMockApi, text, toolUse, type MockApi, type Reply, type Scripted } from '../support/mock-api.js';
-import { APP_FILES, useRepo } from '../support/temp-repo.js';
+import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
 import { sarifValidator } from '../support/sarif-schema.js';
 
 let api: MockApi;
@@ -164,15 +164,6 @@ describe('--output-format stream-json', () => {
 });
 
 describe('audit mode', () => {
-  const finding = (over: Record<string, unknown> = {}) => ({
-    rule_id: 'shell-injection',
-    severity: 'high',
-    title: 'User input reaches exec',
-    message: 'login() concatenates user into a shell command',
-    path: 'src/auth.js',
-    start_line: 4,
-    ...over,
-  });
   const audit = async (extra: string[], report: Record<string, unknown> | null, more: Reply[] = []) => {
     api = await startMockApi({ minCacheTokens: 256 });
     const replies: Reply[] = report ? [reply(toolUse('report_findings', report)), reply(text('Reported.'))] : [reply(text('I looked around.')), reply(text('Still nothing.'))];
@@ -182,9 +173,9 @@ describe('audit mode', () => {
 
   it.each([
     ['pass', 0, { verdict: 'pass', summary: 'no', findings: [] }, []],
-    ['fail at high', 4, { verdict: 'fail', summary: 'yes', findings: [finding()] }, []],
-    ['fail below --fail-on', 0, { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'medium' })] }, ['--fail-on', 'high']],
-    ['fail at --fail-on low', 4, { verdict: 'fail', summary: 'yes', findings: [finding({ severity: 'low' })] }, ['--fail-on', 'low']],
+    ['fail at high', 4, { verdict: 'fail', summary: 'yes', findings: [appFinding()] }, []],
+    ['fail below --fail-on', 0, { verdict: 'fail', summary: 'yes', findings: [appFinding({ severity: 'medium' })] }, ['--fail-on', 'high']],
+    ['fail at --fail-on low', 4, { verdict: 'fail', summary: 'yes', findings: [appFinding({ severity: 'low' })] }, ['--fail-on', 'low']],
     ['inconclusive', 5, { verdict: 'inconclusive', summary: 'unsure', findings: [] }, []],
     ['never reported (nudged once)', 5, null, []],
   ] as const)('%s → exit %i', async (_name, code, report, extra) => {
@@ -203,7 +194,7 @@ describe('audit mode', () => {
     const run = await audit(['--output-format', 'json'], {
       verdict: 'fail',
       summary: 'yes',
-      findings: [finding(), finding({ path: '../outside.js' }), finding({ start_line: 999 })],
+      findings: [appFinding(), appFinding({ path: '../outside.js' }), appFinding({ start_line: 999 })],
     });
     const result = JSON.parse(run.stdout);
     expect(result.audit.findings).toHaveLength(1);
@@ -215,7 +206,7 @@ describe('audit mode', () => {
   });
 
   it('text output prints the verdict and a findings table on stdout', async () => {
-    const run = await audit([], { verdict: 'fail', summary: 'User input reaches a shell.', findings: [finding()] });
+    const run = await audit([], { verdict: 'fail', summary: 'User input reaches a shell.', findings: [appFinding()] });
     expect(run.code).toBe(4);
     expect(run.stdout).toContain('verdict: FAIL');
     expect(run.stdout).toContain('src/auth.js:4');
@@ -224,7 +215,7 @@ describe('audit mode', () => {
 
   it('SARIF fingerprints are identical across two runs', async () => {
     const out = path.join(repo.root, '..', 'out.sarif');
-    const report = { verdict: 'fail', summary: 'yes', findings: [finding()] };
+    const report = { verdict: 'fail', summary: 'yes', findings: [appFinding()] };
     await audit(['--sarif', out], report);
     const first = await readSarif(out);
     await api.close();
@@ -239,7 +230,7 @@ describe('audit mode', () => {
 
   it('SARIF for GitHub: security-severity and tags per rule, a category per question, ids normalised', async () => {
     const out = path.join(repo.root, '..', 'gh.sarif');
-    const findings = [finding({ rule_id: 'Shell_Injection', category: 'security', severity: 'critical' }), finding({ rule_id: 'slow-io', severity: 'low', category: 'performance', start_line: 2 })];
+    const findings = [appFinding({ rule_id: 'Shell_Injection', category: 'security', severity: 'critical' }), appFinding({ rule_id: 'slow-io', severity: 'low', category: 'performance', start_line: 2 })];
     const run = await audit(['--sarif', out], { verdict: 'fail', summary: 'yes', findings });
     expect(run.code).toBe(4);
     const log = await readSarif(out);
@@ -260,8 +251,8 @@ describe('audit mode', () => {
   it('warnings carry every invalid finding, with rule id, path, lines and reason, even after the model corrected it', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(
-      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding({ start_line: 400, end_line: 402 })] })),
-      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [finding()] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [appFinding({ start_line: 400, end_line: 402 })] })),
+      reply(toolUse('report_findings', { verdict: 'fail', summary: 'yes', findings: [appFinding()] })),
       reply(text('Reported.')),
     );
     const run = await runCli(['audit', 'is user input passed to a shell?', '-C', repo.root, '--output-format', 'json'], { env: env() });

@@ -48,3 +48,14 @@ export const APP_FILES: Record<string, string> = {
   'src/router.js': "const routes = new Map();\n\nfunction handle(req, res) {\n  const route = routes.get(req.url);\n  if (!route) { res.statusCode = 404; return res.end(); }\n  return route(req, res);\n}\n\nmodule.exports = { handle, routes };\n",
   'src/auth.js': "const { exec } = require('child_process');\n\nfunction login(user) {\n  exec('grep ' + user + ' /etc/passwd');\n}\n\nmodule.exports = { login };\n",
 };
+
+/** A report_findings finding that APP_FILES bears out (src/auth.js:4 passes user input to exec); `over` changes fields. */
+export const appFinding = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  rule_id: 'shell-injection',
+  severity: 'high',
+  title: 'User input reaches exec',
+  message: 'login() concatenates user into a shell command',
+  path: 'src/auth.js',
+  start_line: 4,
+  ...over,
+});
