@@ -44,8 +44,10 @@ afterAll(async () => {
   await repo?.cleanup();
 });
 
+// A deadline no test here means to reach: the 50 MB windows take ~1 s idle but several under a loaded mutation run,
+// and only the tests about the deadline set their own.
 function context(onRead?: (abs: string) => void): ToolContext {
-  return { root: repo.root, signal: new AbortController().signal, timeoutMs: 5_000, onRead };
+  return { root: repo.root, signal: new AbortController().signal, timeoutMs: 120_000, onRead };
 }
 
 async function read(input: ReadFileInput, onRead?: (abs: string) => void): Promise<ToolOutcome> {
