@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fsPromises } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCommand, MAX_EXPANDED_ARG_BYTES, MAX_EXPANDED_ARGS } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
 import { FIND_EXPRESSION, FIND_OPTIONS, FIND_PRIMARIES, PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
@@ -84,6 +84,17 @@ describe('refused commands', () => {
     ['ls src/*.rs', 'ls: no such file or directory: src/*.rs (the glob matched nothing)'],
   ])('%j is refused with exactly: %s', async (command, reason) => {
     expect(await check(command)).toEqual({ ok: false, reason });
+  });
+
+  // The file is removed between confinement and the type check (a race no table row can time, so lstat fails once).
+  it('refuses a path that vanishes after it was confined, rather than failing the call', async () => {
+    const vanished = Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    const lstat = vi.spyOn(fsPromises, 'lstat').mockRejectedValueOnce(vanished);
+    try {
+      expect(await check('cat README.md')).toEqual({ ok: false, reason: 'cat: README.md cannot be examined; check the path' });
+    } finally {
+      lstat.mockRestore();
+    }
   });
 
   it('has the coverage the issue asks for', () => {
