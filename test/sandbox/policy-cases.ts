@@ -10,8 +10,8 @@ export const ALLOWED: Array<[string, string[]?]> = [
   ['rg needle\\|hello', ['needle|hello']], ['rg -ez src', ['-ez', 'src']], ['rg -i -w needle .'], ['rg --files'], ["rg --files -g '*.ts'"],
   ['rg --files src'], ["rg -g '*.ts' needle"], ["rg --glob='*.ts' needle", ['--glob=*.ts', 'needle']],
   ["rg --type-add 'web:*.html' -t web needle"], ['rg -m5 needle'], ['rg -m=5 needle'], ['rg --max-count 5 needle'],
-  ['rg -uuu needle'], ['rg -e needle -e other src'], ['rg needle -n'], ['rg -- -needle src'], ['rg -f patterns.txt src'],
-  ['rg --ignore-file=.gitignore needle'], ['rg -C 2 needle'], ['rg --json needle'], ['rg --color=never needle'],
+  ['rg -uuu needle'], ['rg -e needle -e other src'], ['rg needle -n'], ['rg -- -needle src'], ['rg -f patterns.txt src', ['-f', 'patterns.txt', 'src']],
+  ['rg --ignore-file=.gitignore needle', ['--ignore-file=.gitignore', 'needle']], ['rg -C 2 needle'], ['rg --json needle'], ['rg --color=never needle'],
   ['rg --sort path needle'], ['rg -. needle'], ['rg --no-config needle'], ["rg 'héllo'"], ["rg 'foo$'", ['foo$']],
   ['rg "needle here"', ['needle here']], ["rg -c ''", ['-c', '']], ["rg -n needle 'name with space.txt'"],
   ['rg -n needle name\\ with\\ space.txt', ['-n', 'needle', 'name with space.txt']], ['rg needle\n', ['needle']],
@@ -29,7 +29,7 @@ export const ALLOWED: Array<[string, string[]?]> = [
   // A glob match that cannot be read (a link out of the root, a FIFO) is skipped with a note, not the whole command.
   ['cat .*', ['.gitignore', '.hidden.ts']], ['cat *'], ['ls -d */'],
   ['ls'], ['ls -la'], ['ls -la src'], ['ls -R'], ['ls -lh --color=never src'], ['ls -1 src/*.ts', ['-1', 'src/a.ts', 'src/b.ts']],
-  ['ls -d src/*/', ['-d', 'src/nested/']], ['ls --sort=size'], ["ls -I '*.ts' src"], ['ls -l links'],
+  ['ls -d src/*/', ['-d', 'src/nested/']], ['ls -d src/ ./', ['-d', 'src/', '.']], ['ls --sort=size'], ["ls -I '*.ts' src"], ['ls -l links'],
   ['cat README.md'], ['cat -n README.md src/a.ts'], ['cat -- -dash.txt'], ["cat 'name with space.txt'"], ['cat ünïcode.txt'],
   ['cat *.md', ['README.md']], ['cat src/*.ts', ['src/a.ts', 'src/b.ts']], ['cat src/?.ts', ['src/a.ts', 'src/b.ts']],
   ['cat src/[ab].ts', ['src/a.ts', 'src/b.ts']], ['cat src/[!a].ts', ['src/b.ts']], ['cat "src"/*.ts', ['src/a.ts', 'src/b.ts']],
@@ -81,10 +81,10 @@ export const REFUSED: Array<[string, string]> = [
   ['timeout 5 rg x', 'run the program directly'], ['nice rg x', 'run the program directly'], ['xargs rg', 'run the program directly'],
   ["sh -c 'rg x'", 'run the program directly'], ["bash -c 'rg x'", 'run the program directly'],
   ['busybox cat README.md', 'run the program directly'], ['exec rg x', 'run the program directly'],
-  ['command rg x', 'run the program directly'], ['/usr/bin/rg x', 'bare name'], ['./rg x', 'bare name'], ['bin/rg x', 'bare name'],
+  ['command rg x', 'run the program directly'], ['/usr/bin/rg x', 'by bare name (rg, not /usr/bin/rg)'], ['./rg x', 'bare name'], ['bin/rg x', 'bare name'],
   ['RG x', 'case-sensitive'], ['Rg x', 'case-sensitive'], ['CAT README.md', 'case-sensitive'], ["python3 -c 'print(1)'", 'run the program directly'],
   ['sed -n 1p README.md', 'read_file'], ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['r* x', 'glob'],
-  ['rm -rf .', 'not an allowed program'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
+  ['rm -rf .', 'rm is not an allowed program. Allowed: rg, grep, find'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
   // rg
   ['rg --pre=cat x', 'runs another program'], ['rg --pre cat x', 'runs another program'], ['rg --pr=cat x', 'abbreviation of --pre'],
   ["rg --pre-glob '*' x", 'runs another program'], ['rg -z x', 'decompressor'], ['rg -zn x', 'decompressor'], ['rg -nz x', 'decompressor'],
@@ -100,12 +100,12 @@ export const REFUSED: Array<[string, string]> = [
   ['rg x {ROOT}-old/secret.txt', 'outside the repository root'], ['rg x {ROOT}/../repo-old/secret.txt', 'outside the repository root'],
   ['rg x /proc/self/environ', '/proc is never readable'], ['rg x /dev/stdin', '/dev is never readable'], ['rg x -', 'standard input'],
   ['rg x fifo', 'FIFO'], ['rg --max-c 1 x', 'abbreviation of --max-count'], ['rg foo*', "single quotes: 'foo*'"],
-  ['rg -g *.ts x', "quote it: -g '*.ts'"], ['rg --glob=*.ts x', 'unquoted glob'], ['rg x nosuchfile', 'no such file'],
+  ['rg -g *.ts x', "quote it: -g '*.ts'"], ['rg --glob=*.ts x', '--glob=*.ts contains an unquoted glob'], ['rg x nosuchfile', 'no such file'],
   ['rg --engine=foo x', 'accepts only'], ['rg --files /etc', 'outside the repository root'], ['rg -m', 'needs a value'],
   // grep
   ['grep -R x .', 'follows symbolic links'], ['grep -rR x .', 'follows symbolic links'], ['grep --dereference-recursive x .', 'follows symbolic links'],
-  ['grep --deref x .', 'abbreviation'], ['grep -rf /etc/passwd x', 'outside the repository root'],
-  ['grep -f/etc/passwd x README.md', 'outside the repository root'], ['grep --file=/etc/passwd README.md', 'outside the repository root'],
+  ['grep --deref x .', 'abbreviation'], ['grep -rf /etc/passwd x', 'grep -f: /etc/passwd is outside the repository root'],
+  ['grep -f/etc/passwd x README.md', 'outside the repository root'], ['grep --file=/etc/passwd README.md', 'grep --file=/etc/passwd: /etc/passwd is outside'],
   ['grep --exclude-from=/etc/passwd -r x .', 'outside the repository root'], ['grep -D read -r x .', 'accepts only: skip'],
   ['grep --devices=read -r x .', 'accepts only: skip'], ['grep -d foo x README.md', 'accepts only'], ['grep x', 'standard input'],
   ['grep x -', 'standard input'], ['grep x /etc/passwd', 'outside the repository root'], ['grep -r x /', 'outside the repository root'],
@@ -192,6 +192,13 @@ export const REFUSED: Array<[string, string]> = [
   // The most fundamental reason first: a refused flag before a quoting problem.
   ['find pages -name *.md -exec cat {} ;', 'find -exec is refused'], ['rg --pre=cat x | head', 'runs another program'],
   ['foo x | head', 'foo is not an allowed program'], ['tail -f README.md > out', 'forever'],
+  // Only a refused flag or program is more fundamental; an unknown flag leaves the lexer's reason. Blanks split leniently.
+  ['rg --nosuchflag x | head', 'pipes'], ['  foo  x | head', 'foo is not an allowed program'], ['"rg" --pre=cat x | head', 'runs another program'],
+  // A word is an assignment only when it starts with a name; anything else is an unknown program.
+  ['1A=b x', '1A=b is not an allowed program'],
+  // Skipped glob matches are listed, five at most.
+  ['cat links/[cd]*', 'every match of links/[cd]* is a link out of the repository or a file that cannot be read here (links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot)'],
+  ['cat links/[cdes]*', '(links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot and 2 more)'],
 ];
 
 /**

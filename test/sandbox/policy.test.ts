@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fsPromises } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkCommand } from '../../src/sandbox/policy.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkCommand, MAX_EXPANDED_ARG_BYTES, MAX_EXPANDED_ARGS } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
 import { FIND_EXPRESSION, FIND_OPTIONS, FIND_PRIMARIES, PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
 import { ALLOWED, OUTSIDE_PAIRS, REFUSED } from './policy-cases.js';
 import { installedHere } from '../support/installed.js';
+import { useRepo } from '../support/temp-repo.js';
 import { buildHostileRepo, type HostileRepo } from './sandbox-fixture.js';
 
 let repo: HostileRepo;
@@ -44,7 +46,17 @@ describe('resolvePrograms', () => {
   it('refuses a whitelisted program that is not installed, naming the alternatives', async () => {
     const without = new Map([...programs].filter(([name]) => name !== 'tree'));
     const verdict = await checkCommand('tree', { root: repo.root, programs: without });
-    expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining('tree is not installed') });
+    expect(verdict).toEqual({ ok: false, reason: 'tree is not installed on this machine; use one of: rg, grep, find, ls, cat, head, tail, wc, file' });
+  });
+
+  // Defence in depth: a programs map is only where programs live; the tables alone say what may run.
+  it.each([
+    ['sort x', 'sort has no policy'],
+    ['sort x | head', 'pipes (|) are not supported'],
+  ])('refuses %j when the programs map names a program without a table (%s)', async (command, fragment) => {
+    const verdict = await checkCommand(command, { root: repo.root, programs: new Map([['sort', '/usr/bin/sort']]) });
+    if (verdict.ok) throw new Error(`allowed: ${JSON.stringify(verdict.args)}`);
+    expect(verdict.reason).toContain(fragment);
   });
 });
 
@@ -63,6 +75,26 @@ describe('refused commands', () => {
     const verdict = await check(command);
     if (verdict.ok) throw new Error(`allowed: ${JSON.stringify(verdict.args)}`);
     expect(verdict.reason).toContain(fragment);
+  });
+
+  // A note belongs to a glob only; a refusal about a path ends with what is wrong with it.
+  it.each([
+    ['rg x nosuchfile', 'rg: no such file or directory: nosuchfile'],
+    ['grep -f nosuch README.md', 'grep -f: no such file or directory: nosuch'],
+    ['ls src/*.rs', 'ls: no such file or directory: src/*.rs (the glob matched nothing)'],
+  ])('%j is refused with exactly: %s', async (command, reason) => {
+    expect(await check(command)).toEqual({ ok: false, reason });
+  });
+
+  // The file is removed between confinement and the type check (a race no table row can time, so lstat fails once).
+  it('refuses a path that vanishes after it was confined, rather than failing the call', async () => {
+    const vanished = Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    const lstat = vi.spyOn(fsPromises, 'lstat').mockRejectedValueOnce(vanished);
+    try {
+      expect(await check('cat README.md')).toEqual({ ok: false, reason: 'cat: README.md cannot be examined; check the path' });
+    } finally {
+      lstat.mockRestore();
+    }
   });
 
   it('has the coverage the issue asks for', () => {
@@ -116,5 +148,44 @@ describe('every deny rule has a table row', () => {
     expect(rows.map(([command]) => command), `no REFUSED row uses ${program} ${flag}`).not.toEqual([]);
     const verdicts = await Promise.all(rows.map(([command]) => check(command)));
     expect(verdicts.some((v) => !v.ok && v.reason.includes(reason)), `no row for ${program} ${flag} is refused for: ${reason}`).toBe(true);
+  });
+});
+
+/**
+ * `d/` holds MAX_EXPANDED_ARGS paths of 255 bytes, 256 bytes each with its NUL: exactly MAX_EXPANDED_ARG_BYTES, and
+ * one 256-byte path beside them; `e/` holds one short path more than MAX_EXPANDED_ARGS.
+ */
+function limitFiles(): Record<string, string> {
+  const files: Record<string, string> = { [`d/b${'x'.repeat(253)}`]: '' };
+  for (let i = 0; i < MAX_EXPANDED_ARGS; i += 1) files[`d/a${String(i).padStart(4, '0')}${'x'.repeat(248)}`] = '';
+  for (let i = 0; i <= MAX_EXPANDED_ARGS; i += 1) files[`e/${i}`] = '';
+  return files;
+}
+
+describe('expansion limits and special files', () => {
+  const limits = useRepo(limitFiles());
+  let socket: net.Server;
+  beforeAll(async () => {
+    socket = net.createServer();
+    await new Promise<void>((resolve) => socket.listen(path.join(limits.root, 'sock'), resolve));
+  });
+  afterAll(async () => new Promise<void>((resolve) => socket.close(() => resolve())));
+
+  it('the files of d/ reach both limits exactly', () => {
+    expect(MAX_EXPANDED_ARGS * 256).toBe(MAX_EXPANDED_ARG_BYTES);
+  });
+
+  it.each<[string, string | null]>([
+    // Each glob stays under the glob's own match cap (1000); the limits are on all the arguments together.
+    ['cat d/a0* d/a10*', null],
+    // One byte over: 1023 paths of 255 bytes and one of 256, each with its NUL.
+    ['cat d/b* d/a0* d/a10[01]* d/a102[012]*', 'cat: the arguments expand to more than 256 KiB of paths; search a directory instead'],
+    ['cat e/? e/?? e/??? e/????', `cat: the arguments expand to more than ${MAX_EXPANDED_ARGS} paths; search a directory instead`],
+    ['cat sock', 'sock is a socket; only regular files and directories can be read'],
+  ])('%j → %s', async (command, refusal) => {
+    const verdict = await checkCommand(command, { root: limits.root, programs });
+    if (refusal !== null) return expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining(refusal) });
+    if (!verdict.ok) throw new Error(`refused: ${verdict.reason}`);
+    expect(verdict.args).toHaveLength(MAX_EXPANDED_ARGS);
   });
 });
