@@ -87,8 +87,7 @@ function longFlag(sub: string, policy: GitPolicy, words: readonly string[], i: n
   const text = words[i] as string;
   const eq = text.indexOf('=');
   // The value written as `--name=value`, if any, like shortFlag's attached value.
-  // Stryker disable next-line EqualityOperator: the word starts with `--`, so eq is -1 or at least 2 and `< 0`, `<= 0` agree.
-  const attached = eq < 0 ? undefined : text.slice(eq + 1);
+  const attached = eq === -1 ? undefined : text.slice(eq + 1);
   const name = attached === undefined ? text.slice(2) : text.slice(2, eq);
   const flag = `--${name}`;
   const rule = lookup(policy.long, name) ?? lookup(GIT_COMMON_DENY, name);

@@ -65,8 +65,7 @@ export function checkRevision(rev: string): string | null {
     return `${rev} names a file in the index (staging area), which the git tool never reads; name a revision, e.g. HEAD${rev.replace(/^:[0-3]:/, ':')}`;
   }
   const colon = rev.indexOf(':', 1);
-  // Stryker disable next-line EqualityOperator: indexOf(':', 1) is never 0, so `< 0` and `<= 0` agree.
-  if (colon < 0 || rev.startsWith(':/')) return null;
+  if (colon === -1 || rev.startsWith(':/')) return null;
   const inner = rev.slice(colon + 1);
   return inner === '' ? null : checkHistoryPath(inner, rev);
 }
