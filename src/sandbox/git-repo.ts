@@ -4,6 +4,7 @@ import { isInside } from './paths.js';
 
 /** Longest `.git` file, `commondir` or `alternates` file read, in bytes: these hold a path or a few. */
 const MAX_POINTER_BYTES = 64 * 1024;
+const SMALL_FILE = `a regular file of at most ${MAX_POINTER_BYTES / 1024} KiB`;
 /** Alternates of alternates followed before giving up (git itself stops at 5). */
 const MAX_ALTERNATE_DEPTH = 5;
 
@@ -24,7 +25,7 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   const gitDir = stat.isFile() ? await gitdirFile(root, dotGit) : await realInside(root, dotGit, '.git');
   if (typeof gitDir !== 'string') return gitDir;
   const common = await pointer(path.join(gitDir, 'commondir'));
-  if (common === NOT_A_FILE) return { ok: false, reason: 'the commondir of .git is not a regular file' };
+  if (common === NOT_A_FILE) return { ok: false, reason: `the commondir of .git is not ${SMALL_FILE}` };
   const commonDir = common === null ? gitDir : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
   if (typeof commonDir !== 'string') return commonDir;
   const objects = await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
@@ -42,14 +43,17 @@ async function gitdirFile(root: string, dotGit: string): Promise<string | { ok: 
   return realInside(root, path.resolve(root, match[1]), 'the gitdir: of .git');
 }
 
-/** Every alternate object directory (one per line, `#` comments, relative to `objects`) must be inside the root. */
+/**
+ * Every alternate object directory (one per line, `#` comments, relative to `objects`) must be inside the root. Each
+ * line is checked exactly as git reads it: git trims nothing (not a space, not the CR of a CRLF) and takes `#` as a
+ * comment only in the first column, so a trimmed line could name another directory than the one git opens.
+ */
 async function checkAlternates(root: string, objects: string, depth: number): Promise<{ ok: false; reason: string } | null> {
   const text = await readSmall(path.join(objects, 'info', 'alternates'));
   if (text === null) return null;
-  if (text === NOT_A_FILE) return { ok: false, reason: 'objects/info/alternates is not a regular file' };
+  if (text === NOT_A_FILE) return { ok: false, reason: `objects/info/alternates is not ${SMALL_FILE}` };
   if (depth >= MAX_ALTERNATE_DEPTH) return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     // A quoted entry uses C escapes; refusing it is simpler than decoding it and loses nothing real.
     if (line.startsWith('"')) return { ok: false, reason: 'objects/info/alternates has a quoted entry, which is not supported' };
@@ -69,13 +73,22 @@ async function realInside(root: string, target: string, what: string): Promise<s
   return real;
 }
 
-/** What readSmall gives for a FIFO, device or directory where git expects a small file (git would block on a FIFO). */
+/**
+ * What readSmall gives for a FIFO, device or directory where git expects a small file (git would block on a FIFO), and
+ * for a file longer than MAX_POINTER_BYTES: git reads the whole file, so its first part is not what git reads.
+ */
 const NOT_A_FILE = Symbol('not a regular file');
 
-/** The first line of a small pointer file; null when it is absent. */
+/**
+ * A small pointer file as git reads it: the whole content less its trailing CRs and LFs (git trims nothing else, and
+ * a second line is part of the path); null when it is absent. A loop, not a regex: `[\r\n]+$` backtracks quadratically.
+ */
 async function pointer(file: string): Promise<string | null | typeof NOT_A_FILE> {
   const text = await readSmall(file);
-  return text === null || text === NOT_A_FILE ? text : (text.split('\n')[0] ?? '').trim();
+  if (text === null || text === NOT_A_FILE) return text;
+  let end = text.length;
+  while (text[end - 1] === '\n' || text[end - 1] === '\r') end -= 1;
+  return text.slice(0, end);
 }
 
 async function readSmall(file: string): Promise<string | null | typeof NOT_A_FILE> {
@@ -85,9 +98,10 @@ async function readSmall(file: string): Promise<string | null | typeof NOT_A_FIL
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return NOT_A_FILE;
-    const buffer = Buffer.alloc(Math.min(stat.size, MAX_POINTER_BYTES));
+    // One byte past the limit tells a longer file (even one that grew since the stat) from one of exactly the limit.
+    const buffer = Buffer.alloc(MAX_POINTER_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
+    return bytesRead > MAX_POINTER_BYTES ? NOT_A_FILE : buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();
   }

@@ -24,6 +24,17 @@ async function repo(name: string, edit?: (root: string) => Promise<void>): Promi
   return root;
 }
 
+/** Object directories `alt1` … `altN` in the root, each the alternate of the one before, starting from .git/objects. */
+async function alternateChain(root: string, depth: number): Promise<void> {
+  let from = path.join(root, '.git', 'objects');
+  for (let n = 1; n <= depth; n += 1) {
+    const next = path.join(root, `alt${n}`);
+    await fs.mkdir(path.join(next, 'info'), { recursive: true });
+    await fs.writeFile(path.join(from, 'info', 'alternates'), `${next}\n`);
+    from = next;
+  }
+}
+
 beforeAll(async () => {
   ws = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-repo-')));
   other = await repo('other');
@@ -44,6 +55,39 @@ describe('locateGitDir: the repository must lie inside the root', () => {
       await fs.writeFile(path.join(root, 'store', 'objects', 'info', 'alternates'), `# a comment\n${path.join(root, 'more-objects')}\n`);
     });
     expect(await locateGitDir(root)).toMatchObject({ ok: true, gitDir: path.join(root, 'store') });
+  });
+
+  it('accepts a commondir written with CRLF (git drops the trailing CR and LF)', async () => {
+    const root = await repo('crlf-commondir', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'common', 'objects'), { recursive: true });
+      await fs.writeFile(path.join(root, '.git', 'commondir'), 'common\r\n');
+    });
+    expect(await locateGitDir(root)).toEqual({ ok: true, gitDir: path.join(root, '.git'), commonDir: path.join(root, '.git', 'common') });
+  });
+
+  it('accepts alternates nested five deep', async () => {
+    const root = await repo('five-deep', async (root) => alternateChain(root, 5));
+    expect(await locateGitDir(root)).toMatchObject({ ok: true });
+  });
+
+  it('accepts alternates of exactly 64 KiB (the longest read)', async () => {
+    const root = await repo('exactly-64k', async (root) => {
+      const entry = `${path.join(root, 'more-objects')}\n`;
+      await fs.mkdir(path.join(root, 'more-objects'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${'#'.repeat(64 * 1024 - entry.length - 1)}\n${entry}`);
+    });
+    expect(await locateGitDir(root)).toMatchObject({ ok: true });
+  });
+
+  it('closes every file it opens', async () => {
+    const root = await repo('fd-count', async (root) => {
+      await fs.writeFile(path.join(root, '.git', 'commondir'), '.\n');
+      await alternateChain(root, 2);
+    });
+    const open = async () => (await fs.readdir('/proc/self/fd')).length;
+    const before = await open();
+    for (let i = 0; i < 5; i += 1) expect(await locateGitDir(root)).toMatchObject({ ok: true });
+    expect(await open()).toBe(before);
   });
 
   it.each<[string, (root: string) => Promise<void>, string]>([
@@ -85,6 +129,62 @@ describe('locateGitDir: the repository must lie inside the root', () => {
     ['a quoted alternate', async (root) => {
       await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '"/x\\tmp"\n');
     }, 'quoted entry'],
+    ['a quoted alternate without its closing quote', async (root) => {
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '"/x\\tmp\n');
+    }, 'quoted entry'],
+    ['an alternates that is a directory', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'objects', 'info', 'alternates'));
+    }, 'objects/info/alternates is not a regular file'],
+    ['alternates nested six deep', async (root) => alternateChain(root, 6), 'objects/info/alternates are nested more than 5 deep'],
+    ['a second alternate pointing outside after one inside', async (root) => {
+      await fs.mkdir(path.join(root, 'more-objects'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${path.join(root, 'more-objects')}\n${path.join(other, '.git', 'objects')}\n`);
+    }, 'an objects/info/alternates entry points outside'],
+    // git reads each line as it is: it trims nothing and takes `#` as a comment only in the first column, so a
+    // line that looks clean once trimmed can name a link to another repository.
+    ['an alternate with a trailing space naming a link to another repository', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'objects', 'evil'));
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', 'evil '));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), 'evil \n');
+    }, 'an objects/info/alternates entry points outside'],
+    ['an indented "#" line, which git reads as an alternate', async (root) => {
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', '  #x'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '  #x\n');
+    }, 'an objects/info/alternates entry points outside'],
+    ['an alternate line ending in CRLF, which git reads with the CR', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'objects', 'evil'));
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', 'evil\r'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), 'evil\r\n');
+    }, 'an objects/info/alternates entry points outside'],
+    // git reads the whole file, so reading only its first 64 KiB would miss the entries after them.
+    ['alternates longer than 64 KiB with an entry pointing outside at the end', async (root) => {
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${'#'.repeat(70_000)}\n${path.join(other, '.git', 'objects')}\n`);
+    }, 'objects/info/alternates is not a regular file of at most 64 KiB'],
+    ['a commondir with a trailing space naming a link to another repository', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'common', 'objects'), { recursive: true });
+      await fs.symlink(path.join(other, '.git'), path.join(root, '.git', 'common '));
+      await fs.writeFile(path.join(root, '.git', 'commondir'), 'common \n');
+    }, 'the commondir of .git points outside'],
+    ['a commondir whose second line continues the path (git reads the whole file)', async (root) => {
+      await fs.mkdir(path.join(root, '.git', 'common', 'objects'), { recursive: true });
+      await fs.symlink(path.join(other, '.git'), path.join(root, '.git', 'common\nx'));
+      await fs.writeFile(path.join(root, '.git', 'commondir'), 'common\nx\n');
+    }, 'the commondir of .git points outside'],
+    ['a commondir longer than 64 KiB', async (root) => {
+      await fs.writeFile(path.join(root, '.git', 'commondir'), `${'.'.repeat(70_000)}\n`);
+    }, 'the commondir of .git is not a regular file of at most 64 KiB'],
+    ['a gitdir: naming a directory that does not exist', async (root) => {
+      await fs.rm(path.join(root, '.git'), { recursive: true });
+      await fs.writeFile(path.join(root, '.git'), 'gitdir: missing\n');
+    }, 'the gitdir: of .git does not exist or cannot be read'],
+    ['a .git file whose gitdir: is not at the start of its line', async (root) => {
+      await fs.rename(path.join(root, '.git'), path.join(root, 'store'));
+      await fs.writeFile(path.join(root, '.git'), 'see gitdir: store\n');
+    }, 'without a "gitdir:" line'],
+    ['a .git file whose gitdir: line has a CR inside (git would read it all as the path)', async (root) => {
+      await fs.rename(path.join(root, '.git'), path.join(root, 'store'));
+      await fs.writeFile(path.join(root, '.git'), 'gitdir: store\rjunk\n');
+    }, 'without a "gitdir:" line'],
     ['the object directory a symlink to another repository', async (root) => {
       await fs.rm(path.join(root, '.git', 'objects'), { recursive: true });
       await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects'));

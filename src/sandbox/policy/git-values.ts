@@ -61,10 +61,11 @@ export function checkValue(kind: GitValue, value: string, flag: string): string 
 export function checkRevision(rev: string): string | null {
   if (rev === '') return 'an empty revision is not accepted; name one, e.g. HEAD';
   if (rev.startsWith(':') && !rev.startsWith(':/')) {
-    return `${rev} names a file in the index (staging area), which the git tool never reads; name a revision, e.g. HEAD${rev.replace(/^:\d?:?/, ':')}`;
+    // git reads `:N:` as a stage only for N in 0-3 followed by a colon (`:2024.md` is the path 2024.md).
+    return `${rev} names a file in the index (staging area), which the git tool never reads; name a revision, e.g. HEAD${rev.replace(/^:[0-3]:/, ':')}`;
   }
   const colon = rev.indexOf(':', 1);
-  if (colon < 0 || rev.startsWith(':/')) return null;
+  if (colon === -1 || rev.startsWith(':/')) return null;
   const inner = rev.slice(colon + 1);
   return inner === '' ? null : checkHistoryPath(inner, rev);
 }
@@ -88,9 +89,8 @@ export function checkHistoryPath(p: string, shown = p): string | null {
  * `pretty.<name>` aliases (and by prefix), so only the built-in names, spelled out, are accepted.
  */
 function checkPretty(value: string, flag: string): string | null {
-  const format = /^t?format:/.exec(value);
-  const text = format !== null ? value.slice(format[0].length) : value;
-  if (format !== null || value.includes('%')) return placeholders(text, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
+  // The `format:`/`tformat:` prefix holds no `%`, so the whole value is scanned as it is.
+  if (/^t?format:/.test(value) || value.includes('%')) return placeholders(value, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
   if (PRETTY_NAMES.includes(value)) return null;
   return `${flag}=${value} is not accepted; use ${PRETTY_NAMES.join(', ')} or format:… with allowed placeholders`;
 }
