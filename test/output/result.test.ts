@@ -188,6 +188,15 @@ describe('buildResult and exitCodeFor', () => {
     ],
   };
 
+  // No --fail-on given: the threshold is high, so a high finding fails the run and a medium one does not.
+  it.each([
+    ['high', 4],
+    ['medium', 0],
+  ] as const)('audit without a threshold: a %s finding → exit %i', (severity, exit) => {
+    const report: AuditReport = { ...failing, findings: failing.findings.map((f) => ({ ...f, severity })) };
+    expect(exitCodeFor(buildResult(base({ audit: { report } })))).toBe(exit);
+  });
+
   it.each<[string, number, AuditReport | null, StopKind, 'low' | 'high' | 'critical']>([
     ['fail at threshold', 4, failing, 'end_turn', 'high'],
     ['fail below threshold', 0, failing, 'end_turn', 'critical'],
