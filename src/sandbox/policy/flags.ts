@@ -32,7 +32,7 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
   for (let i = 0; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
     if (endOfOptions || text === '-' || !text.startsWith('-')) {
-      if (policy.countShorthand && text.startsWith('+') && /^\+\d/.test(text)) {
+      if (policy.countShorthand && /^\+\d/.test(text)) {
         return refuse(`${program}: the obsolete ${text} form is not supported; use -n ${text} (lines) or -c ${text} (bytes)`);
       }
       state.roles[i] = { kind: 'operand', value: 'path' };
@@ -113,7 +113,6 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     const taken = separate(program, `-${ch}`, rule, words, i, next + 1, state);
     if (typeof taken === 'string') return taken;
     next = taken;
-    if (policy.style !== 'tree') return next;
   }
   return next;
 }
@@ -151,8 +150,9 @@ function separate(program: string, flag: string, rule: Extract<FlagRule, { type:
 function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, policy: ProgramPolicy): string | null {
   const max = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
   if (max !== undefined) {
-    const n = sizeValue(value);
-    if (n === null || n < 1 || n > max) return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    // Not a number counts as 0: below every bound.
+    const n = sizeValue(value) ?? 0;
+    if (n < 1 || n > max) return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
   }
   if (rule.choices === undefined || rule.choices.includes(value)) return null;
   return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
@@ -166,8 +166,7 @@ function sizeValue(value: string): number | null {
   return Number(match[1]) * scale;
 }
 
-function apply(state: State, rule: FlagRule, value: string | undefined): void {
-  if (rule.type === 'deny' || rule.sets === undefined) return;
+function apply(state: State, rule: Exclude<FlagRule, { type: 'deny' }>, value: string | undefined): void {
   if (rule.type === 'value' && rule.setsWhen !== undefined && rule.setsWhen !== value) return;
   if (rule.sets === 'pattern') state.pattern = true;
   if (rule.sets === 'noPattern') state.noPattern = true;
