@@ -107,6 +107,9 @@ describe('glob expansion in a repository', () => {
     ['a word without wildcards is not looked up', 'README.md', { paths: ['README.md'], matched: false }],
     ['a quoted star is no wildcard', "'src/*'", { paths: ['src/*'], matched: false }],
     ['files of one directory', 'src/*.ts', { paths: ['src/a.ts', 'src/b.ts'], matched: true }],
+    ['a doubled slash is one slash', 'src//*.ts', { paths: ['src/a.ts', 'src/b.ts'], matched: true }],
+    ['a trailing slash matches directories only', 'src/*/', { paths: ['src/deep/'], matched: true }],
+    ['a doubled trailing slash too', 'src/*//', { paths: ['src/deep/'], matched: true }],
     ['a literal part after a glob must exist', 'src/*/missing.txt', { paths: ['src/*/missing.txt'], matched: false }],
     ['a literal part after a glob that exists', 'src/*/c.ts', { paths: ['src/deep/c.ts'], matched: true }],
     ['sorted bytewise over the whole path, not per directory', 'order/*/*', { paths: ['order/a-b/y', 'order/a.c/x', 'order/a/z'], matched: true }],
@@ -134,8 +137,8 @@ describe('glob expansion in a repository', () => {
     expect(got).toEqual({ ok: true, ...expected });
   });
 
-  it('expands an absolute glob inside the root to absolute paths', async () => {
-    const got = await expandGlob(repo.root, word(`${repo.root}/src/*.ts`));
+  it.each(['{root}/src/*.ts', '/{root}/src/*.ts', '{root}//src/*.ts'])('expands an absolute glob inside the root to absolute paths: %s', async (text) => {
+    const got = await expandGlob(repo.root, word(text.replace('{root}', repo.root)));
     expect(got).toEqual({ ok: true, paths: [`${repo.root}/src/a.ts`, `${repo.root}/src/b.ts`], matched: true });
   });
 });
