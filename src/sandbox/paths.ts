@@ -12,7 +12,7 @@ export type Confined =
 /** True when `target` is `root` or lies below it, compared by path segments (never a string prefix). */
 export function isInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+  return !rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel);
 }
 
 /** Symlinks followed for one path before it counts as a loop (the kernel's limit is 40). */
@@ -49,7 +49,7 @@ export function confineSync(root: string, input: string, opts: { mustExist: bool
   return { ok: true, abs, rel: rel || '.', exists: !walked.missing };
 }
 
-type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: boolean; forbidden?: true; reason: string };
+type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: true } | { ok: false; outside: false; forbidden?: true; reason: string };
 
 /** The component walk behind confine: `parts` is the real position below the root, never above it. */
 function walk(root: string, relative: string, input: string): Walked {
@@ -61,7 +61,7 @@ function walk(root: string, relative: string, input: string): Walked {
     const name = queue.shift() as string;
     if (name === '' || name === '.') continue;
     if (name === '..') {
-      if (parts.length === 0) return { ok: false, outside: true, reason: '' };
+      if (parts.length === 0) return { ok: false, outside: true };
       parts.pop();
       continue;
     }
@@ -93,7 +93,7 @@ function walk(root: string, relative: string, input: string): Walked {
       const forbidden = forbiddenRoot(path.resolve(target));
       if (forbidden) return { ok: false, outside: false, forbidden: true, reason: `${forbidden} is never readable (${input} is a link into it)` };
       const tail = insideTail(root, target);
-      if (tail === null) return { ok: false, outside: true, reason: '' };
+      if (tail === null) return { ok: false, outside: true };
       parts.length = 0;
       queue.unshift(...tail.split('/'));
       continue;
@@ -112,13 +112,14 @@ function insideTail(root: string, absolute: string): string | null {
   const parts = absolute.split('/');
   let i = 0;
   let matched = 0;
-  for (; i < parts.length && matched < rootParts.length; i += 1) {
-    const part = parts[i] as string;
+  // A path shorter than the root runs out of parts: undefined is no root component, so it returns null.
+  for (; matched < rootParts.length; i += 1) {
+    const part = parts[i];
     if (part === '' || part === '.') continue;
     if (part !== rootParts[matched]) return null;
     matched += 1;
   }
-  return matched === rootParts.length ? parts.slice(i).join('/') : null;
+  return parts.slice(i).join('/');
 }
 
 function readlinkOrNull(p: string): string | null {

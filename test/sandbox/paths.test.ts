@@ -1,7 +1,9 @@
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confine, isInside } from '../../src/sandbox/paths.js';
 import { makeHostileRepo, type HostileRepo } from '../support/hostile-repo.js';
+import { useRepo } from '../support/temp-repo.js';
 
 let repo: HostileRepo;
 beforeAll(async () => {
@@ -34,6 +36,9 @@ const rows: Row[] = [
   ['sibling prefix as root + "-old"', '{root}-old/secret.txt', true, { refused: 'outside' }],
   ['sibling prefix dir', '{root}-old', true, { refused: 'outside' }],
   ['absolute with .. back out', '{root}/../repo-old/secret.txt', true, { refused: 'outside' }],
+  ['absolute with /./ among the root\'s components', '{parent}/./repo/src/a.ts', true, { rel: 'src/a.ts' }],
+  ['absolute with // among the root\'s components', '{parent}//repo/src/a.ts', true, { rel: 'src/a.ts' }],
+  ['absolute, a parent of the root', '{parent}', true, { refused: 'outside the repository root' }],
   ['symlink to /etc', 'link-etc', true, { refused: 'outside' }],
   ['file under symlink to /etc', 'link-etc/passwd', true, { refused: 'outside' }],
   ['missing under symlink to /etc', 'link-etc/nope', false, { refused: 'outside' }],
@@ -86,7 +91,12 @@ const rows: Row[] = [
   ['missing, must exist', 'missing.txt', true, { refused: 'no such file or directory: missing.txt' }],
   ['missing, may be missing', 'missing.txt', false, { rel: 'missing.txt', exists: false }],
   ['missing nested dirs', 'new/dir/file.ts', false, { rel: 'new/dir/file.ts', exists: false }],
+  // NAME_MAX is 255 bytes: lstat answers ENAMETOOLONG, not ENOENT, so even a path that may be missing is refused.
+  ['name too long', 'x'.repeat(300), true, { refused: 'the path is too long' }],
+  ['name too long, may be missing', `src/${'x'.repeat(300)}`, false, { refused: 'the path is too long' }],
   ['missing, then .. back out', 'nope/../../repo-old/secret.txt', false, { refused: 'outside' }],
+  // Below a missing directory nothing more is looked up: the kernel answers ENOENT there too, link or no link.
+  ['missing, then .. back to a link out', 'nope/../link-etc', true, { refused: 'no such file or directory: nope/../link-etc' }],
   ['file used as a directory', 'src/a.ts/x', true, { refused: 'not a directory' }],
   ['file with trailing slash', 'src/a.ts/', true, { refused: 'not a directory' }],
   ['file with trailing slash, may be missing', 'src/a.ts/', false, { refused: 'not a directory' }],
@@ -115,6 +125,40 @@ describe('confine', () => {
   it('refuses symlinks to /dev/stdin whatever stdin is', async () => {
     // /dev/stdin resolves to /proc/self/fd/0, then to a pty, a pipe or /dev/null: refused in every case.
     await expect(confine(repo.root, '/dev/stdin', { mustExist: false })).resolves.toMatchObject({ ok: false });
+  });
+});
+
+// hop0 → hop1 → … → hop39 → target.txt: exactly MAX_LINK_HOPS links; hop-extra adds one more.
+const HOPS = 40;
+const chain = useRepo({ 'target.txt': 'end of the chain\n' });
+
+describe('confine: links followed and the filesystem root as root', () => {
+  beforeAll(async () => {
+    for (let i = 0; i < HOPS; i += 1) await fs.symlink(i === HOPS - 1 ? 'target.txt' : `hop${i + 1}`, path.join(chain.root, `hop${i}`));
+    await fs.symlink('hop0', path.join(chain.root, 'hop-extra'));
+    // A relative link that climbs exactly to / and goes down into /proc: it never leaves a root of /.
+    const depth = chain.root.split('/').filter((p) => p !== '').length;
+    await fs.symlink(`${'../'.repeat(depth)}proc/no-such-entry-spelunk`, path.join(chain.root, 'rel-proc'));
+  });
+
+  it(`follows a chain of ${HOPS} links, the kernel's limit`, async () => {
+    await expect(confine(chain.root, 'hop0', { mustExist: true })).resolves.toEqual({ ok: true, rel: 'target.txt', abs: path.join(chain.root, 'target.txt'), exists: true });
+  });
+
+  it(`refuses a chain of ${HOPS + 1} links as a loop`, async () => {
+    const got = await confine(chain.root, 'hop-extra', { mustExist: true });
+    expect(got).toMatchObject({ ok: false, reason: expect.stringContaining('symlink loop') });
+  });
+
+  it('confines below / when / is the repository root', async () => {
+    const rel = `${chain.root.slice(1)}/target.txt`;
+    await expect(confine('/', rel, { mustExist: true })).resolves.toEqual({ ok: true, rel, abs: `/${rel}`, exists: true });
+  });
+
+  it('refuses a relative link into /proc when / is the repository root', async () => {
+    // The link's text is relative and its own path lies outside /proc: only where the walk ends says /proc.
+    const got = await confine('/', `${chain.root.slice(1)}/rel-proc`, { mustExist: false });
+    expect(got).toEqual({ ok: false, reason: '/proc is never readable', outside: true });
   });
 });
 
