@@ -25,7 +25,9 @@ const MAX_LINK_HOPS = 40;
  * the answer is the same whether the outside path exists or not. A symlink whose target starts in /proc, /dev or /sys
  * is refused by its text, so a `/proc/self/…` link can never mean one thing here and another in a child process.
  * The result is symlink-free (`abs`, and `rel` from the root), which is what callers hand to a child: the path that
- * was checked is the path that is used. Never throws.
+ * was checked is the path that is used. That holds for `exists: true` only: past the first missing component the rest
+ * is lexical (`nope/../link-etc` gives `link-etc`, a link), so a missing path's `abs` must never be opened or created.
+ * Never throws.
  */
 export async function confine(root: string, input: string, opts: { mustExist: boolean }): Promise<Confined> {
   return confineSync(root, input, opts);
