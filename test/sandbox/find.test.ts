@@ -14,8 +14,7 @@ const parse = (command: string) => {
   return parseFind(lexed.words.slice(1));
 };
 
-const FLAG: Role = { kind: 'flag', hasValue: false };
-const FLAG_WITH_VALUE: Role = { kind: 'flag', hasValue: true };
+const FLAG: Role = { kind: 'flag' };
 const START: Role = { kind: 'operand', value: 'path' };
 const value = (kind: 'path' | 'pattern' | 'text', flag: string): Role => ({ kind: 'value', value: kind, flag });
 
@@ -24,13 +23,13 @@ describe('parseFind: the role of each word', () => {
     ['find', []],
     ['find .', [START]],
     ['find -P . -print', [FLAG, START, FLAG]],
-    ["find src -name '*.ts' -print", [START, FLAG_WITH_VALUE, value('pattern', '-name'), FLAG]],
-    ['find . -newer README.md', [START, FLAG_WITH_VALUE, value('path', '-newer')]],
+    ["find src -name '*.ts' -print", [START, FLAG, value('pattern', '-name'), FLAG]],
+    ['find . -newer README.md', [START, FLAG, value('path', '-newer')]],
     // -newerXY: Y = t makes the reference a date string; any other Y names a file to compare with.
-    ["find . -newermt '2020-01-01'", [START, FLAG_WITH_VALUE, value('text', '-newermt')]],
-    ['find . -newermm README.md', [START, FLAG_WITH_VALUE, value('path', '-newermm')]],
+    ["find . -newermt '2020-01-01'", [START, FLAG, value('text', '-newermt')]],
+    ['find . -newermm README.md', [START, FLAG, value('path', '-newermm')]],
     // ( ) ! and , start the expression like a dash word does, so they are never taken for starting points.
-    ["find . '(' -name a ')'", [START, FLAG, FLAG_WITH_VALUE, value('pattern', '-name'), FLAG]],
+    ["find . '(' -name a ')'", [START, FLAG, FLAG, value('pattern', '-name'), FLAG]],
     ["find . ')'", [START, FLAG]],
     ["find . '!' -empty", [START, FLAG, FLAG]],
     ['find . , -print', [START, FLAG, FLAG]],

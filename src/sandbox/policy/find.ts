@@ -22,7 +22,7 @@ export function parseFind(words: readonly Word[]): Parsed {
     const option = lookup(FIND_OPTIONS, text);
     if (option === undefined) break;
     if (option.type === 'deny') return refuse(`find ${text} is refused: it ${option.reason}`);
-    roles[i] = { kind: 'flag', hasValue: false };
+    roles[i] = { kind: 'flag' };
   }
   for (; i < words.length && !startsExpression((words[i] as Word).text); i += 1) {
     if ((words[i] as Word).text === '-') return refuse('find: "-" (standard input) is not a starting point; give a directory such as .');
@@ -33,7 +33,7 @@ export function parseFind(words: readonly Word[]): Parsed {
     const primary = primaryFor(text);
     if (primary === undefined) return refuse(unexpected(text));
     if (primary.arity === 'deny') return refuse(`find ${text} is refused: it ${primary.reason}`);
-    roles[i] = { kind: 'flag', hasValue: primary.arity === 1 };
+    roles[i] = { kind: 'flag' };
     if (primary.arity === 0) continue;
     const value = words[i + 1];
     if (value === undefined) return refuse(`find ${text} needs a value`);

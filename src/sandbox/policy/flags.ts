@@ -6,7 +6,7 @@ import { lookup, type FlagRule, type ProgramPolicy, type ValueKind } from './tab
  * a flag's separate value, or an operand (a path, or rg/grep's pattern).
  */
 export type Role =
-  | { kind: 'flag'; attachedPath?: string; hasValue: boolean }
+  | { kind: 'flag'; attachedPath?: string }
   | { kind: 'value'; value: ValueKind; flag: string }
   | { kind: 'operand'; value: 'path' | 'pattern' };
 
@@ -40,7 +40,7 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
       continue;
     }
     if (text === '--') {
-      state.roles[i] = { kind: 'flag', hasValue: false };
+      state.roles[i] = { kind: 'flag' };
       endOfOptions = true;
       continue;
     }
@@ -78,12 +78,12 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
   if (rule.type === 'bool') {
     if (eq >= 0) return `${program} ${flag} takes no value; remove "=${text.slice(eq + 1)}"`;
     apply(state, rule, undefined);
-    state.roles[i] = { kind: 'flag', hasValue: false };
+    state.roles[i] = { kind: 'flag' };
     return i;
   }
   if (eq >= 0) return attached(program, flag, rule, text.slice(eq + 1), i, state) ?? i;
   if (rule.optional) {
-    state.roles[i] = { kind: 'flag', hasValue: false };
+    state.roles[i] = { kind: 'flag' };
     return i;
   }
   return separate(program, flag, rule, words, i, i + 1, state);
@@ -94,7 +94,7 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
   const text = (words[i] as Word).text;
   if (policy.countShorthand && /^-\d/.test(text)) return countShorthand(program, text, i, state);
   let next = i;
-  state.roles[i] = { kind: 'flag', hasValue: false };
+  state.roles[i] = { kind: 'flag' };
   for (let j = 1; j < text.length; j += 1) {
     const ch = text[j] as string;
     const rule = lookup(policy.short, ch);
@@ -119,7 +119,7 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
 
 function countShorthand(program: string, text: string, i: number, state: State): number | string {
   if (/^-\d+[bcl]?$/.test(text)) {
-    state.roles[i] = { kind: 'flag', hasValue: true };
+    state.roles[i] = { kind: 'flag' };
     return i;
   }
   if (program === 'tail' && /[fF]/.test(text)) {
@@ -132,7 +132,7 @@ function attached(program: string, flag: string, rule: Extract<FlagRule, { type:
   const bad = badChoice(program, flag, rule, value, state.policy);
   if (bad !== null) return bad;
   apply(state, rule, value);
-  state.roles[i] = rule.value === 'path' ? { kind: 'flag', hasValue: true, attachedPath: value } : { kind: 'flag', hasValue: true };
+  state.roles[i] = rule.value === 'path' ? { kind: 'flag', attachedPath: value } : { kind: 'flag' };
   return null;
 }
 
@@ -142,7 +142,7 @@ function separate(program: string, flag: string, rule: Extract<FlagRule, { type:
   const bad = badChoice(program, flag, rule, word.text, state.policy);
   if (bad !== null) return bad;
   apply(state, rule, word.text);
-  state.roles[i] = { kind: 'flag', hasValue: true };
+  state.roles[i] = { kind: 'flag' };
   state.roles[at] = { kind: 'value', value: rule.value, flag };
   return at;
 }
