@@ -107,6 +107,7 @@ export const readFileTool: Tool<ReadFileInput> = {
 async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<ToolOutcome> {
   // mustExist: false tells "missing inside the root" (→ suggestions) from "refused"; a missing path below an
   // escaping symlink is still refused, so the answer never reveals what exists outside the root.
+  // Stryker disable next-line ObjectLiteral: `{}` leaves mustExist undefined, which confine treats as false.
   const confined = await confine(ctx.root, input.path, { mustExist: false });
   if (!confined.ok) {
     return fail(
@@ -205,6 +206,7 @@ export async function readWindow(
   let parts: Buffer[] = [];
   let kept = 0;
   let lineBytes = 0;
+  // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
   let lastByte = -1;
   let used = 0;
   let pos = 0;
@@ -252,6 +254,7 @@ export async function readWindow(
       const stop = nl === -1 ? bytesRead : nl;
       if (stop > i) {
         lineHasBytes = true;
+        // Stryker disable next-line UnaryOperator: never used (stop > i ≥ 0 so the byte exists); +1 is not a CR either.
         lastByte = view[stop - 1] ?? -1;
       }
       if (phase === 'show') {
@@ -270,9 +273,11 @@ export async function readWindow(
       parts = [];
       kept = 0;
       lineBytes = 0;
+      // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
       lastByte = -1;
       i = nl + 1;
-      if (phase === 'skip' && lineNo === range.start) phase = 'show';
+      // lineNo passes range.start once (never when it is 1), before any line was shown: the phase is still 'skip'.
+      if (lineNo === range.start) phase = 'show';
       if (phase === 'show' && lineNo > range.end) {
         phase = 'count';
         countFrom = pos;
@@ -338,7 +343,8 @@ async function isBinary(handle: FileHandle): Promise<boolean> {
     chars += 1;
     if (c === 0xfffd || c === 0x7f || (c < 0x20 && !TEXT_CONTROLS.has(c))) bad += 1;
   }
-  return chars > 0 && bad / chars > MAX_NON_TEXT_RATIO;
+  // No characters (an empty file) give 0 / 0 = NaN, which is not above the ratio: text.
+  return bad / chars > MAX_NON_TEXT_RATIO;
 }
 
 /** Tab, LF, VT, FF, CR, backspace and ESC (coloured logs) occur in text files. */
