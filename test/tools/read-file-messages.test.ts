@@ -14,7 +14,7 @@ vi.mock('../../src/sandbox/programs.js', async (importOriginal) => {
   return { ...real, bundledRg: async () => (rg.missing ? null : real.bundledRg()) };
 });
 
-/** Same-length deep paths (about 500 bytes each): ripgrep's listing of them spans several output chunks. */
+/** Same-length deep paths (about 500 bytes each): ripgrep's listing of them comes in several output chunks. */
 const LONG_DIRS = Array.from({ length: 150 }, (_, i) => `d${String(i).padStart(3, '0')}${'x'.repeat(240)}/${'y'.repeat(240)}`);
 
 const FILES: Record<string, string> = {
@@ -89,7 +89,7 @@ describe('a missing file: suggestions ranked', () => {
     ['x/a[1].txt', 'Did you mean: other/a[1].txt?'],
     // .git is never searched: docs/HEAD only, not .git/HEAD.
     ['x/HEAD', 'Did you mean: docs/HEAD?'],
-    // Names split across ripgrep's output chunks are put back together (same length: lexical order decides).
+    // Names from every output chunk are collected; among equally good ones, lexical order decides.
     ['zz/chunked.txt', `Did you mean: ${LONG_DIRS.slice(0, 3).map((d) => `${d}/chunked.txt`).join(', ')}?`],
   ])('%j', async (p, hint) => {
     const out = await read({ path: p });
@@ -192,11 +192,14 @@ describe('parse', () => {
 
   it.each([
     [null, 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).'],
+    ['src/a.ts', 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).'],
+    [42, 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).'],
     [{ path: 'a', offset: 1, limit: 2 }, 'Unknown field offset, limit. read_file expects {"path"'],
     [{ path: 'a', start_line: 0 }, 'start_line must be a whole number ≥ 1'],
     [{ path: 'a', start_line: true }, 'start_line must be a whole number ≥ 1 (lines are numbered from 1), got true.'],
     [{ path: 'a', start_line: '0x10' }, 'start_line must be a whole number ≥ 1 (lines are numbered from 1), got "0x10".'],
     [{ path: 'a', end_line: '1e3' }, 'end_line must be a whole number ≥ 1 (lines are numbered from 1), got "1e3".'],
+    [{ path: 'a', start_line: [7] }, 'start_line must be a whole number ≥ 1 (lines are numbered from 1), got [7].'],
     [{ path: 'a', end_line: 'x12' }, 'end_line must be a whole number ≥ 1 (lines are numbered from 1), got "x12".'],
   ])('rejects %j', (input, error) => {
     const got = readFileTool.parse(input);
