@@ -226,8 +226,6 @@ export class ResultCollector {
         });
         return;
       case 'warning':
-        this.#warnings.push(event.message);
-        return;
       case 'retry':
         this.#warnings.push(event.message);
         return;
@@ -236,8 +234,7 @@ export class ResultCollector {
         this.#doneTurns += event.turns;
         this.#turns = Math.max(this.#turns, this.#doneTurns);
         return;
-      default:
-        return;
+      // The other events (first_token, tool_start, …) carry nothing the result object reports.
     }
   }
 

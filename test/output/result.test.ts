@@ -109,6 +109,57 @@ describe('ResultCollector', () => {
     expect(exitCodeFor(result)).toBe(130);
   });
 
+  it('records each cache miss, its cost rounded or null when unpriced', () => {
+    const miss = (turn: number, costUsd: number | null): AgentEvent => ({
+      type: 'cache_miss',
+      turn,
+      miss: { changed: 'AGENTS.md changed (+214 bytes)', tokens: 2000, costUsd, apiReason: turn === 2 ? 'system_changed' : null },
+    });
+    const result = collect([...SCRIPT.slice(0, -1), miss(2, 0.1 + 0.2), miss(3, null), SCRIPT.at(-1)!]).toResult(FINISH);
+    expectValid(result);
+    expect(result.cache_misses).toEqual([
+      { turn: 2, changed: 'AGENTS.md changed (+214 bytes)', tokens: 2000, cost_usd: 0.3, api_reason: 'system_changed' },
+      { turn: 3, changed: 'AGENTS.md changed (+214 bytes)', tokens: 2000, cost_usd: null, api_reason: null },
+    ]);
+    expect(result.warnings).toEqual(['retry 1/4 in 1.0 s (429 rate_limit_error)', 'AGENTS.md truncated']);
+  });
+
+  it.each<[string, AgentEvent[], number]>([
+    ['requests started, none answered', [{ type: 'request_start', turn: 1 }, { type: 'request_start', turn: 2 }], 2],
+    ['usage without a request_start', [{ type: 'usage', turn: 2, model: 'm', usage: usage(1, 0, 0, 1), durationMs: 1, requestId: 'r' }], 2],
+    ['a done that counts more requests than were seen', [{ type: 'done', stop: 'end_turn', text: 'a', turns: 3 }], 3],
+    [
+      'a follow-up question counting on from the first',
+      [
+        { type: 'request_start', turn: 1 },
+        { type: 'done', stop: 'end_turn', text: 'a', turns: 2 },
+        { type: 'request_start', turn: 1 },
+        { type: 'done', stop: 'end_turn', text: 'b', turns: 1 },
+      ],
+      3,
+    ],
+  ])('counts turns: %s → %i', (_name, events, turns) => {
+    expect(collect(events).toResult(FINISH).num_turns).toBe(turns);
+  });
+
+  it('answers the empty text when nothing was said', () => {
+    expect(collect([]).toResult(FINISH).result).toBe('');
+  });
+
+  it("keeps the loop's own message for a stop", () => {
+    const result = collect([{ type: 'done', stop: 'api_error', text: '', message: '529 overloaded after 2 retries', turns: 1 }]).toResult(FINISH);
+    expect(result.error?.message).toBe('529 overloaded after 2 retries');
+  });
+
+  it('shows the cost so far live, null when unknown', () => {
+    expect(collect(SCRIPT, flatPrice).costUsd).toBeCloseTo(0.00611, 10);
+    expect(collect([], flatPrice).costUsd).toBe(0);
+    expect(new ResultCollector().costUsd).toBeNull();
+    // Once a request has no price, later priced ones do not make the total known again.
+    const unpricedFirst = (model: string, u: Usage): number | null => (u.cache_read_input_tokens > 0 ? flatPrice(model, u) : null);
+    expect(collect(SCRIPT, unpricedFirst).costUsd).toBeNull();
+  });
+
   it('appends warnings from outside the loop after its own', () => {
     const result = collect(SCRIPT).toResult({ ...FINISH, warnings: ['report_findings dropped x'] });
     expect(result.warnings.at(-1)).toBe('report_findings dropped x');
@@ -173,6 +224,17 @@ describe('buildResult and exitCodeFor', () => {
     expect(exitCodeFor(limited)).toBe(1);
   });
 
+  it('joins several errors, and names an unknown repository change', () => {
+    const result = buildResult(base({ error: 'could not write report.sarif: EACCES', readonly: { verified: false, detail: null } }));
+    expect(result.error?.message).toBe('could not write report.sarif: EACCES; the repository changed during the run: unknown difference');
+  });
+
+  it('has no cache misses or citations unless given', () => {
+    const result = buildResult(base({ citations: null }));
+    expect(result.cache_misses).toEqual([]);
+    expect(result).not.toHaveProperty('citations');
+  });
+
   it('an error from outside the loop is reported and exits 1', () => {
     const result = buildResult(base({ error: 'could not write report.sarif: EACCES' }));
     expectValid(result);
@@ -211,8 +273,12 @@ describe('buildResult and exitCodeFor', () => {
     expect(exitCodeFor(result, failOn)).toBe(exit);
     if (report === null) {
       expect(result.audit).toMatchObject({ verdict: 'inconclusive', findings: [] });
-      expect(result.audit?.summary).toContain('report_findings');
-      expect(result.warnings.some((w) => w.startsWith('audit inconclusive'))).toBe(true);
+      const reason =
+        stop === 'end_turn'
+          ? 'the model ended without calling report_findings'
+          : `the run ended (${stop}) before the model called report_findings`;
+      expect(result.audit?.summary).toBe(reason);
+      expect(result.warnings).toEqual([`audit inconclusive: ${reason}`]);
     }
   });
 });

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createReportFindingsTool,
+  normaliseRuleId,
   type AuditReport,
   type Finding,
   type FindingInput,
@@ -27,6 +28,11 @@ beforeAll(() => {
   writeFileSync(path.join(base, 'secret.txt'), 'outside\n'.repeat(50));
   symlinkSync(path.join(base, 'secret.txt'), path.join(root, 'escape.txt'));
   symlinkSync(path.join(root, 'src', 'ten.ts'), path.join(root, 'alias.ts'));
+  // Sparse files: their size is what the check reads, not their (absent) content.
+  writeFileSync(path.join(root, 'at-limit.bin'), '');
+  truncateSync(path.join(root, 'at-limit.bin'), 64 * 1024 * 1024);
+  writeFileSync(path.join(root, 'huge.bin'), '');
+  truncateSync(path.join(root, 'huge.bin'), 64 * 1024 * 1024 + 1);
 });
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -67,6 +73,8 @@ describe('report_findings location checks', () => {
     ['a symlink escaping the root', { path: 'escape.txt' }, 'outside the repository root'],
     ['a missing file', { path: 'src/nope.ts' }, 'no such file'],
     ['a directory', { path: 'src/dir' }, 'not a regular file'],
+    ['a file over 64 MiB', { path: 'huge.bin', start_line: 1 }, 'file is larger than 64 MiB; cannot verify lines'],
+    ['a file of exactly 64 MiB', { path: 'at-limit.bin', start_line: 1 }, { path: 'at-limit.bin', end_line: 1 }],
     ['line 0', { start_line: 0 }, '1-based'],
     ['a negative line', { start_line: -4 }, '1-based'],
     ['a start past EOF', { start_line: 11 }, 'past the end of the file (10 lines)'],
@@ -136,6 +144,68 @@ describe('report_findings location checks', () => {
     expect(outcome.content).toContain('counts as inconclusive');
   });
 
+  it.each<[string, AuditReport['verdict'], FindingInput[], string]>([
+    ['a pass with one finding', 'pass', [finding({})], 'Recorded verdict "pass" with 1 valid finding. Now end your turn with a short summary.'],
+    ['a pass without findings', 'pass', [], 'Recorded verdict "pass" with 0 valid findings. Now end your turn with a short summary.'],
+    ['a fail with two findings', 'fail', [finding({}), finding({ start_line: 4 })], 'Recorded verdict "fail" with 2 valid findings. Now end your turn with a short summary.'],
+    [
+      'a fail without findings',
+      'fail',
+      [],
+      'Recorded verdict "fail" with 0 valid findings. A "fail" verdict without a valid finding counts as inconclusive. Now end your turn with a short summary.',
+    ],
+  ])('answers %s with what it recorded and what to do next', async (_name, verdict, findings, content) => {
+    const tool = createReportFindingsTool({ report: null, warnings: [] });
+    const outcome = await tool.run({ verdict, summary: 's', findings }, context());
+    expect(outcome).toEqual({ content, summary: `${verdict}: ${findings.length} finding${findings.length === 1 ? '' : 's'}`, isError: false });
+  });
+
+  it('lists each invalid finding on its own line, then invites one corrected call', async () => {
+    const { outcome } = await file([finding({ start_line: 50 }), finding({ path: 'src/dir' })]);
+    expect(outcome.content).toBe(
+      'Recorded verdict "fail" with 0 valid findings. A "fail" verdict without a valid finding counts as inconclusive. ' +
+        '2 findings had an invalid location:\n' +
+        '- findings[0] (shell-injection at src/ten.ts:50): start_line 50 is past the end of the file (10 lines)\n' +
+        '- findings[1] (shell-injection at src/dir:3): not a regular file\n' +
+        'Check these locations with read_file, then call report_findings again with the complete corrected report ' +
+        '(it replaces this one), or end your turn to keep only the valid findings.',
+    );
+  });
+
+  it('records the summary without surrounding blanks', async () => {
+    const sink: FindingsSink = { report: null, warnings: [] };
+    await createReportFindingsTool(sink).run({ verdict: 'pass', summary: '  all clear \n', findings: [] }, context());
+    expect(sink.report?.summary).toBe('all clear');
+  });
+
+  it('checks locations for a caller that does not listen to reads', async () => {
+    const sink: FindingsSink = { report: null, warnings: [] };
+    const ctx: ToolContext = { root, signal: new AbortController().signal, timeoutMs: 5_000 };
+    const outcome = await createReportFindingsTool(sink).run({ verdict: 'fail', summary: 's', findings: [finding({})] }, ctx);
+    expect(outcome.isError).toBe(false);
+    expect(sink.report?.findings).toEqual([expect.objectContaining({ path: 'src/ten.ts', end_line: 3 })]);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['with an error code', Object.assign(new Error('I/O error'), { code: 'EIO' }), 'cannot read the file (EIO)'],
+    ['without a code', new Error('disk gone'), 'cannot read the file (Error: disk gone)'],
+  ])('drops a finding whose file cannot be read (%s), saying why', async (_name, error, reason) => {
+    const sink: FindingsSink = { report: null, warnings: [] };
+    const ctx: ToolContext = { ...context(), onRead: () => { throw error; } };
+    const outcome = await createReportFindingsTool(sink).run({ verdict: 'fail', summary: 's', findings: [finding({})] }, ctx);
+    expect(sink.report?.findings).toEqual([]);
+    expect(outcome.content).toContain(`src/ten.ts:3): ${reason}\n`);
+  });
+
+  it('stops with the abort instead of dropping findings when the run is cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const ctx: ToolContext = { root, signal: controller.signal, timeoutMs: 5_000 };
+    const sink: FindingsSink = { report: null, warnings: [] };
+    await expect(createReportFindingsTool(sink).run({ verdict: 'fail', summary: 's', findings: [finding({})] }, ctx)).rejects.toThrow();
+    expect(sink.report).toBeNull();
+  });
+
   it('reports each file it reads to onRead once', async () => {
     const reads: string[] = [];
     const tool = createReportFindingsTool({ report: null, warnings: [] });
@@ -150,12 +220,23 @@ describe('report_findings input shape', () => {
 
   it.each<[string, unknown, string]>([
     ['not an object', 'pass', 'must be an object'],
+    ['null', null, 'the input must be an object {verdict, summary, findings}'],
+    ['an array', [], 'the input must be an object {verdict, summary, findings}'],
+    ['a null finding', { ...good, findings: [null] }, 'findings[0] must be an object with rule_id, severity, category, title'],
+    ['a numeric rule id', { ...good, findings: [finding({ rule_id: 123 as unknown as string })] }, 'findings[0].rule_id must be a short id'],
+    ['a missing title', { ...good, findings: [{ ...finding({}), title: undefined }] }, 'findings[0].title must be a non-empty string (got nothing)'],
+    ['a blank message', { ...good, findings: [finding({ message: ' ' })] }, 'findings[0].message must be a non-empty string (got " ")'],
+    ['a title over 200 characters', { ...good, findings: [finding({ title: 't'.repeat(201) })] }, 'findings[0].title is 201 characters; at most 200'],
+    ['a summary over 4000 characters', { ...good, summary: 's'.repeat(4001) }, 'summary is 4001 characters; at most 4000'],
+    ['a verdict shown in full up to 40 characters', { ...good, verdict: 'v'.repeat(38) }, `(got "${'v'.repeat(38)}")`],
+    ['a longer verdict shown cut', { ...good, verdict: 'v'.repeat(50) }, `(got "${'v'.repeat(39)}…)`],
     ['a bad verdict', { ...good, verdict: 'ok' }, 'verdict must be one of pass, fail, inconclusive'],
     ['an empty summary', { ...good, summary: '  ' }, 'summary must be a non-empty string'],
     ['missing findings', { verdict: 'pass', summary: 's' }, 'use [] when there are none'],
     ['an unknown top-level field', { ...good, confidence: 0.9 }, 'unknown field confidence'],
     ['a finding that is not an object', { ...good, findings: ['src/a.ts:3'] }, 'findings[0] must be an object'],
-    ['a bad severity', { ...good, findings: [finding({ severity: 'severe' as Severity })] }, 'findings[0].severity must be one of'],
+    ['a bad severity', { ...good, findings: [finding({ severity: 'severe' as Severity })] }, 'findings[0].severity must be one of low, medium, high, critical (got "severe")'],
+    ['a numeric severity', { ...good, findings: [finding({ severity: 2 as unknown as Severity })] }, 'findings[0].severity must be one of'],
     ['a rule id with spaces', { ...good, findings: [finding({ rule_id: 'Shell Injection' })] }, 'findings[0].rule_id'],
     ['a string line number', { ...good, findings: [{ ...finding({}), start_line: '3' }] }, 'start_line must be an integer'],
     ['a fractional end line', { ...good, findings: [finding({ end_line: 3.5 })] }, 'end_line must be an integer'],
@@ -172,6 +253,29 @@ describe('report_findings input shape', () => {
     }
   });
 
+  it('lists every shape error on its own line, values shown as JSON', () => {
+    expect(tool.parse({ ...good, verdict: 'ok', extra: 1 })).toEqual({
+      ok: false,
+      error:
+        'report_findings was not recorded; fix these and call it again:\n' +
+        '- unknown field extra (allowed: verdict, summary, findings)\n' +
+        '- verdict must be one of pass, fail, inconclusive (got "ok")',
+    });
+  });
+
+  it('accepts the largest report: 200 findings and texts at their limits, trimmed', () => {
+    const parsed = tool.parse({
+      ...good,
+      summary: 's'.repeat(4000),
+      findings: [finding({ title: ` ${'t'.repeat(198)} `, message: ' evidence\n' }), ...Array.from({ length: 199 }, () => finding({}))],
+    });
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) {
+      expect(parsed.value.findings).toHaveLength(200);
+      expect(parsed.value.findings[0]).toMatchObject({ title: 't'.repeat(198), message: 'evidence' });
+    }
+  });
+
   it('accepts a good report, treating a null end_line as absent', () => {
     const parsed = tool.parse({ ...good, verdict: 'fail', findings: [{ ...finding({}), end_line: null }] });
     expect(parsed).toEqual({ ok: true, value: { verdict: 'fail', summary: good.summary, findings: [finding({})] } });
@@ -183,9 +287,15 @@ describe('report_findings input shape', () => {
     ['Shell_Injection', 'shell-injection'],
     ['SQLi--raw-query-', 'sqli-raw-query'],
     ['owasp/a03.injection', 'owasp/a03.injection'],
+    ['owasp/a03./', 'owasp/a03'],
   ])('normalises rule id %s to %s, so one kind of problem is one SARIF rule', (given, expected) => {
     const parsed = tool.parse({ ...good, findings: [finding({ rule_id: given })] });
     expect(parsed.ok && parsed.value.findings[0]?.rule_id).toBe(expected);
+  });
+
+  it('leaves an id of separators only as it is rather than empty', () => {
+    expect(normaliseRuleId('__')).toBe('__');
+    expect(normaliseRuleId('./')).toBe('./');
   });
 
   it('keeps a category, and files a finding without one', () => {
