@@ -44,6 +44,18 @@ const FILES: Record<string, string> = {
 
 let repo: { root: string; cleanup(): Promise<void> };
 let socket: net.Server;
+/** Whether the device nodes exist: mknod needs CAP_MKNOD (root in most containers), which the suite must not need. */
+let devices = false;
+
+function makeDevices(): boolean {
+  try {
+    execFileSync('mknod', [path.join(repo.root, 'char.dev'), 'c', '1', '3'], { stdio: 'ignore' });
+    execFileSync('mknod', [path.join(repo.root, 'block.dev'), 'b', '7', '200'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 beforeAll(async () => {
   repo = await makeRepo(FILES, { git: true });
@@ -54,8 +66,7 @@ beforeAll(async () => {
   // Sparse files: all zero bytes (binary by the NUL rule) without taking the disk space.
   await fs.truncate(await touch('bin-1mib.bin'), 1024 * 1024);
   await fs.truncate(await touch('bin-2tib.bin'), 2 * 1024 ** 4);
-  execFileSync('mknod', [path.join(repo.root, 'char.dev'), 'c', '1', '3']);
-  execFileSync('mknod', [path.join(repo.root, 'block.dev'), 'b', '7', '200']);
+  devices = makeDevices();
   socket = net.createServer();
   await new Promise<void>((resolve) => socket.listen(path.join(repo.root, 'app.sock'), resolve));
 });
@@ -140,11 +151,12 @@ describe('a directory: the bash commands suggested quote the path', () => {
 });
 
 describe('special files are named', () => {
-  it.each([
+  it.for<[string, string]>([
     ['app.sock', 'a socket'],
     ['char.dev', 'a character device'],
     ['block.dev', 'a block device'],
-  ])('%j is %s', async (p, kind) => {
+  ])('%j is %s (a device row is skipped where mknod is not permitted, i.e. without root)', async ([p, kind], ctx) => {
+    if (p.endsWith('.dev') && !devices) return ctx.skip('mknod is not permitted here (it needs CAP_MKNOD)');
     const out = await read({ path: p });
     expect(out).toMatchObject({ isError: true, summary: 'not a regular file' });
     expect(out.content).toBe(`${p} is ${kind}, not a regular file; read_file only reads regular files.`);
