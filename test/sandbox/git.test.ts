@@ -3,7 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filterOverrides, findWorkTree, GIT_BINARY, runGit } from '../../src/sandbox/git.js';
+import { execGit, filterOverrides, findWorkTree, GIT_BINARY, runGit } from '../../src/sandbox/git.js';
 
 let base: string;
 let root: string;
@@ -101,5 +101,26 @@ describe('runGit', () => {
 
   it('uses git from the trusted directories only', () => {
     expect(GIT_BINARY).toMatch(/^\/(usr\/)?bin\/git$/);
+  });
+});
+
+describe('execGit pins the checked git directory', () => {
+  // The git tool hands git the directory locateGitDir verified (GIT_DIR, GIT_WORK_TREE), never letting git discover
+  // one: with another repository given as the checked one, git must read that one, not the one it would discover.
+  it('reads the history of the given gitDir, not the one git would find in the root', async () => {
+    const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-pin-')));
+    try {
+      const commit = (dir: string, message: string): void => {
+        const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+        execFileSync('git', ['init', '-q', dir], { env });
+        execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', message], { env });
+      };
+      commit(root, 'discovered');
+      commit(path.join(root, 'checked'), 'pinned');
+      const run = await execGit(root, ['log', '--format=%s', '-n', '1'], { timeoutMs: 20_000, maxBytes: 65_536, gitDir: path.join(root, 'checked', '.git') });
+      expect(run).toMatchObject({ exitCode: 0, stdout: 'pinned\n' });
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
   });
 });
