@@ -55,9 +55,11 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_ATTR_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
+    // Stryker disable next-line StringLiteral: git sets it to 0 itself for --no-optional-locks (overrides above); kept in case that flag goes.
     GIT_OPTIONAL_LOCKS: '0',
     GIT_NO_LAZY_FETCH: '1',
     GIT_CEILING_DIRECTORIES: ceiling,
+    // Stryker disable next-line StringLiteral: with --no-pager git exports GIT_PAGER=cat to its children itself; kept in case that flag goes.
     GIT_PAGER: 'cat',
   };
 }
@@ -96,14 +98,15 @@ export interface GitCallOptions {
 }
 
 /**
- * Runs git in `root` with the isolation above; `git` is the binary (null: not installed). Every filter driver the effective configuration defines (includes and worktree
- * configuration counted, since git itself reports them) is overridden with empty commands first. Never throws.
+ * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
+ * Every filter driver the effective configuration defines (includes and worktree configuration counted, since git
+ * itself reports them) is overridden with empty commands first. Never throws.
  */
-export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY): Promise<GitRun> {
-  const run = await execGit(root, args, { timeoutMs: GIT_TIMEOUT_MS, maxBytes: GIT_MAX_BYTES }, git);
+export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitRun> {
+  const run = await execGit(root, args, { timeoutMs, maxBytes: GIT_MAX_BYTES }, git);
   if ('error' in run) return { ok: false, error: run.error, exitCode: null };
   if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
-  if (run.timedOut) return { ok: false, error: `git took longer than ${GIT_TIMEOUT_MS / 1000} s`, exitCode: null };
+  if (run.timedOut) return { ok: false, error: `git took longer than ${timeoutMs / 1000} s`, exitCode: null };
   return { ok: false, error: run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`, exitCode: run.exitCode };
 }
 
@@ -127,6 +130,7 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
     return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts);
   } finally {
+    // Stryker disable next-line BooleanLiteral: the directory was made above, so `force` (ignore a missing path) never matters.
     await fs.rm(emptyDir, { recursive: true, force: true });
   }
 }
@@ -140,6 +144,7 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
 export function filterOverrides(nameList: string): string[] {
   const drivers = new Set<string>();
   for (const key of nameList.split('\0')) {
+    // Stryker disable next-line Regex: unanchored, greedy `(.+)` still ends at the last dot; git's keys never end with a dot.
     const match = /^filter\.(.+)\.[^.]+$/s.exec(key.trim());
     if (match?.[1] !== undefined) drivers.add(match[1]);
   }

@@ -56,6 +56,8 @@ describe('runGit', () => {
   it('reads HEAD from any directory of the work tree', async () => {
     const head = await runGit(path.join(root, 'sub'), ['rev-parse', 'HEAD']);
     expect(head).toMatchObject({ ok: true, stdout: expect.stringMatching(/^[0-9a-f]{40}\n$/) });
+    // Unpinned, git finds the work tree itself: the subdirectory stays a subdirectory (GIT_WORK_TREE would make it the top).
+    expect(await runGit(path.join(root, 'sub'), ['rev-parse', '--show-prefix'])).toEqual({ ok: true, stdout: 'sub/\n' });
   });
 
   it('gives git exactly the isolating environment, and removes its private HOME afterwards', async () => {
@@ -122,5 +124,71 @@ describe('execGit pins the checked git directory', () => {
     } finally {
       await fs.rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the hardened call, step by step (a stand-in git that answers the filter query as told)', () => {
+  // A shell script in git's place: `query` is its answer to the filter query (the exact argv spelunk sends), `call`
+  // its behaviour for the real call. The work tree only needs a `.git` entry: nothing here runs the real git.
+  let dir: string;
+  let fake: (query: string, call: string) => Promise<string>;
+  beforeAll(async () => {
+    dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-fakegit-')));
+    await fs.mkdir(path.join(dir, 'tree', '.git'), { recursive: true });
+    let n = 0;
+    fake = async (query, call) => {
+      const file = path.join(dir, `git${n++}`);
+      const script = [
+        '#!/bin/sh',
+        // The call ends with the query's arguments exactly when it is the query.
+        `case "$*" in *' config --name-only -z --get-regexp ^filter\\.') ${query};; esac`,
+        call,
+      ].join('\n');
+      await fs.writeFile(file, `${script}\n`, { mode: 0o755 });
+      return file;
+    };
+  });
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  const tree = (): string => path.join(dir, 'tree');
+  const argvOf = (stdout: string): string[] => stdout.split('\n').slice(0, -1);
+
+  it('overrides every driver the query reports, before the caller\'s arguments', async () => {
+    const git = await fake(`printf 'filter.evil.clean\\0filter.evil.smudge\\0filter.a.b.process\\0'; exit 0`, `printf '%s\\n' "$@"`);
+    const run = await execGit(tree(), ['log', '-1'], { timeoutMs: 20_000, maxBytes: 65_536 }, git);
+    if ('error' in run) throw new Error(run.error);
+    const argv = argvOf(run.stdout);
+    const tail = argv.slice(argv.indexOf('filter.evil.clean=') - 1);
+    expect(tail).toEqual([
+      '-c', 'filter.evil.clean=', '-c', 'filter.evil.smudge=', '-c', 'filter.evil.process=', '-c', 'filter.evil.required=false',
+      '-c', 'filter.a.b.clean=', '-c', 'filter.a.b.smudge=', '-c', 'filter.a.b.process=', '-c', 'filter.a.b.required=false',
+      'log', '-1',
+    ]);
+    // The fixed overrides come first, the same on both calls.
+    expect(argv.slice(0, 2)).toEqual(['--no-pager', '--no-optional-locks']);
+  });
+
+  it('uses no output of a query that exits 1 (no filter configured)', async () => {
+    const git = await fake(`printf 'filter.evil.clean\\0'; exit 1`, `printf '%s\\n' "$@"`);
+    const run = await runGit(tree(), ['log', '-1'], git);
+    if (!run.ok) throw new Error(run.error);
+    expect(run.stdout).not.toContain('filter.evil');
+    expect(argvOf(run.stdout).slice(-2)).toEqual(['log', '-1']);
+  });
+
+  it.each<[string, string, string, unknown]>([
+    ['a query that fails otherwise is the failure; the call never runs', `echo 'bad config line 3' >&2; exit 2`, 'echo ran', { ok: false, error: 'bad config line 3', exitCode: 2 }],
+    ['the call\'s result when the query finds no filter', 'exit 1', 'echo ran', { ok: true, stdout: 'ran\n' }],
+    ['the first stderr line, surrounding blank space trimmed', 'exit 1', `printf '\\n  fatal: boom\\nmore\\n' >&2; exit 128`, { ok: false, error: 'fatal: boom', exitCode: 128 }],
+    ['messages name git, not the path of its binary', 'exit 1', 'echo "$0: oops" >&2; exit 3', { ok: false, error: 'git: oops', exitCode: 3 }],
+    ['killed by a signal with nothing said: the signal', 'exit 1', 'kill -TERM $$', { ok: false, error: 'exit SIGTERM', exitCode: null }],
+  ])('runGit: %s', async (_name, query, call, expected) => {
+    expect(await runGit(tree(), ['log'], await fake(query, call))).toEqual(expected);
+  });
+
+  it('runGit: a git that hangs is stopped at the time limit and says so', async () => {
+    const git = await fake('exit 1', 'sleep 30');
+    expect(await runGit(tree(), ['log'], git, 300)).toEqual({ ok: false, error: 'git took longer than 0.3 s', exitCode: null });
   });
 });
