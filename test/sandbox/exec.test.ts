@@ -1,6 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHILD_ADDRESS_SPACE_BYTES, execCapped, LIMITER } from '../../src/sandbox/exec.js';
 
@@ -91,7 +93,8 @@ describe('execCapped', () => {
   });
 
   it('stops reading and kills the process past the hard cap, so memory stays bounded', async () => {
-    const maxBytes = 256 * 1024;
+    // Not a multiple of the pipe's chunk size: the chunk that crosses the cap is cut, not kept whole.
+    const maxBytes = 256 * 1024 + 3;
     const result = await execCapped('/usr/bin/yes', ['spelunk'], opts({ maxBytes }));
     expect(result.capped).toBe(true);
     expect(result.timedOut).toBe(false);
@@ -100,16 +103,32 @@ describe('execCapped', () => {
   });
 
   it('counts stderr toward the cap too', async () => {
-    const result = await execCapped('/bin/sh', ['-c', 'exec yes err >&2'], opts({ maxBytes: 64 * 1024 }));
+    const result = await execCapped('/bin/sh', ['-c', 'exec yes err >&2'], opts({ maxBytes: 64 * 1024 + 1 }));
     expect(result.capped).toBe(true);
     expect(result.stdout).toBe('');
-    expect(result.stderr.length).toBe(64 * 1024);
+    expect(result.stderr.length).toBe(64 * 1024 + 1);
   });
 
   it('reports a program that cannot start instead of throwing', async () => {
     const result = await execCapped('/nonexistent/program', [], opts());
     expect(result.exitCode).toBeNull();
     expect(result.stderr).toContain('could not start /nonexistent/program');
+  });
+
+  it('reports a spawn that fails after the checks (a directory gone) as "could not start", the program named', async () => {
+    const result = await execCapped('/usr/bin/true', [], opts({ cwd: path.join(os.tmpdir(), 'spelunk-no-such-dir-8c1f') }));
+    expect(result).toMatchObject({ exitCode: null, signal: null, stdout: '' });
+    expect(result.stderr).toMatch(/^could not start \/usr\/bin\/true: spawn \S+ ENOENT\n$/);
+  });
+
+  it('leaves no listener on the caller\'s signal and reports how long the program ran', async () => {
+    const signal = new AbortController().signal;
+    const before = performance.now();
+    const result = await execCapped('/usr/bin/true', [], opts({ signal }));
+    const elapsed = performance.now() - before;
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+    expect(result.durationMs).toBeLessThanOrEqual(elapsed);
   });
 
   it('adds only the extra variables it is given', async () => {
@@ -120,6 +139,14 @@ describe('execCapped', () => {
   it('names the program as the model wrote it in messages, not by its absolute path', async () => {
     const result = await execCapped('/usr/bin/cat', ['no-such-file'], opts({ argv0: 'cat' }));
     expect(result.stderr).toMatch(/^cat: no-such-file: No such file or directory/);
+    // Without a name to show, the message is left as the program wrote it.
+    const plain = await execCapped('/usr/bin/cat', ['no-such-file'], opts());
+    expect(plain.stderr).toMatch(/^\/usr\/bin\/cat: no-such-file: No such file or directory/);
+  });
+
+  it('without prlimit the program gets the name to show as its argv[0]', async () => {
+    const result = await execCapped('/usr/bin/cat', ['/proc/self/cmdline'], opts({ limiter: null, argv0: 'cat' }));
+    expect(result.stdout).toBe('cat\0/proc/self/cmdline\0');
   });
 });
 
