@@ -1,8 +1,8 @@
 import { execCapped, MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
 import { checkCommand } from '../sandbox/policy.js';
 import { WHITELIST, type Programs } from '../sandbox/programs.js';
-import type { ParseResult, Tool, ToolOutcome } from './tool.js';
-import { escapeControls } from '../escape.js';
+import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import type { Tool, ToolOutcome } from './tool.js';
 import { countLines } from '../lines.js';
 import { groupDigits } from '../digits.js';
 
@@ -12,18 +12,11 @@ export const MAX_MODEL_CHARS = 30_000;
 const MAX_STDERR_CHARS = 5_000;
 /** Room kept for the status lines appended after the output, in characters. */
 const STATUS_RESERVE_CHARS = 600;
-/** Longest command shown to the person, in characters. */
-const MAX_DISPLAY_CHARS = 300;
-
-export interface BashInput {
-  command: string;
-}
-
 /** Programs whose exit status 1 means "nothing matched", not failure. */
 const NO_MATCH_EXIT_1 = new Set(['rg', 'grep', 'git grep']);
 
 /** The whitelist-only command tool: argv from a policy check, spawned without a shell, output bounded. */
-export function createBashTool(programs: Programs): Tool<BashInput> {
+export function createBashTool(programs: Programs): Tool<CommandInput> {
   const installed = WHITELIST.filter((name) => programs.has(name));
   return {
     name: 'bash',
@@ -39,16 +32,14 @@ export function createBashTool(programs: Programs): Tool<BashInput> {
       required: ['command'],
       additionalProperties: false,
     },
-    parse,
-    display: (input) => printable(input.command),
+    parse: commandInputParser('bash', "rg -n 'pattern' src", 'a program and its arguments'),
+    display: (input) => printableCommand(input.command),
     async run(input, ctx): Promise<ToolOutcome> {
       const verdict = await checkCommand(input.command, { root: ctx.root, programs }).catch((error: unknown) => ({
         ok: false as const,
         reason: `the command could not be checked (${error instanceof Error ? error.message : String(error)}); try a simpler one`,
       }));
-      if (!verdict.ok) {
-        return { content: `Command refused: ${verdict.reason}`, summary: `denied: ${shortReason(verdict.reason)}`, isError: true };
-      }
+      if (!verdict.ok) return refusal(verdict.reason);
       for (const abs of verdict.paths) ctx.onRead?.(abs);
       const result = await execCapped(verdict.file, verdict.args, {
         cwd: ctx.root,
@@ -80,18 +71,6 @@ function describe(installed: readonly string[]): string {
     `Output beyond ${groupDigits(MAX_MODEL_CHARS)} characters is cut in the middle; narrow the search to see all of it. ` +
       'rg and grep exit 1 means no matches.',
   ].join('\n');
-}
-
-function parse(input: unknown): ParseResult<BashInput> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, error: 'expected an object like {"command": "rg -n \'pattern\' src"}' };
-  }
-  const extra = Object.keys(input).filter((key) => key !== 'command');
-  if (extra.length > 0) return { ok: false, error: `unexpected field ${extra.join(', ')}; bash takes only {"command": "…"}` };
-  const { command } = input as { command?: unknown };
-  if (typeof command !== 'string') return { ok: false, error: '"command" must be a string, e.g. "rg -n \'pattern\' src"' };
-  if (command.trim() === '') return { ok: false, error: '"command" is empty; give a program and its arguments' };
-  return { ok: true, value: { command } };
 }
 
 /** Shapes a finished process into what the model and the person see (the git tool's output too). */
@@ -152,16 +131,4 @@ export function clip(text: string, max: number): { text: string; cut: boolean } 
 function lineSummary(lines: number, capped: boolean): string {
   const base = lines === 0 ? 'no output' : lines === 1 ? '1 line' : `${lines} lines`;
   return capped ? `${base} (stopped at ${MAX_CAPTURE_BYTES / (1024 * 1024)} MB)` : base;
-}
-
-/** The first clause of a refusal, for the one-line human summary. */
-function shortReason(reason: string): string {
-  const clause = reason.split('; ')[0] ?? reason;
-  return clause.length > 100 ? `${clause.slice(0, 97)}…` : clause;
-}
-
-/** The command as one printable line: control characters are shown escaped, never sent to the terminal. */
-function printable(command: string): string {
-  const safe = escapeControls(command);
-  return safe.length > MAX_DISPLAY_CHARS ? `${safe.slice(0, MAX_DISPLAY_CHARS - 1)}…` : safe;
 }

@@ -3,20 +3,9 @@ import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { groupDigits } from '../digits.js';
-import { escapeControls } from '../escape.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
-import type { ParseResult, Tool, ToolOutcome } from './tool.js';
-
-/** Longest command shown to the person, in characters. */
-const MAX_DISPLAY_CHARS = 300;
-
-/**
- * `{command: string}`, like bash: the model writes git commands as it reads them in documentation, the same lexer
- * and its refusals (pipes, `$…`, unquoted globs) apply, and one string is one reviewable line in the transcript.
- */
-export interface GitInput {
-  command: string;
-}
+import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import type { Tool, ToolOutcome } from './tool.js';
 
 /** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
 export type GitAvailability = { available: true; git: string } | { available: false; reason: string };
@@ -28,8 +17,12 @@ export async function gitAvailability(root: string, git: string | null = GIT_BIN
   return location.ok ? { available: true, git } : { available: false, reason: location.reason };
 }
 
-/** The read-only history tool: a policy-checked git subcommand, run hardened (see sandbox/git.ts), output bounded. */
-export function createGitTool(git: string): Tool<GitInput> {
+/**
+ * The read-only history tool: a policy-checked git subcommand, run hardened (see sandbox/git.ts), output bounded. Its
+ * input is `{command: string}`, like bash: the model writes git commands as it reads them in documentation, the same
+ * lexer and its refusals (pipes, `$…`, unquoted globs) apply, and one string is one reviewable line in the transcript.
+ */
+export function createGitTool(git: string): Tool<CommandInput> {
   return {
     name: 'git',
     description: DESCRIPTION,
@@ -41,17 +34,19 @@ export function createGitTool(git: string): Tool<GitInput> {
       required: ['command'],
       additionalProperties: false,
     },
-    parse,
-    display: (input) => printable(input.command),
+    parse: commandInputParser('git', 'log --oneline -n 10', 'a subcommand'),
+    // `git` first, as the person would type it.
+    display: (input) => printableCommand(input.command.startsWith('git ') ? input.command : `git ${input.command}`),
     async run(input, ctx): Promise<ToolOutcome> {
       // Checked on every call, not only at start-up: the pointers are a few stats, and a repository may be swapped.
       const location = await locateGitDir(ctx.root);
-      if (!location.ok) return refused(`the repository cannot be read safely: ${location.reason}`);
+      if (!location.ok) return refusal(`the repository cannot be read safely: ${location.reason}`);
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
       const verdict = await checkGitCommand(input.command, ctx.root);
-      if (!verdict.ok) return refused(verdict.reason);
+      if (!verdict.ok) return refusal(verdict.reason);
       const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
+      // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
       if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
       const outcome = shape(`git ${verdict.subcommand}`, run, ctx.timeoutMs);
       if (!/unknown revision or path not in the working tree|bad revision/.test(run.stderr)) return outcome;
@@ -72,26 +67,3 @@ const DESCRIPTION = [
   'Cite commits by their short sha (abc1234) and files as path:line.',
   `Output beyond ${groupDigits(MAX_MODEL_CHARS)} characters is cut in the middle; narrow with -n, a path or a range.`,
 ].join('\n');
-
-function parse(input: unknown): ParseResult<GitInput> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, error: 'expected an object like {"command": "log --oneline -n 10"}' };
-  }
-  const extra = Object.keys(input).filter((key) => key !== 'command');
-  if (extra.length > 0) return { ok: false, error: `unexpected field ${extra.join(', ')}; git takes only {"command": "…"}` };
-  const { command } = input as { command?: unknown };
-  if (typeof command !== 'string') return { ok: false, error: '"command" must be a string, e.g. "log --oneline -n 10"' };
-  if (command.trim() === '') return { ok: false, error: '"command" is empty; give a subcommand, e.g. "log --oneline -n 10"' };
-  return { ok: true, value: { command } };
-}
-
-function refused(reason: string): ToolOutcome {
-  const clause = reason.split('; ')[0] ?? reason;
-  return { content: `Command refused: ${reason}`, summary: `denied: ${clause.length > 100 ? `${clause.slice(0, 97)}…` : clause}`, isError: true };
-}
-
-/** The command as one printable line, `git` first: control characters are shown escaped, never sent to the terminal. */
-function printable(command: string): string {
-  const safe = escapeControls(command.startsWith('git ') ? command : `git ${command}`);
-  return safe.length > MAX_DISPLAY_CHARS ? `${safe.slice(0, MAX_DISPLAY_CHARS - 1)}…` : safe;
-}

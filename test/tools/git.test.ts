@@ -54,6 +54,12 @@ describe('the git tool answers history questions about the fixture', () => {
     expect(outcome.content).toContain('goes after --');
   });
 
+  it('any other git failure is passed on as git said it, without that hint', async () => {
+    const outcome = await run('cat-file -p HEAD:no-such-file.js');
+    expect(outcome).toMatchObject({ isError: true, summary: 'exit 128' });
+    expect(outcome.content).toMatch(/^\[stderr\]\nfatal: path 'no-such-file\.js' does not exist in 'HEAD'\n\[exit 128\]$/);
+  });
+
   it('git grep with no match is not an error', async () => {
     const outcome = await run("grep -n 'no-such-text-anywhere' HEAD");
     expect(outcome).toMatchObject({ isError: false, summary: 'no matches' });
