@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync } from './exec.js';
 import { runGit } from './git.js';
+import { isInside } from './paths.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /**
@@ -46,9 +47,10 @@ export interface Stamp {
 /** Repository state before a run; `noteRead` adds each file the tools read, stamped at its first read. */
 export interface RepoState {
   root: string;
-  /** Epoch milliseconds from which a ctime counts as a change made during the run. */
-  since: number;
-  /** The same instant as find's `-newerct` reference, `@seconds.fraction`, to the nanosecond when read from the file clock. */
+  /**
+   * The instant from which a ctime counts as a change made during the run, as find's `-newerct` reference
+   * `@seconds.fraction`: to the nanosecond when read from the file clock, to the millisecond from Date.now().
+   */
   sinceRef: string;
   /** HEAD's commit, or null outside git, before the first commit, or when git cannot say. */
   head: string | null;
@@ -61,6 +63,8 @@ export interface RepoState {
 export interface ProofOptions {
   /** Tests only: the find binary (null: not installed). */
   find?: string | null;
+  /** Tests only: the walk's time limit. */
+  findTimeoutMs?: number;
 }
 
 /** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
@@ -72,7 +76,6 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
   const find = opts.find === undefined ? FIND_BINARY : opts.find;
   return {
     root,
-    since: Number(sinceRef.slice(1)) * 1000,
     sinceRef,
     head,
     warning: find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
@@ -93,7 +96,7 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
   const head = await gitCommit(before.root);
   if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
-    const changed = await changedSince(find, before.root, before.sinceRef);
+    const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
     if (typeof changed === 'string') return { verified: false, detail: changed };
     changes.push(...changed.map(describeEntry));
   }
@@ -130,10 +133,10 @@ interface ChangedEntry {
 async function fileClockNow(root: string): Promise<string | null> {
   let dir: string | null = null;
   try {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'spelunk-clock-'));
-    const real = realpathSync(dir);
-    const realRoot = realpathSync(root);
-    if (real === realRoot || real.startsWith(realRoot + path.sep)) return null;
+    // Checked before anything is created: a probe directory inside the root would itself be a change.
+    const tmp = realpathSync(os.tmpdir());
+    if (isInside(realpathSync(root), tmp)) return null;
+    dir = await mkdtemp(path.join(tmp, 'spelunk-clock-'));
     const probe = path.join(dir, 'probe');
     await writeFile(probe, '');
     const first = (await stat(probe, { bigint: true })).ctimeNs;
@@ -153,18 +156,18 @@ async function fileClockNow(root: string): Promise<string | null> {
 }
 
 /** Every entry below `root` (the root included) whose ctime is later than `at` (find's `@seconds.fraction`), found by one `find -P` walk. */
-async function changedSince(find: string, root: string, at: string): Promise<ChangedEntry[] | string> {
+async function changedSince(find: string, root: string, at: string, timeoutMs: number): Promise<ChangedEntry[] | string> {
   const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %P\\0'], {
     cwd: root,
-    timeoutMs: FIND_TIMEOUT_MS,
+    timeoutMs,
     maxBytes: FIND_MAX_BYTES,
     argv0: 'find',
   });
-  if (run.timedOut) return `the read-only check did not finish within ${FIND_TIMEOUT_MS / 1000} s`;
+  if (run.timedOut) return `the read-only check did not finish within ${timeoutMs / 1000} s`;
   if (run.capped) return 'the repository changed during the run (more changed entries than can be listed)';
   // Exit 1 with output on stderr: some directory could not be read; what could be read is still compared.
   if (run.exitCode !== 0 && !(run.exitCode === 1 && run.stderr !== '')) {
-    return `the read-only check could not walk the repository (${run.stderr.trim().split('\n')[0] ?? `exit ${run.exitCode}`})`;
+    return `the read-only check could not walk the repository (${run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`})`;
   }
   return run.stdout
     .split('\0')

@@ -71,6 +71,8 @@ describe('read-only proof in a git work tree', () => {
   it('verifies an untouched repository and records HEAD', async () => {
     const before = await snapshot();
     expect(before.head).toMatch(/^[0-9a-f]{40}$/);
+    // Read from the file clock, to the nanosecond.
+    expect(before.sinceRef).toMatch(/^@\d+\.\d{9}$/);
     expect(before.warning).toBeNull();
     expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
     expect(await gitCommit(root)).toBe(before.head);
@@ -82,7 +84,7 @@ describe('read-only proof in a git work tree', () => {
     ['a file created in a new directory', () => write('fresh/deep/x.ts', 'x'), 'changed: fresh/deep/x.ts'],
     ['a deleted file', () => rmSync(path.join(root, 'src/b.ts')), 'entries created, deleted or renamed in: src/'],
     ['a staged change', () => (appendFileSync(path.join(root, 'src/a.ts'), 'y'), git(root, 'add', 'src/a.ts')), 'changed: .git/index'],
-    ['a new commit', () => git(root, 'commit', '-q', '--allow-empty', '-m', 'x'), 'HEAD moved'],
+    ['a new commit', () => git(root, 'commit', '-q', '--allow-empty', '-m', 'x'), 'HEAD moved: '],
     ['a git-ignored file', () => appendFileSync(path.join(root, 'dist/out.js'), 'x'), 'changed: dist/out.js'],
     ['a mode change', () => chmodSync(path.join(root, 'src/a.ts'), 0o600), 'changed: src/a.ts'],
     ['a modification with the old mtime put back', () => {
@@ -153,6 +155,10 @@ describe('read-only proof in a git work tree', () => {
     expect(before.head).toBeNull();
     write('fresh/x.txt', 'x');
     expect((await verifyReadOnly(before)).detail).toBe('entries created, deleted or renamed in: ./; changed: x.txt');
+    // The first commit made during the run moves HEAD from none.
+    git(fresh, 'commit', '-q', '--allow-empty', '-m', 'first');
+    const head = git(fresh, 'rev-parse', 'HEAD').trim();
+    expect((await verifyReadOnly(before, { find: null })).detail).toBe(`HEAD moved: (none) → ${head}`);
   });
 });
 
@@ -225,5 +231,111 @@ describe('read-only proof outside git', () => {
     const after = await verifyReadOnly(before, { find: '/bin/false' });
     expect(after.verified).toBe(false);
     expect(after.detail).toContain('could not walk the repository');
+  });
+});
+
+describe('the proof\'s clock and its limits', () => {
+  /** The snapshot's reference instant in epoch milliseconds. */
+  const refMs = (sinceRef: string): number => Math.round(Number(sinceRef.slice(1)) * 1000);
+
+  it.each<[string, (root: string) => string]>([
+    ['inside the root', (dir) => path.join(dir, 'tmp')],
+    ['the root itself', (dir) => dir],
+  ])('with the temporary directory %s, no probe is written: Date.now() less 25 ms', async (_name, tmp) => {
+    write('a.txt', 'a\n');
+    mkdirSync(tmp(root), { recursive: true });
+    await settle();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp(root);
+    try {
+      const t0 = Date.now();
+      const before = await snapshotRepoState(root);
+      const t1 = Date.now();
+      expect(before.sinceRef).toMatch(/^@\d+\.\d{3}$/);
+      expect(refMs(before.sinceRef)).toBeGreaterThanOrEqual(t0 - 25);
+      expect(refMs(before.sinceRef)).toBeLessThanOrEqual(t1 - 25);
+      // Nothing was created in the root to read the clock.
+      expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
+  it('with / as the root, the temporary directory is inside it too: no probe (Date.now(), to the millisecond)', async () => {
+    expect((await snapshotRepoState('/')).sinceRef).toMatch(/^@\d+\.\d{3}$/);
+  });
+
+  it('a root whose timestamps cannot be read counts as whole-second: Date.now() less 2 s', async () => {
+    const t0 = Date.now();
+    const before = await snapshotRepoState(path.join(root, 'no-such-dir'));
+    const t1 = Date.now();
+    expect(refMs(before.sinceRef)).toBeGreaterThanOrEqual(t0 - 2000);
+    expect(refMs(before.sinceRef)).toBeLessThanOrEqual(t1 - 2000);
+  });
+
+  it('lists ten differences and counts the rest', async () => {
+    const before = await snapshot();
+    for (let i = 0; i < 12; i++) write(`f${i}.txt`, 'x');
+    const { verified, detail } = await verifyReadOnly(before);
+    expect(verified).toBe(false);
+    // The root's entry and twelve files: ten shown, three counted.
+    expect(detail?.split('; ')).toHaveLength(10);
+    expect(detail).toMatch(/ \(and 3 more\)$/);
+  });
+
+  it('names a file the tools found missing and that appeared later "created", and the root itself by its path', async () => {
+    const before = await snapshotRepoState(root, { find: null });
+    before.noteRead(path.join(root, 'later.txt'));
+    before.noteRead(root);
+    await settle();
+    write('later.txt', 'x');
+    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: `created: later.txt; modified: ${root}` });
+  });
+
+  it('fails closed when more changed entries appear than the walk may print', async () => {
+    const before = await snapshot();
+    // 4,500 names of ~240 bytes: over the walk's 1 MiB.
+    const dir = path.join(root, 'many');
+    mkdirSync(dir);
+    for (let i = 0; i < 4_500; i++) writeFileSync(path.join(dir, `${String(i).padStart(6, '0')}${'n'.repeat(230)}`), '');
+    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail: 'the repository changed during the run (more changed entries than can be listed)' });
+  });
+
+  describe('with a stand-in find', () => {
+    /** A script in find's place: prints `stdout` (with \0 separators), `stderr`, and exits with `code`. */
+    const fakeFind = (body: string): string => {
+      const file = path.join(root, '..', `${path.basename(root)}-find`);
+      writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      return file;
+    };
+    afterEach(() => rmSync(path.join(root, '..', `${path.basename(root)}-find`), { force: true }));
+
+    it.each<[string, string, { verified: boolean; detail: string | null }]>([
+      ['nothing changed', 'exit 0', { verified: true, detail: null }],
+      ['one line per entry type; records too short to hold a name are skipped', "printf 'd \\0d sub\\0f a.txt\\0l link\\0f\\0'", {
+        verified: false, detail: 'entries created, deleted or renamed in: ./; entries created, deleted or renamed in: sub/; changed: a.txt; changed: link',
+      }],
+      ['a directory it could not read (exit 1 with a message): what it could read still counts', "printf 'f a.txt\\0'; echo \"find: './x': Permission denied\" >&2; exit 1", {
+        verified: false, detail: 'changed: a.txt',
+      }],
+      ['the same with nothing changed', "echo \"find: './x': Permission denied\" >&2; exit 1", { verified: true, detail: null }],
+      ['exit 1 and no message', 'exit 1', { verified: false, detail: 'the read-only check could not walk the repository (exit 1)' }],
+      ['another failure: its first message line', "printf '\\n  find: bad option\\nusage\\n' >&2; exit 2", {
+        verified: false, detail: 'the read-only check could not walk the repository (find: bad option)',
+      }],
+      ['killed by a signal', 'kill -TERM $$', { verified: false, detail: 'the read-only check could not walk the repository (exit SIGTERM)' }],
+    ])('%s', async (_name, body, expected) => {
+      const before = await snapshotRepoState(root);
+      expect(await verifyReadOnly(before, { find: fakeFind(body) })).toEqual(expected);
+    });
+
+    it('a walk that does not finish in time is not a proof', async () => {
+      const before = await snapshotRepoState(root);
+      expect(await verifyReadOnly(before, { find: fakeFind('sleep 30'), findTimeoutMs: 300 })).toEqual({
+        verified: false,
+        detail: 'the read-only check did not finish within 0.3 s',
+      });
+    });
   });
 });
