@@ -262,6 +262,12 @@ describe('the proof\'s clock and its limits', () => {
     }
   });
 
+  it('whole-second mtimes alone do not make a filesystem coarse: the ctimes still have nanoseconds', async () => {
+    write('a.txt', 'a\n');
+    for (const entry of [root, path.join(root, 'a.txt')]) utimesSync(entry, 1_000_000_000, 1_000_000_000);
+    expect((await snapshotRepoState(root)).sinceRef).toMatch(/^@\d+\.\d{9}$/);
+  });
+
   it('with / as the root, the temporary directory is inside it too: no probe (Date.now(), to the millisecond)', async () => {
     expect((await snapshotRepoState('/')).sinceRef).toMatch(/^@\d+\.\d{3}$/);
   });
