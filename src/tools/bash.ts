@@ -35,10 +35,8 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
     parse: commandInputParser('bash', "rg -n 'pattern' src", 'a program and its arguments'),
     display: (input) => printableCommand(input.command),
     async run(input, ctx): Promise<ToolOutcome> {
-      const verdict = await checkCommand(input.command, { root: ctx.root, programs }).catch((error: unknown) => ({
-        ok: false as const,
-        reason: `the command could not be checked (${error instanceof Error ? error.message : String(error)}); try a simpler one`,
-      }));
+      // A policy check that throws is spelunk's bug: the registry reports it as a tool failure, which fails the run.
+      const verdict = await checkCommand(input.command, { root: ctx.root, programs });
       if (!verdict.ok) return refusal(verdict.reason);
       for (const abs of verdict.paths) ctx.onRead?.(abs);
       const result = await execCapped(verdict.file, verdict.args, {
@@ -103,12 +101,14 @@ export function shape(program: string, result: ExecResult, timeoutMs: number): T
     sections.push(result.exitCode === 0 ? '[exit 0]' : '[stopped at the output cap]');
     return { content: sections.join('\n'), summary: lineSummary(lines, result.capped), isError: false };
   }
-  if (result.exitCode === null && result.signal === null) {
-    // The program never started (missing binary, exec failure): spelunk's fault, not the model's request.
-    return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+  if (result.exitCode === null) {
+    // No exit code and no signal: the program never started (missing binary, exec failure), spelunk's fault.
+    if (result.signal === null) return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+    sections.push(`[killed by ${result.signal}]`);
+    return { content: sections.join('\n'), summary: `killed by ${result.signal}`, isError: true };
   }
-  sections.push(result.exitCode === null ? `[killed by ${result.signal ?? 'a signal'}]` : `[exit ${result.exitCode}]`);
-  return { content: sections.join('\n'), summary: result.exitCode === null ? `killed by ${result.signal ?? 'signal'}` : `exit ${result.exitCode}`, isError: true };
+  sections.push(`[exit ${result.exitCode}]`);
+  return { content: sections.join('\n'), summary: `exit ${result.exitCode}`, isError: true };
 }
 
 /** Keeps head and tail of `text` within `max` characters, cutting at line boundaries and saying what was left out. */
@@ -121,7 +121,8 @@ export function clip(text: string, max: number): { text: string; cut: boolean } 
   const headBreak = head.lastIndexOf('\n');
   if (headBreak >= half / 2) head = head.slice(0, headBreak + 1);
   const tailBreak = tail.indexOf('\n');
-  if (tailBreak >= 0 && tailBreak < half / 2) tail = tail.slice(tailBreak + 1);
+  // No newline (-1) slices from 0: the tail stays whole.
+  if (tailBreak < half / 2) tail = tail.slice(tailBreak + 1);
   const middle = text.slice(head.length, text.length - tail.length);
   const omittedLines = countLines(middle);
   const marker = omittedLines > 1 ? `[… ${omittedLines} lines omitted …]` : `[… ${middle.length} characters omitted …]`;

@@ -232,6 +232,11 @@ describe('a glob in a directory where one symlink leads out', () => {
       expect(out.content).not.toContain('root:');
     },
   );
+  it('one note per glob, each on its own line after the status', async () => {
+    const note = '[skipped 1 match(es) of * that cannot be read here (links out of the repository, special or hard-linked files): out]';
+    const twice = await run('cat * *', path.join(base, 'existing'));
+    expect(twice.content.endsWith(`[exit 0]\n${note}\n${note}`)).toBe(true);
+  });
 });
 
 /** The whitelisted program a table row runs, when its first word names one (quotes removed). */

@@ -3,9 +3,9 @@ import { createBashTool } from '../../src/tools/bash.js';
 import { printableCommand, refusal } from '../../src/tools/command.js';
 import { createGitTool } from '../../src/tools/git.js';
 
-// The input, refusal and display rules both command tools share, through the real tools.
-const bash = createBashTool(new Map([['rg', '/usr/bin/rg']]));
-const git = createGitTool('/usr/bin/git');
+// The input, refusal and display rules both command tools share, through the real tools (made inside each test, so
+// that mutation testing sees which tests cover the tools' definitions).
+const tools = () => ({ bash: createBashTool(new Map([['rg', '/usr/bin/rg']])), git: createGitTool('/usr/bin/git') });
 
 describe('the {command} input of bash and git', () => {
   it.each<[string, unknown, string]>([
@@ -23,11 +23,11 @@ describe('the {command} input of bash and git', () => {
     ['git', { command: '' }, '"command" is empty; give a subcommand, e.g. "log --oneline -n 10"'],
     ['git', { command: 'log', args: [] }, 'unexpected field args; git takes only {"command": "…"}'],
   ])('%s refuses %j', (tool, input, error) => {
-    expect((tool === 'bash' ? bash : git).parse(input)).toEqual({ ok: false, error });
+    expect(tools()[tool as 'bash' | 'git'].parse(input)).toEqual({ ok: false, error });
   });
 
   it.each([['bash', "rg -n 'x' src"], ['git', 'log -1'], ['git', '  show HEAD ']])('%s takes %j as it is', (tool, command) => {
-    expect((tool === 'bash' ? bash : git).parse({ command })).toEqual({ ok: true, value: { command } });
+    expect(tools()[tool as 'bash' | 'git'].parse({ command })).toEqual({ ok: true, value: { command } });
   });
 });
 
@@ -55,7 +55,7 @@ describe('the command shown to the person', () => {
     ['\u001b'.repeat(150), `${'\\x1b'.repeat(74)}\\x1…`],
   ])('%j → %j', (command, shown) => {
     expect(printableCommand(command)).toBe(shown);
-    expect(bash.display({ command })).toBe(shown);
+    expect(tools().bash.display({ command })).toBe(shown);
   });
 
   it.each<[string, string]>([
@@ -65,6 +65,6 @@ describe('the command shown to the person', () => {
     ['show \u001b[31m', 'git show \\x1b[31m'],
     ['z'.repeat(300), `git ${'z'.repeat(295)}…`],
   ])('git shows %j as %j', (command, shown) => {
-    expect(git.display({ command })).toBe(shown);
+    expect(tools().git.display({ command })).toBe(shown);
   });
 });

@@ -17,6 +17,7 @@ describe('clip keeps the head and the tail', () => {
     ['a head newline at exactly half: cut there', `${'a'.repeat(10)}\n${'b'.repeat(189)}`, 100, `${'a'.repeat(10)}\n[… 169 characters omitted …]\n${'b'.repeat(20)}`],
     ['a head newline before half: kept whole', `ab\n${'c'.repeat(197)}`, 100, `ab\n${'c'.repeat(17)}\n[… 160 characters omitted …]\n${'c'.repeat(20)}`],
     ['a tail newline at exactly half: kept whole', `${'a'.repeat(190)}\n${'b'.repeat(9)}`, 100, `${'a'.repeat(20)}\n[… 160 characters omitted …]\n${'a'.repeat(10)}\n${'b'.repeat(9)}`],
+    ['a tail starting with its newline: cut after it', `${'a'.repeat(180)}\n${'b'.repeat(19)}`, 100, `${'a'.repeat(20)}\n[… 161 characters omitted …]\n${'b'.repeat(19)}`],
     ['a tail newline before half: cut after it', `${'a'.repeat(189)}\n${'b'.repeat(10)}`, 100, `${'a'.repeat(20)}\n[… 170 characters omitted …]\n${'b'.repeat(10)}`],
     ['a limit under the marker\'s room: the marker alone', 'y'.repeat(100), 10, '[… 100 characters omitted …]\n'],
   ])('%s', (_name, text, max, expected) => {
@@ -43,11 +44,22 @@ describe('shape', () => {
     ['rg exit 1: no matches', 'rg', { exitCode: 1 }, { content: '[no matches (exit 1)]', summary: 'no matches', isError: false }],
     ['grep exit 1: no matches', 'grep', { exitCode: 1 }, { content: '[no matches (exit 1)]', summary: 'no matches', isError: false }],
     ['git grep exit 1: no matches', 'git grep', { exitCode: 1 }, { content: '[no matches (exit 1)]', summary: 'no matches', isError: false }],
+    ['no matches with a warning', 'grep', { stderr: 'grep: x: binary file matches\n', exitCode: 1 }, {
+      content: '[stderr]\ngrep: x: binary file matches\n[no matches (exit 1)]', summary: 'no matches', isError: false,
+    }],
     ['exit 1 of another program is a failure', 'git log', { exitCode: 1 }, { content: '[exit 1]', summary: 'exit 1', isError: true }],
     ['killed by a signal', 'sort', { exitCode: null, signal: 'SIGSEGV' }, { content: '[killed by SIGSEGV]', summary: 'killed by SIGSEGV', isError: true }],
     ['never started: spelunk\'s failure', 'rg', { exitCode: null, stderr: 'could not start /usr/bin/rg: gone\n' }, {
       content: '[stderr]\ncould not start /usr/bin/rg: gone', summary: 'rg could not start', isError: true, infrastructure: true,
     }],
+    // Joined like the rest (the program has nothing on stdout in practice: it never ran).
+    ['never started, with output', 'rg', { stdout: 'x\n', exitCode: null, stderr: 'could not start\n' }, {
+      content: 'x\n[stderr]\ncould not start', summary: 'rg could not start', isError: true, infrastructure: true,
+    }],
+    ['a signal after some output', 'find', { stdout: 'a\n', stderr: 'oops\n', exitCode: null, signal: 'SIGXCPU' }, {
+      content: 'a\n[stderr]\noops\n[killed by SIGXCPU]', summary: 'killed by SIGXCPU', isError: true,
+    }],
+    ['a failure after some output', 'sort', { stdout: 'a\n', exitCode: 2 }, { content: 'a\n[exit 2]', summary: 'exit 2', isError: true }],
     ['stopped at the output cap', 'rg', { stdout: 'a\nb\n', exitCode: null, signal: 'SIGKILL', capped: true }, {
       content: 'a\nb\n[output passed 10 MB, so the command was stopped; narrow the search]\n[stopped at the output cap]', summary: '2 lines (stopped at 10 MB)', isError: false,
     }],
