@@ -180,15 +180,16 @@ function finish(
   };
 }
 
+// Stryker disable BlockStatement: an empty catch returns undefined, which every caller reads as false.
 function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return statSync(file).isFile();
-    // Stryker disable next-line BlockStatement: an empty catch returns undefined, which every caller reads as false.
   } catch {
     return false;
   }
 }
+// Stryker restore BlockStatement
 
 /** The first candidate that is an executable regular file, or null. */
 export function firstExecutableSync(candidates: readonly string[]): string | null {
