@@ -81,12 +81,13 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   try {
     child = spawn(command, argv, {
       cwd: opts.cwd,
+      // Under prlimit the name would only rename prlimit itself, heard only if its own limits fail to apply.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: so passing it there too cannot be seen by a test.
       ...(opts.argv0 === undefined || limiter !== null ? {} : { argv0: opts.argv0 }),
       env: { ...CHILD_ENV, ...opts.env },
       shell: false,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
     });
   } catch (error) {
     // Some exec failures (E2BIG: arguments over ARG_MAX) are thrown by spawn itself rather than emitted.

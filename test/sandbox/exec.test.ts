@@ -86,10 +86,16 @@ describe('execCapped', () => {
   it('starts nothing when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const marker = `${os.tmpdir()}/spelunk-exec-never-${process.pid}`;
-    const result = await execCapped('/usr/bin/touch', [marker], opts({ signal: controller.signal }));
-    expect(result.aborted).toBe(true);
-    await expect(fs.access(marker)).rejects.toThrow();
+    // A fresh directory each time: a marker left by one run (a mutant that starts the program) must not fail the next.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-exec-never-'));
+    try {
+      const marker = path.join(dir, 'marker');
+      const result = await execCapped('/usr/bin/touch', [marker], opts({ signal: controller.signal }));
+      expect(result.aborted).toBe(true);
+      await expect(fs.access(marker)).rejects.toThrow();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops reading and kills the process past the hard cap, so memory stays bounded', async () => {
