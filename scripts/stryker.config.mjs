@@ -1,8 +1,8 @@
 // `npm run mutate`: StrykerJS mutation testing of the sandbox, the tools and the exit/result code, incremental (only
-// mutants in changed code or covered by changed tests are re-run). Not part of `npm test`: a full run takes tens of
-// minutes on two cores, and the files whose tests start real programs (sandbox/exec.ts, readonly.ts, git.ts,
-// tools/bash.ts, git.ts) about 2½ hours more: run those one at a time, `npm run mutate -- --mutate src/sandbox/exec.ts`,
-// so each finished run is kept in the incremental file.
+// mutants in changed code or covered by changed tests are re-run). Not part of `npm test`: the files whose tests start
+// real programs (sandbox/exec.ts, readonly.ts, git.ts, tools/bash.ts, git.ts) take 6-30 minutes each on two cores, so
+// run them one at a time (`npm run mutate -- --mutate src/sandbox/exec.ts`; several files comma-separated, since a
+// second --mutate replaces the first) and each finished run is kept in the incremental file.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
