@@ -12,6 +12,7 @@ export const MAX_MODEL_CHARS = 30_000;
 const MAX_STDERR_CHARS = 5_000;
 /** Room kept for the status lines appended after the output, in characters. */
 const STATUS_RESERVE_CHARS = 600;
+
 /** Programs whose exit status 1 means "nothing matched", not failure. */
 const NO_MATCH_EXIT_1 = new Set(['rg', 'grep', 'git grep']);
 
