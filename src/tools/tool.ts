@@ -1,3 +1,5 @@
+import type { SandboxKind } from '../sandbox/kernel.js';
+
 /** What every tool returns: text for the model, a one-line summary for the human, and whether it failed. */
 export interface ToolOutcome {
   /** Sent to the model as the tool_result content. */
@@ -20,6 +22,8 @@ export interface ToolContext {
   timeoutMs: number;
   /** Called with the real absolute path of every file a tool reads directly (for the read-only manifest). */
   onRead?: (absPath: string) => void;
+  /** The sandbox programs run in; absent means the tables alone (the conservative reading). */
+  sandbox?: SandboxKind;
 }
 
 export type ParseResult<I> = { ok: true; value: I } | { ok: false; error: string };
