@@ -57,6 +57,11 @@ export interface ExecOptions {
   /** Streaming consumers: a chunk given to one of them is not collected into the result. */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * Absolute paths outside `cwd` that the program must see, read-only, under the kernel sandbox (a linked worktree's
+   * git directory, the rg binary). `cwd` itself is always visible, read-only.
+   */
+  visible?: readonly string[];
   /** Tests only: run without the kernel limits, as on a machine without prlimit. */
   limiter?: string | null;
 }
