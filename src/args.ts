@@ -69,6 +69,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
       color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
       debug: { type: 'boolean', describe: 'show stack traces for internal errors' },
+      sandbox: { type: 'string', describe: 'kernel sandbox (bubblewrap) for every program spelunk starts: auto | required | off', defaultDescription: 'auto; env SPELUNK_SANDBOX' },
     })
     .strict()
     .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true })

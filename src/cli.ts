@@ -6,6 +6,8 @@ import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { runOnce } from './run/oneshot.js';
 import { runRepl } from './run/repl.js';
+import { chooseSandbox } from './sandbox/choose.js';
+import { useSandbox } from './sandbox/exec.js';
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
@@ -19,6 +21,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     publishRunRoot(config.root);
     debug = config.debug;
+    // Before any child runs: every program from here on starts in the sandbox chosen now.
+    const sandbox = await chooseSandbox(config.sandboxMode);
+    if (!sandbox.ok) throw new UsageError(sandbox.error);
+    if (sandbox.notice !== null) io.stderr.write(`${sandbox.notice}\n`);
+    useSandbox(sandbox.sandbox);
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
       const { runMcp } = await import('./mcp/server.js');

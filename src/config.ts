@@ -6,6 +6,8 @@ import { escapeControls } from './escape.js';
 import type { Severity } from './tools/report-findings.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
+import { sandboxMode } from './sandbox/choose.js';
+import type { SandboxMode } from './sandbox/kernel.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export type OutputFormat = 'text' | 'json' | 'stream-json';
@@ -45,6 +47,8 @@ export interface Config {
   /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
   mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
   verifyCitations: VerifyCitations;
+  /** `--sandbox` / SPELUNK_SANDBOX: whether children run in the kernel sandbox (chosen at start-up, see sandbox/choose.ts). */
+  sandboxMode: SandboxMode;
   /** false from --no-render: raw markdown even on a terminal. */
   render: boolean;
   /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
@@ -109,6 +113,7 @@ export interface RawFlags {
   updateBaseline?: boolean;
   verifyCitations?: string;
   render?: boolean;
+  sandbox?: string;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -132,6 +137,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (!(VERIFY_MODES as readonly string[]).includes(verifyCitations)) {
     throw new UsageError(`--verify-citations must be off, report or fix (got "${verifyCitations}")`);
   }
+  const sandbox = sandboxMode(flags.sandbox, env.SPELUNK_SANDBOX);
+  if (sandbox === null) throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(flags.sandbox ?? env.SPELUNK_SANDBOX ?? '')}")`);
   const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   const thinking = flags.thinking ?? false;
@@ -165,6 +172,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
         }
       : null,
     verifyCitations: verifyCitations as VerifyCitations,
+    sandboxMode: sandbox,
     render: flags.render !== false,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,

@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolOutcome } from '../tools/tool.js';
 import type { AgentEvent } from './events.js';
 import type { Block } from './model.js';
+import { currentSandbox } from '../sandbox/exec.js';
 
 /**
  * Tools of one turn that may run at once: one per core, at most 8, and never fewer than the 4 of before. The calls
@@ -59,7 +60,7 @@ export async function* runToolRound(content: Block[], config: ToolRoundConfig, s
 
 /** Runs the calls, `bound` at a time, yielding each `tool_end` as it finishes; outcomes come back by index. */
 async function* runBounded(calls: ToolUse[], bound: number, config: ToolRoundConfig, signal: AbortSignal): AsyncGenerator<AgentEvent, ToolOutcome[]> {
-  const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead };
+  const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead, sandbox: currentSandbox().kind };
   const outcomes: ToolOutcome[] = [];
   const pending = new Map<number, Promise<{ index: number; outcome: ToolOutcome; durationMs: number }>>();
   let next = 0;

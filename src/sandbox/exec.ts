@@ -2,6 +2,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
+import { bwrapArgs, realProgram, type Sandbox } from './kernel.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /**
@@ -62,6 +63,8 @@ export interface ExecOptions {
    * git directory, the rg binary). `cwd` itself is always visible, read-only.
    */
   visible?: readonly string[];
+  /** The sandbox to start the program in; the process-wide one (see useSandbox) when absent. */
+  sandbox?: Sandbox;
   /** Tests only: run without the kernel limits, as on a machine without prlimit. */
   limiter?: string | null;
 }
@@ -81,15 +84,23 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   if (!isExecutable(file)) return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
 
   const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
-  const [command, argv] = limiter === null ? [file, [...args]] : [limiter, [...limitArgs(opts.timeoutMs), '--', file, ...args]];
+  const env = { ...CHILD_ENV, ...opts.env };
+  const sandbox = opts.sandbox ?? processSandbox;
+  const program = sandbox.kind === 'kernel' ? realProgram(file) : file;
+  const limited = limiter === null ? [program, ...args] : [limiter, ...limitArgs(opts.timeoutMs), '--', program, ...args];
+  // bwrap outermost, so the limits apply inside the namespaces to the program itself, set by prlimit before it runs.
+  const [command, argv] =
+    sandbox.kind === 'kernel'
+      ? [sandbox.bwrap, [...bwrapArgs(opts.cwd, env, [program, ...(opts.visible ?? [])]), '--', ...limited]]
+      : [limited[0] as string, limited.slice(1)];
   let child: ChildProcessByStdio<null, Readable, Readable>;
   try {
     child = spawn(command, argv, {
       cwd: opts.cwd,
       // Under prlimit the name would only rename prlimit itself, heard only if its own limits fail to apply.
       // Stryker disable next-line ConditionalExpression,LogicalOperator: so passing it there too cannot be seen by a test.
-      ...(opts.argv0 === undefined || limiter !== null ? {} : { argv0: opts.argv0 }),
-      env: { ...CHILD_ENV, ...opts.env },
+      ...(opts.argv0 === undefined || limiter !== null || sandbox.kind === 'kernel' ? {} : { argv0: opts.argv0 }),
+      env,
       shell: false,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -148,7 +159,7 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       if (spawnError !== undefined) stderr.push(Buffer.from(`could not start ${file}: ${spawnError.message}\n`));
-      const shown = opts.argv0 === undefined ? undefined : { from: `${file}:`, to: `${opts.argv0}:` };
+      const shown = opts.argv0 === undefined ? undefined : { from: `${program}:`, to: `${opts.argv0}:` };
       resolve(finish(started, result, stdout, stderr, code, signal, shown));
     };
     child.once('error', (error) => done(null, null, error));
@@ -196,6 +207,23 @@ function isExecutable(file: string): boolean {
   }
 }
 // Stryker restore BlockStatement
+
+/**
+ * The sandbox every child of this process starts in unless a call names its own: set once at start-up from
+ * `--sandbox` after the probe (see resolveSandbox), before any child runs. Module state on purpose: the choice is the
+ * process's, like its PATH, and a spawner that could be handed "no sandbox" by any caller is what this replaces.
+ */
+let processSandbox: Sandbox = { kind: 'tables' };
+
+/** Sets the process-wide sandbox (start-up only). */
+export function useSandbox(sandbox: Sandbox): void {
+  processSandbox = sandbox;
+}
+
+/** The process-wide sandbox in force. */
+export function currentSandbox(): Sandbox {
+  return processSandbox;
+}
 
 /** The first candidate that is an executable regular file, or null. */
 export function firstExecutableSync(candidates: readonly string[]): string | null {

@@ -85,9 +85,10 @@ export async function withHugeFile(root: string, body: () => Promise<void>): Pro
   }
 }
 
-/** Pids of the server's children that run `wc` (read from /proc: the tool's process group is its own). */
+/** Pids of the server's descendants that run `wc` (read from /proc: the tool's process group is its own). */
 export function toolProcesses(pid: number): number[] {
-  const found: number[] = [];
+  const parents = new Map<number, number>();
+  const wc: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -98,9 +99,16 @@ export function toolProcesses(pid: number): number[] {
     }
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (comm === 'wc' && Number(ppid) === pid && state !== 'Z') found.push(Number(entry));
+    if (state === 'Z') continue;
+    parents.set(Number(entry), Number(ppid));
+    if (comm === 'wc') wc.push(Number(entry));
   }
-  return found;
+  // Under the kernel sandbox wc is a grandchild (bwrap, then the sandbox's init): any descendant counts.
+  const descends = (child: number): boolean => {
+    for (let at = parents.get(child), hops = 0; at !== undefined && hops < 16; at = parents.get(at), hops++) if (at === pid) return true;
+    return false;
+  };
+  return wc.filter(descends);
 }
 
 export async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {

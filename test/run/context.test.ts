@@ -39,7 +39,7 @@ function configFor(root: string, mapTokens: number): Config {
     root, model: 'claude-sonnet-5-5', maxTurns: 25, maxTokens: 16000, depth: 3, maxEntries: null, mapTokens,
     toolTimeoutMs: 30_000, verbose: false, thinking: false, showThinking: false, color: false, debug: false,
     interactive: false, outputFormat: 'text', maxBudgetUsd: null, timeoutMs: null, audit: null, apiKey: 'k', baseURL: 'http://127.0.0.1:9',
-    effort: null, quiet: false, mcp: null, session: { persist: false, resume: null }, verifyCitations: 'report', render: true, editorUrl: null,
+    effort: null, quiet: false, mcp: null, session: { persist: false, resume: null }, verifyCitations: 'report', render: true, editorUrl: null, sandboxMode: 'auto',
   };
 }
 

@@ -30,6 +30,7 @@ const config: Config = {
   verifyCitations: 'report',
   render: true,
   editorUrl: null,
+  sandboxMode: 'auto',
   apiKey: 'test-key',
   baseURL: 'http://127.0.0.1:9',
 };

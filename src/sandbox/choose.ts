@@ -1,0 +1,50 @@
+import { performance } from 'node:perf_hooks';
+import { execCapped, firstExecutableSync } from './exec.js';
+import { bwrapCandidates, SANDBOX_MODES, TABLES_ONLY, type Sandbox, type SandboxMode } from './kernel.js';
+
+/** The probe runs `true`: anything slower than this means the sandbox is not usable in practice. */
+const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_PROGRAM = '/usr/bin/true';
+
+/** How to get the kernel sandbox, said wherever it is missing. */
+export const SANDBOX_HINT = 'install bubblewrap (apt-get install bubblewrap) and allow user namespaces';
+
+/** The sandbox chosen for this process, the line to print about it (if any), and what the probe cost. */
+export type SandboxChoice =
+  | { ok: true; sandbox: Sandbox; notice: string | null; probeMs: number }
+  | { ok: false; error: string };
+
+/** `--sandbox`, else `SPELUNK_SANDBOX`, else auto; null when the value is not a mode. */
+export function sandboxMode(flag: string | undefined, env: string | undefined): SandboxMode | null {
+  const value = (flag ?? env ?? 'auto').trim();
+  return (SANDBOX_MODES as readonly string[]).includes(value) ? (value as SandboxMode) : null;
+}
+
+/**
+ * Chooses the sandbox for `mode`. `auto` uses bwrap when a trivial sandboxed run succeeds and otherwise falls back to
+ * the tables with one line saying so and how to get it; `required` fails closed; `off` says on every run that it is
+ * for debugging. Probed with the real argv a child gets, so the check is the thing used. Never throws.
+ */
+export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[]): Promise<SandboxChoice> {
+  if (mode === 'off') {
+    return { ok: true, sandbox: TABLES_ONLY, notice: 'spelunk: --sandbox off: programs run without the kernel sandbox, behind the command tables alone (for debugging)', probeMs: 0 };
+  }
+  const started = performance.now();
+  const problem = await probe(dirs);
+  const probeMs = performance.now() - started;
+  if (typeof problem !== 'string') return { ok: true, sandbox: problem, notice: null, probeMs };
+  if (mode === 'required') return { ok: false, error: `--sandbox required, but the kernel sandbox cannot run here: ${problem}; ${SANDBOX_HINT}` };
+  return { ok: true, sandbox: TABLES_ONLY, notice: `spelunk: no kernel sandbox (${problem}); programs run behind the command tables alone; ${SANDBOX_HINT}`, probeMs };
+}
+
+/** The kernel sandbox if bwrap exists and a sandboxed `true` exits 0; otherwise why not, in a few words. */
+async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
+  const bwrap = firstExecutableSync(bwrapCandidates(dirs));
+  if (bwrap === null) return 'bwrap is not installed';
+  const sandbox: Sandbox = { kind: 'kernel', bwrap };
+  const run = await execCapped(PROBE_PROGRAM, [], { cwd: '/usr', timeoutMs: PROBE_TIMEOUT_MS, maxBytes: 64 * 1024, sandbox, limiter: null });
+  if (run.exitCode === 0) return sandbox;
+  if (run.timedOut) return `bwrap did not finish a trivial run within ${PROBE_TIMEOUT_MS / 1000} s`;
+  const said = run.stderr.trim().split('\n')[0]?.replace(/^bwrap: /, '') ?? '';
+  return `bwrap failed a trivial run (${said === '' ? `exit ${run.exitCode ?? run.signal ?? 'unknown'}` : said})`;
+}
