@@ -47,6 +47,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
       'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
       'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
+      'max-concurrent-calls': { type: 'number', describe: 'mcp: tool calls answered at once (more wait in a queue of 16)', defaultDescription: '4' },
+      'max-memory-gib': { type: 'number', describe: 'mcp: address-space allowance of all programs at once (1 GiB each)', defaultDescription: '4' },
       timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
       'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
       sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },

@@ -45,7 +45,7 @@ export interface Config {
   /** Saved sessions: whether to save this one, and which to continue ('latest' for -c, an id or prefix, or null). */
   session: { persist: boolean; resume: string | null };
   /** `spelunk mcp`: the budgets of one tool call and of the whole server (null = none). */
-  mcp: { perCallUsd: number | null; totalUsd: number | null } | null;
+  mcp: { perCallUsd: number | null; totalUsd: number | null; maxCalls: number; maxMemoryGib: number } | null;
   verifyCitations: VerifyCitations;
   /** `--sandbox` / SPELUNK_SANDBOX: whether children run in the kernel sandbox (chosen at start-up, see sandbox/choose.ts). */
   sandboxMode: SandboxMode;
@@ -106,6 +106,8 @@ export interface RawFlags {
   sessionPersistence?: boolean;
   maxBudgetUsdPerCall?: number;
   maxBudgetUsdTotal?: number;
+  maxConcurrentCalls?: number;
+  maxMemoryGib?: number;
   diff?: string;
   diffFile?: string;
   scope?: string;
@@ -125,7 +127,12 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
-  const mcpOnly = [flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call', flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total'].filter(Boolean);
+  const mcpOnly = [
+    flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call',
+    flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total',
+    flags.maxConcurrentCalls !== undefined && '--max-concurrent-calls',
+    flags.maxMemoryGib !== undefined && '--max-memory-gib',
+  ].filter(Boolean);
   if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
   const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
@@ -169,6 +176,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
       ? {
           perCallUsd: flags.maxBudgetUsdPerCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', flags.maxBudgetUsdPerCall, 0),
           totalUsd: flags.maxBudgetUsdTotal === undefined ? null : positiveNumber('--max-budget-usd-total', flags.maxBudgetUsdTotal, 0),
+          maxCalls: positiveInt('--max-concurrent-calls', flags.maxConcurrentCalls, 4),
+          maxMemoryGib: positiveInt('--max-memory-gib', flags.maxMemoryGib, 4),
         }
       : null,
     verifyCitations: verifyCitations as VerifyCitations,

@@ -14,6 +14,8 @@ export async function loadSandbox(projectRoot, tmp) {
   writeFileSync(
     entry,
     `export { execCapped } from ${src('sandbox/exec.ts')};\n` +
+      `export { chooseSandbox } from ${src('sandbox/choose.ts')};\n` +
+      `export { TABLES_ONLY } from ${src('sandbox/kernel.ts')};\n` +
       `export { snapshotRepoState, verifyReadOnly } from ${src('sandbox/readonly.ts')};\n` +
       `export { createBashTool } from ${src('tools/bash.ts')};\n` +
       `export { resolvePrograms } from ${src('sandbox/programs.ts')};\n` +
@@ -67,14 +69,21 @@ export async function measureSandbox(projectRoot, tmp, repo, runs, log) {
   // tool as it was before the sandbox hardening (BASH_BASELINE_COMMIT), interleaved.
   const programs = await sandbox.resolvePrograms();
   const wc = programs.get('wc');
-  const call = { with: [], without: [], tool: [], baseline: [] };
+  const call = { with: [], without: [], tool: [], baseline: [], kernel: [] };
+  // The kernel sandbox (bwrap) against the same call without it, prlimit in both; skipped where bwrap cannot run.
+  const probeStart = performance.now();
+  const choice = await sandbox.chooseSandbox('auto');
+  const probeMs = performance.now() - probeStart;
+  const kernel = choice.ok && choice.sandbox.kind === 'kernel' ? choice.sandbox : null;
+  if (kernel === null) log(`  kernel sandbox skipped: ${choice.ok ? choice.notice : choice.error}`);
   const bash = sandbox.createBashTool(programs);
   const old = await baselineBash(projectRoot, tmp, log);
   const ctx = { root: repo, signal: new AbortController().signal, timeoutMs: 30_000 };
   const command = { command: 'wc -l README.md packages/../README.md' };
   for (let i = 0; i < 10 * runs; i++) {
-    call.with.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000 })));
-    call.without.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, limiter: null })));
+    call.with.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, sandbox: sandbox.TABLES_ONLY })));
+    if (kernel) call.kernel.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, sandbox: kernel })));
+    call.without.push(await timed(() => sandbox.execCapped(wc, ['-l', 'README.md'], { cwd: repo, timeoutMs: 30_000, limiter: null, sandbox: sandbox.TABLES_ONLY })));
     call.tool.push(await timed(() => bash.run(command, ctx)));
     if (old) call.baseline.push(await timed(() => old.run(command, ctx)));
   }
@@ -83,6 +92,9 @@ export async function measureSandbox(projectRoot, tmp, repo, runs, log) {
     snapshotMs: median(times.snapshot),
     verifyMs: median(times.verify),
     limitsMs: median(call.with) - median(call.without),
+    kernelMs: kernel ? median(call.kernel) - median(call.with) : null,
+    plainMs: median(call.with),
+    probeMs,
     toolMs: median(call.tool),
     baselineToolMs: old ? median(call.baseline) : null,
   };

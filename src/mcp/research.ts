@@ -17,6 +17,7 @@ import { citationsOf } from './citations.js';
 import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult, MAX_ANSWER_CHARS } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../tools/report-findings.js';
+import { currentSandbox } from '../sandbox/exec.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
 const MAX_CONVERSATIONS = 32;
@@ -129,6 +130,7 @@ export class Researcher {
             truncated,
             stop_reason: done.stop,
             readonly_verified: readonly.verified,
+            sandbox: currentSandbox().kind,
             notes,
             usage: {
               input: summary.usage.input_tokens,

@@ -9,9 +9,14 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { openSession } from '../run/session.js';
 import { VERSION } from '../version.js';
+import { CHILD_ADDRESS_SPACE_BYTES, limitChildren } from '../sandbox/exec.js';
+import { Slots } from '../sandbox/slots.js';
 import { PROGRESS_INTERVAL_MS, progressReporter } from './progress.js';
 import { Researcher, type CallOutcome } from './research.js';
 import { MCP_TOOLS, parseCall } from './tools.js';
+
+/** Calls waiting for a free slot before the server answers "busy" instead of queueing more. */
+export const CALL_QUEUE = 16;
 
 /** Overrides the ~10 s between progress notifications (seconds); for clients that want more or fewer. */
 const PROGRESS_ENV = 'SPELUNK_MCP_PROGRESS_SECONDS';
@@ -36,6 +41,13 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
     (error: unknown) => io.stderr.write(`spelunk mcp: could not read the repository: ${error instanceof Error ? error.message : String(error)}\n`),
   );
   const researcher = new Researcher(config, base, io);
+  // Server-wide bounds: calls answered at once, and programs run at once across all calls (each may reserve
+  // CHILD_ADDRESS_SPACE_BYTES), so eight agents asking at once cannot reserve more memory than the stated budget.
+  const maxCalls = config.mcp?.maxCalls ?? 4;
+  const memoryGib = config.mcp?.maxMemoryGib ?? 4;
+  const calls = new Slots(maxCalls, CALL_QUEUE);
+  const children = Math.max(1, Math.floor((memoryGib * 1024 ** 3) / CHILD_ADDRESS_SPACE_BYTES));
+  limitChildren(children);
   const shutdown = new AbortController();
   const server = new Server({ name: 'spelunk', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 
@@ -50,11 +62,26 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
         : progressReporter((n, message) => {
             extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }).catch(() => {});
           }, intervalMs);
+    const signal = AbortSignal.any([extra.signal, shutdown.signal]);
+    if (calls.held >= calls.size && token !== undefined) {
+      const message = `queued: ${calls.held} calls running, ${calls.waiting} waiting before this one (--max-concurrent-calls ${calls.size})`;
+      extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 0, message } }).catch(() => {});
+    }
+    const release = await calls.acquire(signal);
+    if (release === 'full') {
+      progress?.stop();
+      return errorResult(`the server is busy: ${calls.held} calls running and ${calls.waiting} waiting (the most it queues); try again when one finishes, or start it with a larger --max-concurrent-calls`);
+    }
+    if (release === 'aborted') {
+      progress?.stop();
+      return errorResult('cancelled');
+    }
     try {
-      return toResult(await researcher.run(call, { signal: AbortSignal.any([extra.signal, shutdown.signal]), progress }));
+      return toResult(await researcher.run(call, { signal, progress }));
     } catch (error) {
       return errorResult(`internal error: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      release();
       progress?.stop();
     }
   });
@@ -71,7 +98,7 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
   io.signals.on('SIGINT', stop);
   io.signals.on('SIGTERM', stop);
   await server.connect(new StdioServerTransport(io.stdin as unknown as Readable, io.stdout as unknown as Writable));
-  io.stderr.write(`spelunk mcp: serving ${config.root} (model ${config.model}) on stdio\n`);
+  io.stderr.write(`spelunk mcp: serving ${config.root} (model ${config.model}) on stdio; ${maxCalls} calls and ${children} programs at once (${memoryGib} GiB allowance)\n`);
   await closed;
   io.signals.off('SIGINT', stop);
   io.signals.off('SIGTERM', stop);

@@ -50,6 +50,7 @@ const ANSWER_SCHEMA = {
     truncated: { type: 'boolean', description: 'true when the answer or a list was cut to fit the result size limit (notes say what was left out)' },
     stop_reason: { type: 'string', description: 'end_turn when answered; otherwise the limit or failure that ended it' },
     readonly_verified: { type: ['boolean', 'null'], description: 'the repository was checked unchanged after the call' },
+    sandbox: { type: 'string', enum: ['kernel', 'tables'], description: 'kernel: programs ran in the bubblewrap sandbox (only the repository, read-only); tables: behind the command tables alone' },
     notes: { type: 'array', items: { type: 'string' }, description: 'warnings and why the answer may be incomplete' },
     usage: USAGE_SCHEMA,
   },
@@ -66,6 +67,7 @@ const AUDIT_SCHEMA = {
     session_id: { type: 'string' },
     stop_reason: { type: 'string' },
     readonly_verified: { type: ['boolean', 'null'] },
+    sandbox: { type: 'string', enum: ['kernel', 'tables'] },
     audit: {
       type: 'object',
       properties: { verdict: { type: 'string', enum: ['pass', 'fail', 'inconclusive'] }, summary: { type: 'string' }, findings: { type: 'array' } },

@@ -2,6 +2,8 @@ import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
 import type { CitationStatus } from '../citations/verify.js';
+import { currentSandbox } from '../sandbox/exec.js';
+import type { SandboxKind } from '../sandbox/kernel.js';
 
 /**
  * Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes (README
@@ -71,6 +73,8 @@ export interface ResultObject {
   repo: { root: string; git_commit: string | null };
   /** null when the check could not run (e.g. interrupted before it). */
   readonly_verified: boolean | null;
+  /** Which sandbox the run's programs ran in: `kernel` (bubblewrap) or `tables` (the command tables alone). */
+  sandbox: SandboxKind;
   stop_reason: StopKind;
   cache_misses: CacheMissRecord[];
   audit?: AuditReport;
@@ -98,6 +102,8 @@ export interface BuildResultInput {
   root: string;
   gitCommit: string | null;
   readonly: { verified: boolean | null; detail: string | null };
+  /** The sandbox the programs ran in; the process's (see sandbox/exec.ts useSandbox) when absent. */
+  sandbox?: SandboxKind;
   /** Audit mode only: the report the model filed, or null when it never called report_findings. */
   audit?: { report: AuditReport | null };
   citations?: CitationRecord[] | null;
@@ -134,6 +140,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     warnings,
     repo: { root: input.root, git_commit: input.gitCommit },
     readonly_verified: input.readonly.verified,
+    sandbox: input.sandbox ?? currentSandbox().kind,
     stop_reason: input.stop,
     cache_misses: input.cacheMisses ?? [],
   };

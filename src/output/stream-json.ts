@@ -2,6 +2,7 @@ import type { AgentEvent, Usage } from '../agent/events.js';
 import type { Block } from '../agent/model.js';
 import type { OutStream } from '../io.js';
 import { roundUsd, SCHEMA_VERSION, type ResultObject } from './result.js';
+import { currentSandbox } from '../sandbox/exec.js';
 
 /**
  * Tool output is included so a CI log shows what the model saw, but bounded: a `rg` over a monorepo can return
@@ -57,6 +58,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       tools: init.tools,
       spelunk_version: init.spelunkVersion,
       instruction_files: init.instructionFiles ?? [],
+      sandbox: currentSandbox().kind,
       ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }),
     });
   };

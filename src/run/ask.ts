@@ -14,6 +14,8 @@ import { placeCitationLinks } from '../output/citation-links.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
+import { currentSandbox } from '../sandbox/exec.js';
+import { describeSandbox } from '../sandbox/kernel.js';
 
 /** An audit's last request a limit allows: the report is the answer. */
 const AUDIT_FINISH =
@@ -176,6 +178,7 @@ export function renderContext(session: Session, config: Config): string {
     `system        ${session.system.length} blocks · ~${groupDigits(estimateTokens(systemText))} tokens`,
     `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
+    `sandbox       ${describeSandbox(currentSandbox().kind)}`,
   ];
   return lines.join('\n');
 }

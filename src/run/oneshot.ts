@@ -24,6 +24,7 @@ import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { findingFingerprints } from '../output/sarif.js';
+import { describeSandbox } from '../sandbox/kernel.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -271,6 +272,7 @@ function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { re
     return;
   }
   if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color) }));
-  if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''})\n`);
+  if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''}; sandbox: ${result.sandbox})\n`);
+  else if (result.readonly_verified === true && config.verbose && !config.quiet) io.stderr.write(`read-only: repository unchanged · sandbox: ${describeSandbox(result.sandbox)}\n`);
   else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);
 }

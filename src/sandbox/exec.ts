@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { bwrapArgs, realProgram, type Sandbox } from './kernel.js';
 import { TRUSTED_PATH } from './programs.js';
+import { Slots } from './slots.js';
 
 /**
  * The one place spelunk starts a process (git for HEAD, rg for the listing and suggestions, find for the read-only
@@ -74,7 +75,6 @@ export interface ExecOptions {
  * file-size (0: nothing can be written) and core limits. On timeout, abort or output cap the whole group gets
  * SIGKILL, so a grandchild can never outlive the call. Never rejects.
  */
-// Long on purpose: one process from spawn to close: the kill, the output cap, the timer and the abort share its state.
 export async function execCapped(file: string, args: readonly string[], opts: ExecOptions): Promise<ExecResult> {
   const started = performance.now();
   const maxBytes = opts.maxBytes ?? MAX_CAPTURE_BYTES;
@@ -83,6 +83,25 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   // Checked here because a limiter that fails to exec the program would look like the program failing.
   if (!isExecutable(file)) return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
 
+  // Waits for a child slot where the process bounds its children (spelunk mcp); an abort meanwhile starts nothing.
+  const release = childSlots === null ? null : await childSlots.acquire(opts.signal);
+  if (release === 'aborted' || release === 'full') return finish(started, { ...result, aborted: true }, [], [], null, null);
+  try {
+    return await spawnCapped(file, args, opts, started, result, maxBytes);
+  } finally {
+    release?.();
+  }
+}
+
+// Long on purpose: one process from spawn to close: the kill, the output cap, the timer and the abort share its state.
+async function spawnCapped(
+  file: string,
+  args: readonly string[],
+  opts: ExecOptions,
+  started: number,
+  result: { timedOut: boolean; aborted: boolean; capped: boolean },
+  maxBytes: number,
+): Promise<ExecResult> {
   const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
   const env = { ...CHILD_ENV, ...opts.env };
   const sandbox = opts.sandbox ?? processSandbox;
@@ -214,6 +233,17 @@ function isExecutable(file: string): boolean {
  * process's, like its PATH, and a spawner that could be handed "no sandbox" by any caller is what this replaces.
  */
 let processSandbox: Sandbox = { kind: 'tables' };
+
+/** Children of this process that may run at once; null: no bound beyond the callers' own (see limitChildren). */
+let childSlots: Slots | null = null;
+
+/**
+ * Bounds the children of this process (start-up only): with each child allowed CHILD_ADDRESS_SPACE_BYTES, `n` children
+ * bound the total allowance. Calls over the bound wait for a slot (never refused: the calls above them are bounded).
+ */
+export function limitChildren(n: number | null): void {
+  childSlots = n === null ? null : new Slots(n);
+}
 
 /** Sets the process-wide sandbox (start-up only). */
 export function useSandbox(sandbox: Sandbox): void {

@@ -10,6 +10,13 @@ import { TRUSTED_PATH } from './programs.js';
  */
 export type SandboxKind = 'kernel' | 'tables';
 
+/** One line on what a sandbox kind means, for /context and text mode. */
+export function describeSandbox(kind: SandboxKind): string {
+  return kind === 'kernel'
+    ? 'kernel (bubblewrap: programs see only the repository, read-only; the command tables as a second layer)'
+    : 'tables (no kernel sandbox: programs run behind the command tables alone)';
+}
+
 /** What the user asked for with `--sandbox` / `SPELUNK_SANDBOX`. */
 export type SandboxMode = 'auto' | 'required' | 'off';
 

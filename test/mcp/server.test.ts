@@ -135,6 +135,62 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     });
   });
 
+  it('eight concurrent asks of four tool calls each never run more programs at once than the memory budget allows', async () => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
+      const four = reply(...Array.from({ length: 4 }, () => toolUse('bash', { command: 'wc -w data/huge.bin' })));
+      for (let i = 0; i < 8; i++) api.enqueue(four);
+      const { client, transport } = await mcp.connect(['--max-concurrent-calls', '8', '--max-memory-gib', '2']);
+      const controller = new AbortController();
+      const calls = Array.from({ length: 8 }, () => client.callTool({ name: 'ask', arguments: { question: 'how many words?' } }, undefined, { signal: controller.signal }));
+      for (const call of calls) call.catch(() => {});
+      await waitFor(() => api.requests.length === 8 && toolProcesses(transport.pid!).length > 0, 15_000);
+      let most = 0;
+      for (const until = Date.now() + 1_500; Date.now() < until; ) {
+        most = Math.max(most, toolProcesses(transport.pid!).length);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // 2 GiB at 1 GiB of address space per program: two programs, where 32 ran before the bound.
+      expect(most).toBe(2);
+      controller.abort();
+      await Promise.allSettled(calls);
+      await waitFor(() => toolProcesses(transport.pid!).length === 0, 5_000);
+    });
+  });
+
+  it('a call over --max-concurrent-calls waits in the queue and says so in its progress', async () => {
+    await withHugeFile(repo.root, async () => {
+      const api = await mcp.api();
+      api.enqueue(reply(toolUse('bash', { command: 'wc -w data/huge.bin' })));
+      const { client, transport } = await mcp.connect(['--max-concurrent-calls', '1']);
+      const controller = new AbortController();
+      const first = client.callTool({ name: 'ask', arguments: { question: 'how many words?' } }, undefined, { signal: controller.signal });
+      first.catch(() => {});
+      await waitFor(() => toolProcesses(transport.pid!).length > 0, 10_000);
+      const messages: string[] = [];
+      const second = client.callTool({ name: 'ask', arguments: { question: 'and now?' } }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => messages.push(p.message ?? ''),
+      });
+      second.catch(() => {});
+      await waitFor(() => messages.length > 0, 5_000);
+      expect(messages[0]).toMatch(/^queued: 1 calls running, 0 waiting before this one \(--max-concurrent-calls 1\)$/);
+      // Still one model request: the queued call has not started.
+      expect(api.requests).toHaveLength(1);
+      controller.abort();
+      await Promise.allSettled([first, second]);
+    });
+  });
+
+  it.each([
+    [['--max-concurrent-calls', '0'], '--max-concurrent-calls must be a whole number of at least 1'],
+    [['--max-memory-gib', '1.5'], '--max-memory-gib must be a whole number of at least 1'],
+  ])('spelunk mcp %j is a usage error', async (flags, message) => {
+    const run = await runCli(['mcp', '-C', repo.root, ...flags], { env: { ANTHROPIC_API_KEY: 'k' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
   it('exits 0 when the client closes stdin, with nothing but protocol on stdout', async () => {
     const api = await mcp.api();
     const child = spawn(process.execPath, [BIN, 'mcp', '-C', repo.root], {

@@ -104,6 +104,7 @@ describe('stream-json renderer', () => {
       tools: ['read_file', 'bash'],
       spelunk_version: '0.1.0',
       instruction_files: [],
+      sandbox: 'tables',
       session_id: 'sess-1',
     });
     expect(lines[2]).toMatchObject({ turn: 1, text: 'Searching:\nline two \u2028 separator' });

@@ -1,0 +1,241 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseSandbox } from '../../src/sandbox/choose.js';
+import { CHILD_ENV, execCapped, type ExecResult } from '../../src/sandbox/exec.js';
+import { bwrapArgs, TABLES_ONLY, type Sandbox } from '../../src/sandbox/kernel.js';
+import { bundledRg } from '../../src/sandbox/programs.js';
+
+/**
+ * The kernel layer on its own: every row calls the spawner directly with a command the policy tables would refuse,
+ * so what holds here holds because of bubblewrap, not because of the tables.
+ */
+const probe = await chooseSandbox('required');
+const KERNEL: Sandbox | null = probe.ok ? probe.sandbox : null;
+const WHY_SKIPPED = probe.ok ? '' : ` (skipped: ${probe.error})`;
+const MARK = 'TOPSECRET-outside-the-root';
+
+describe('chooseSandbox: auto falls back loudly, required fails closed, off says so', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-choose-'));
+    await fs.mkdir(path.join(dir, 'none'));
+    await fs.mkdir(path.join(dir, 'broken'));
+    // A bwrap that cannot create namespaces, as on a distribution that restricts unprivileged user namespaces.
+    await fs.writeFile(path.join(dir, 'broken', 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['auto', 'none', 'tables', /no kernel sandbox \(bwrap is not installed\).*apt-get install bubblewrap/],
+    ['auto', 'broken', 'tables', /no kernel sandbox \(bwrap failed a trivial run \(No permissions to create new namespace\)\).*apt-get install bubblewrap/],
+    ['off', 'none', 'tables', /--sandbox off: .*for debugging/],
+  ] as const)('%s with %s bwrap: %s, with a notice', async (mode, which, kind, notice) => {
+    const choice = await chooseSandbox(mode, [path.join(dir, which)]);
+    expect(choice.ok && choice.sandbox.kind).toBe(kind);
+    expect(choice.ok ? choice.notice : '').toMatch(notice);
+  });
+
+  it.each(['none', 'broken'])('required with %s bwrap fails with the reason and how to get it', async (which) => {
+    const choice = await chooseSandbox('required', [path.join(dir, which)]);
+    expect(choice.ok).toBe(false);
+    expect(choice.ok ? '' : choice.error).toMatch(/^--sandbox required, but the kernel sandbox cannot run here: bwrap .*; install bubblewrap/);
+  });
+
+  it.skipIf(KERNEL === null)(`auto and required with a working bwrap: kernel, no notice${WHY_SKIPPED}`, async () => {
+    for (const mode of ['auto', 'required'] as const) {
+      const choice = await chooseSandbox(mode);
+      expect(choice).toMatchObject({ ok: true, sandbox: { kind: 'kernel' }, notice: null });
+    }
+  });
+});
+
+describe('bwrapArgs: the shape of every sandbox', () => {
+  it('shows the root and the named paths read-only, /usr, /dev, an empty /tmp; no /proc, /etc or home; all namespaces new', () => {
+    const args = bwrapArgs('/r/repo', { PATH: '/usr/bin' }, ['/usr/bin/rg', '/r/repo/sub', '/nonexistent/x']);
+    expect(args.slice(0, 6)).toEqual(['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv']);
+    expect(args).toContain('--tmpfs');
+    expect(args.join(' ')).toContain('--setenv PATH /usr/bin');
+    // Inside the root or /usr: no second mount. Missing: nothing to mount.
+    expect(args.filter((a) => a === '--ro-bind')).toHaveLength(2);
+    expect(args.join(' ')).not.toMatch(/--proc|--bind |\/etc|\/home|--share-net/);
+    expect(args.slice(-2)).toEqual(['--chdir', '/r/repo']);
+  });
+});
+
+describe.skipIf(KERNEL === null)(`the kernel sandbox holds with the tables bypassed${WHY_SKIPPED}`, () => {
+  let parent: string;
+  let root: string;
+  let home: string;
+  let victim: string;
+  const run = (file: string, args: string[], extra: { sandbox?: Sandbox; signal?: AbortSignal } = {}): Promise<ExecResult> =>
+    execCapped(file, args, { cwd: root, timeoutMs: 10_000, sandbox: extra.sandbox ?? KERNEL!, signal: extra.signal, limiter: null });
+
+  beforeAll(async () => {
+    parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-kernel-')));
+    root = path.join(parent, 'repo');
+    home = path.join(parent, 'home');
+    await fs.mkdir(path.join(home), { recursive: true });
+    await fs.writeFile(path.join(parent, 'secret.txt'), `${MARK}\n`);
+    await fs.writeFile(path.join(home, '.git-credentials'), `https://user:${MARK}@example.com\n`);
+    await fs.mkdir(root);
+    await fs.writeFile(path.join(root, 'a.txt'), 'inside\n');
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: root });
+    // Every kind of link out: relative, absolute, a directory, the root's parent, and git metadata git reads unasked.
+    await fs.symlink('../secret.txt', path.join(root, 'rel-link'));
+    await fs.symlink(path.join(parent, 'secret.txt'), path.join(root, 'abs-link'));
+    await fs.symlink('..', path.join(root, 'up'));
+    await fs.symlink(home, path.join(root, 'home-link'));
+    await fs.symlink(path.join(parent, 'secret.txt'), path.join(root, '.git', 'info', 'grafts'));
+    await fs.symlink(path.join(home, '.git-credentials'), path.join(root, '.git', 'shallow'));
+    victim = path.join(os.tmpdir(), `spelunk-kernel-victim-${process.pid}`);
+    await fs.writeFile(victim, 'keep me\n');
+  });
+  afterAll(async () => {
+    await fs.rm(parent, { recursive: true, force: true });
+    await fs.rm(victim, { force: true });
+  });
+
+  const git = '/usr/bin/git';
+  it.each([
+    ['cat a relative link out', '/usr/bin/cat', ['rel-link']],
+    ['cat an absolute link out', '/usr/bin/cat', ['abs-link']],
+    ['cat through a directory link to the parent', '/usr/bin/cat', ['up/secret.txt']],
+    ['cat the parent by ..', '/usr/bin/cat', ['../secret.txt']],
+    ['cat a link into a home directory', '/usr/bin/cat', ['home-link/.git-credentials']],
+    ['grep following every link', '/usr/bin/grep', ['-R', MARK.slice(0, 9), '.']],
+    ['find following links', '/usr/bin/find', ['-L', '.', '-name', 'secret.txt']],
+    ['git log with info/grafts and shallow linked out', git, ['log', '--oneline']],
+    ['git rev-list with info/grafts and shallow linked out', git, ['rev-list', '--all']],
+    ['cat /etc/passwd', '/usr/bin/cat', ['/etc/passwd']],
+    ['ls of /, showing what exists', '/usr/bin/ls', ['-a', '/']],
+  ])('%s: nothing from outside reaches the output', async (_name, file, args) => {
+    const result = await run(file, args);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(MARK.slice(0, 9));
+    expect(result.stdout).not.toContain('root:x:0');
+  });
+
+  it('rg -L over the tree sees the inside file and nothing outside', async () => {
+    const rg = await bundledRg();
+    if (rg === null) throw new Error('the bundled rg is missing: npm ci installs it');
+    const result = await run(rg, ['-L', '-n', '--no-ignore', '--hidden', '.', '.']);
+    expect(result.stdout).toContain('a.txt:1:inside');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(MARK.slice(0, 9));
+  });
+
+  it('only /usr, /dev, /tmp and the root exist; /proc, /etc, /home, /root do not', async () => {
+    const result = await run('/usr/bin/ls', ['-d', '/usr', '/dev', '/tmp', root, '/proc', '/etc', '/home', '/root', os.homedir()]);
+    expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual(['/dev', '/tmp', '/usr', root].sort());
+    for (const hidden of ['/proc', '/etc', '/home', '/root']) expect(result.stderr).toContain(`'${hidden}': No such file or directory`);
+  });
+
+  it('the environment is exactly the fixed one (bwrap adds PWD, the root)', async () => {
+    const result = await run('/usr/bin/env', []);
+    const expected = [...Object.entries(CHILD_ENV).map(([k, v]) => `${k}=${v}`), `PWD=${root}`];
+    expect(result.stdout.trim().split('\n').sort()).toEqual(expected.sort());
+  });
+
+  it('the rows above can fail: without the kernel sandbox the same reads do reach outside', async () => {
+    for (const [file, args] of [['/usr/bin/cat', ['abs-link']], [git, ['log', '--oneline']]] as const) {
+      const result = await run(file, [...args], { sandbox: TABLES_ONLY });
+      expect(`${result.stdout}${result.stderr}`).toContain(MARK.slice(0, 9));
+    }
+  });
+
+  it.each([
+    ['touch a new file', '/usr/bin/touch', ['new.txt']],
+    ['truncate a file', '/usr/bin/truncate', ['-s', '0', 'a.txt']],
+    ['remove a file', '/usr/bin/rm', ['-f', 'a.txt']],
+    ['make a directory', '/usr/bin/mkdir', ['d']],
+    ['rename a file', '/usr/bin/mv', ['a.txt', 'b.txt']],
+    ['write through a shell redirect', '/usr/bin/sh', ['-c', 'echo x > a.txt; echo y >> new.txt']],
+    ['write git state', git, ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'x']],
+    ['change a mode', '/usr/bin/chmod', ['000', 'a.txt']],
+  ])('%s in the root: refused by the kernel, nothing changes', async (_name, file, args) => {
+    const before = listing(root);
+    const result = await run(file, args);
+    expect(result.exitCode).not.toBe(0);
+    expect(listing(root)).toEqual(before);
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('inside\n');
+  });
+
+  it("the host's /tmp is not the child's: a file there can be neither seen, changed nor removed, and nothing lands there", async () => {
+    const name = path.basename(victim);
+    const result = await run('/usr/bin/sh', ['-c', `cat /tmp/${name}; rm -f /tmp/${name}; echo new > /tmp/${name}.made; ls /tmp`]);
+    expect(result.stdout).not.toContain('keep me');
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    expect(existsSync(`${victim}.made`)).toBe(false);
+  });
+
+  it('no network: a connection to a server on the loopback never arrives (it does without the sandbox)', async () => {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const connect = ['-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`];
+    try {
+      const jailed = await run('/usr/bin/bash', connect);
+      expect(jailed.exitCode).not.toBe(0);
+      expect(connections).toBe(0);
+      const free = await run('/usr/bin/bash', connect, { sandbox: TABLES_ONLY });
+      expect(free.exitCode).toBe(0);
+      await waitFor(() => connections === 1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a killed run leaves no process behind, even one that left its process group (it does without the pid namespace)', async () => {
+    const tag = String(40_000 + (process.pid % 10_000));
+    const escape = ['-c', `setsid /usr/bin/sleep ${tag} & /usr/bin/sleep ${Number(tag) + 1}`];
+    for (const [sandbox, survives] of [[KERNEL!, false], [TABLES_ONLY, true]] as const) {
+      const controller = new AbortController();
+      const running = run('/usr/bin/bash', escape, { sandbox, signal: controller.signal });
+      await waitFor(() => sleepers(tag).length > 0);
+      controller.abort();
+      expect((await running).aborted).toBe(true);
+      await waitFor(() => (sleepers(tag).length > 0) === survives);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(sleepers(tag).length > 0).toBe(survives);
+      for (const pid of sleepers(tag)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+/** Names (with types) of everything below `dir`, sorted; a change to the tree changes it. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((entry) => `${path.relative(dir, path.join(entry.parentPath, entry.name))}${entry.isDirectory() ? '/' : ''}`)
+    .sort();
+}
+
+/** Pids of `sleep TAG` processes (read from /proc of the host). */
+function sleepers(tag: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (argv[0]?.endsWith('sleep') && argv[1] === tag && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // exited while listing
+    }
+  }
+  return found;
+}
+
+async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
