@@ -5,9 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseSandbox } from '../../src/sandbox/choose.js';
-import { CHILD_ENV, execCapped, type ExecResult } from '../../src/sandbox/exec.js';
+import { CHILD_ENV, execCapped, useSandbox, type ExecResult } from '../../src/sandbox/exec.js';
+import { GIT_BINARY } from '../../src/sandbox/git.js';
+import { createBashTool } from '../../src/tools/bash.js';
+import { createGitTool } from '../../src/tools/git.js';
 import { bwrapArgs, TABLES_ONLY, type Sandbox } from '../../src/sandbox/kernel.js';
-import { bundledRg } from '../../src/sandbox/programs.js';
+import { bundledRg, resolvePrograms } from '../../src/sandbox/programs.js';
 
 /**
  * The kernel layer on its own: every row calls the spawner directly with a command the policy tables would refuse,
@@ -206,6 +209,53 @@ describe.skipIf(KERNEL === null)(`the kernel sandbox holds with the tables bypas
       expect(sleepers(tag).length > 0).toBe(survives);
       for (const pid of sleepers(tag)) process.kill(pid, 'SIGKILL');
     }
+  });
+});
+
+describe.skipIf(KERNEL === null)(`every tool form works the same under the kernel sandbox (nothing needs /proc, /etc or home)${WHY_SKIPPED}`, () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-kernel-tools-')));
+    await fs.mkdir(path.join(root, 'src'));
+    await fs.writeFile(path.join(root, 'src', 'a.txt'), 'inside\nsecond line\n');
+    await fs.writeFile(path.join(root, 'b.js'), 'export const b = 1;\n');
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+    execFileSync('git', ['add', '-A'], { cwd: root });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init'], { cwd: root });
+  });
+  afterAll(async () => {
+    useSandbox(TABLES_ONLY);
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  const ctx = () => ({ root, signal: new AbortController().signal, timeoutMs: 10_000 });
+  it.each([
+    ['bash', 'rg -n inside'],
+    ['bash', 'rg --files'],
+    ['bash', 'grep -rn line src'],
+    ['bash', "find . -name '*.txt'"],
+    // Numeric owners: with no /etc in the sandbox, `ls -l` shows uid and gid as numbers (README, threat model).
+    ['bash', 'ls -lan src'],
+    ['bash', 'cat src/a.txt'],
+    ['bash', 'head -n 1 src/a.txt'],
+    ['bash', 'tail -n 1 src/a.txt'],
+    ['bash', 'wc -l src/a.txt b.js'],
+    ['bash', 'file b.js src/a.txt'],
+    ['bash', 'tree -a -I .git'],
+    ['git', 'log --stat'],
+    ['git', 'show HEAD:b.js'],
+    ['git', 'ls-tree -r HEAD'],
+  ])('%s %s: the same answer with and without bwrap', async (tool, command) => {
+    const programs = await resolvePrograms();
+    const run = (): Promise<{ content: string; isError: boolean }> =>
+      tool === 'bash' ? createBashTool(programs).run({ command }, ctx()) : createGitTool(GIT_BINARY!).run({ command }, ctx());
+    useSandbox(TABLES_ONLY);
+    const plain = await run();
+    useSandbox(KERNEL!);
+    const jailed = await run();
+    useSandbox(TABLES_ONLY);
+    expect(plain.isError).toBe(false);
+    expect(jailed).toEqual(plain);
   });
 });
 
