@@ -311,3 +311,16 @@ function decodeOrSame(s: string): string {
     return s;
   }
 }
+
+/**
+ * The repository-relative files `answer` cites with lines, each once, in order: what a resumed session checks for
+ * changes between two commits. A citation at a commit is left out (its file is fixed by the commit), and so is a path
+ * that is absolute or leads out of the root (no commit can change it inside the repository).
+ */
+export function citedFiles(answer: string): string[] {
+  const files = extractCitations(answer)
+    .filter((c) => c.startLine !== null && c.commit === undefined)
+    .map((c) => c.path.replace(/\/+$/, ''))
+    .filter((p) => !p.startsWith('/') && !/^[A-Za-z]:\//.test(p) && !p.split('/').includes('..'));
+  return [...new Set(files)];
+}
