@@ -3,20 +3,12 @@
  * Forms: `path:line`, `path:start-end`, `path:line:col`, `path#Lstart-Lend`, markdown links to repository files, a
  * path followed by `line N`/`lines N-M`, a fence opened as ```start:end:path, bare paths in code spans, and any of
  * those at a commit (`abc1234:path:line`, as the git tool's output names them). Fenced blocks are never searched (code is not
- * a claim).
- *
- * What counts as a quote of a citation (the verifier looks for it near the cited lines) — only code the answer ties
- * to that citation, never any code span that happens to be nearby:
- * - a fenced block right after the line holding the citation (at most MAX_LEAD_OUT characters after it on that
- *   line), or the block a Cursor-style ```start:end:path fence opens;
- * - a code span right after the citation on its line, with at most one `:` or dash between (`a.js:3`: `code`,
- *   `a.js:3 — code`), or in parentheses right after it (`a.js:3 (code)`);
- * - a code span right before the citation when the citation follows it in parentheses (`` `code` (a.js:3) ``): the
- *   parenthesis says where the code is. When both fit, this tie wins.
- * A quoted span that is an identifier (`app.listen()`, `App::run`, `proto.handle`: names joined by `.`, `::`, `#` or
- * `->`, perhaps called, `f(a, b)`) names what should appear on the cited lines rather than copying them,
- * so its last name occurring there as a word is enough. Any other quote must occur whole, whitespace ignored.
+ * a claim). What counts as a citation's quote is in quotes.ts.
  */
+
+import { attachSpanQuotes, codeQuote, type Quote } from './quotes.js';
+
+export type { Quote };
 
 /** A claim found in the answer; lines are null when only the file is named. */
 export interface Citation {
@@ -24,7 +16,7 @@ export interface Citation {
   path: string;
   startLine: number | null;
   endLine: number | null;
-  /** Code the answer ties to the citation (see the file comment), to be found near the cited lines. */
+  /** Code the answer ties to the citation (see quotes.ts), to be found near the cited lines. */
   quote: Quote | null;
   /**
    * A bare code-span path with no directory part and no line (`index.js`): as often an identifier (`res.json`) as a
@@ -35,13 +27,6 @@ export interface Citation {
   raw: string;
   /** `abc1234:path:line`: the file as it was at this commit (hex, 7-40 digits, as written), not the work tree's. */
   commit?: string;
-}
-
-/** A quote of a citation: its text as written; `name` is set when it is an identifier, and is what must occur. */
-export interface Quote {
-  text: string;
-  /** The last name of an identifier span (`run` for `App::run`), matched as a whole word; null for code. */
-  name: string | null;
 }
 
 /** Tokens longer than this are not paths (and keep the anchored matching below cheap). */
@@ -76,7 +61,7 @@ export function extractCitations(answer: string): Citation[] {
     const rest = last ? segment.text.slice(last.end).trimEnd() : '\n';
     // A block quotes more than a span tied to the same citation, so it replaces one.
     const block = segment.fenceAfter === null ? undefined : fences[segment.fenceAfter];
-    if (last && block !== undefined && !rest.includes('\n') && rest.length <= MAX_LEAD_OUT) last.cite.quote = { text: block, name: null };
+    if (last && block !== undefined && !rest.includes('\n') && rest.length <= MAX_LEAD_OUT) last.cite.quote = codeQuote(block);
     found.push(...cites.map((c) => c.cite));
     const fc = segment.fenceCite;
     const range = fc && lineRange(fc.start, fc.end);
@@ -184,50 +169,6 @@ function lineSuffix(text: string, from: number, cite: Citation): { end: number }
   cite.endLine = range.end;
   cite.weak = false;
   return { end: from + m[0].length };
-}
-
-/** A span tied to the citation after it: the citation follows in parentheses (`` `x` (a.js:3) ``). */
-const TIE_BEFORE = /^[ \t]{0,3}\([ \t]{0,2}$/;
-/** A span tied to the citation before it: on its line, after at most one `:` or dash (`a.js:3: `x``, `a.js:3 — `x``). */
-const TIE_AFTER = /^[ \t]{0,3}(?:[:\-–—][ \t]{0,3})?$/;
-/** Or in parentheses right after it (`a.js:3 (`x`)`): the opening gap, then the closing after the span. */
-const TIE_AFTER_OPEN = /^[ \t]{0,3}\([ \t]{0,2}$/;
-const TIE_AFTER_CLOSE = /^[ \t]{0,2}\)/;
-/** An identifier span: names joined by `.`, `::`, `#` or `->`, perhaps called (`f()`, `f(a, b)`: flat arguments). */
-const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\([^()]{0,200}\))?$/;
-
-/** Ties each code span to at most one citation by the rules in the file comment (a before-tie first). */
-function attachSpanQuotes(text: string, placed: Placed[]): void {
-  const spans = [...text.matchAll(/`([^`\n]{1,400})`/g)].filter((s) => !placed.some((p) => p.start <= s.index && s.index < p.end));
-  const used = new Set<number>();
-  const tie = (p: Placed, span: RegExpMatchArray | undefined): void => {
-    if (span === undefined || p.cite.quote !== null || p.cite.startLine === null) return;
-    used.add(span.index!);
-    p.cite.quote = spanQuote(span[1]!);
-  };
-  for (const p of placed) tie(p, spans.findLast((s) => s.index + s[0].length <= p.start && TIE_BEFORE.test(text.slice(s.index + s[0].length, p.start))));
-  for (const p of placed) {
-    tie(
-      p,
-      spans.find((s) => {
-        if (s.index < p.end || used.has(s.index)) return false;
-        const gap = text.slice(p.end, s.index);
-        return TIE_AFTER.test(gap) || (TIE_AFTER_OPEN.test(gap) && TIE_AFTER_CLOSE.test(text.slice(s.index + s[0].length)));
-      }),
-    );
-  }
-}
-
-/** A code span as a quote: an identifier is matched by its last name, anything else as written. */
-function spanQuote(span: string): Quote {
-  const text = span.trim();
-  if (!IDENTIFIER.test(text)) return { text, name: null };
-  const names = text.replace(/\(.*\)$/, '').split(/\.|::|#|->/);
-  return { text, name: names.at(-1)! };
-}
-
-function codeQuote(block: string | undefined): Quote | null {
-  return block === undefined ? null : { text: block, name: null };
 }
 
 /** Strips what surrounds a path in prose: trailing sentence punctuation, emphasis, a leading `./`. */

@@ -125,25 +125,30 @@ type Base = Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line'
 async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<FileFacts>): Promise<Array<VerifiedCitation | null>> {
   const first = group[0]!;
   const base: Base = { path: first.path, start_line: first.startLine, end_line: first.endLine };
-  const all = (make: (raw: string) => VerifiedCitation | null) => group.map((c) => make(c.raw));
+  const all = (status: CitationStatus, detail: string | null, abs: string | null = null): VerifiedCitation[] =>
+    group.map((c) => ({ ...base, status, excerpt: null, detail, abs, raws: [c.raw] }));
   const facts = await factsOf(first.path);
   // A slash-less name in a code span that is no file here was an identifier (`res.json`), not a claim — unless the
   // answer also names it in a form that is a claim (a link, a line), which makes every mention one.
-  if (facts.kind === 'bad' && group.every((c) => c.weak)) return all(() => null);
-  if (facts.kind === 'bad') return all((raw) => ({ ...base, status: facts.status, excerpt: null, detail: facts.detail, abs: null, raws: [raw] }));
+  if (facts.kind === 'bad' && group.every((c) => c.weak)) return group.map(() => null);
+  if (facts.kind === 'bad') return all(facts.status, facts.detail);
   if (facts.kind === 'dir') {
     // A directory is a fine thing to point at; a line in one is not.
-    if (first.startLine === null) return all((raw) => ({ ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs, raws: [raw] }));
-    return all((raw) => ({ ...base, status: 'not_a_file', excerpt: null, detail: 'a directory, not a file', abs: null, raws: [raw] }));
+    return first.startLine === null ? all('ok', null, facts.abs) : all('not_a_file', 'a directory, not a file');
   }
-  if (first.startLine === null || first.endLine === null) return all((raw) => ({ ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs, raws: [raw] }));
+  if (first.startLine === null || first.endLine === null) return all('ok', null, facts.abs);
   const { start, end } = { start: first.startLine, end: first.endLine };
   const windows = group.map((c) => quoteWindow(c, start, end));
   const from = Math.min(...windows.map((w) => w.from));
   const to = Math.max(...windows.map((w) => w.to));
   const read = await readLineWindow(facts.abs, from, to, { size: facts.size }).catch(() => null);
-  if (read === null) return all((raw) => ({ ...base, status: 'missing_file', excerpt: null, detail: 'the file could not be read', abs: null, raws: [raw] }));
-  return group.map((c, i) => judgeLines(base, c, { ...read, lines: read.lines.slice(windows[i]!.from - from, windows[i]!.to - from + 1) }, { start, end, from: windows[i]!.from }, facts.abs));
+  if (read === null) return all('missing_file', 'the file could not be read');
+  // One read serves every occurrence; each is judged on its own window of it.
+  return group.map((c, i) => {
+    const own = windows[i]!;
+    const lines = read.lines.slice(own.from - from, own.to - from + 1);
+    return judgeLines(base, c, { lines, lineCount: read.lineCount }, { start, end, from: own.from }, facts.abs);
+  });
 }
 
 /** The lines read around a cited range for one occurrence: ±QUOTE_SLACK_LINES, and room for its quote. */
@@ -177,9 +182,10 @@ function judgeLines(
 function mismatchDetail(quote: Quote): string {
   const shown = cut(oneLine(quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim(), MAX_QUOTE_SHOWN_CHARS);
   const lines = quote.text.split('\n').filter((l) => l.trim() !== '').length;
-  if (quote.name !== null) return `the name \`${quote.name}\` (of \`${shown}\`) does not occur within ${QUOTE_SLACK_LINES} lines of the cited range`;
+  const near = `within ${QUOTE_SLACK_LINES} lines of the cited range`;
+  if (quote.name !== null) return `the name \`${quote.name}\` (of \`${shown}\`) does not occur ${near}`;
   const what = lines > 1 ? `the quoted block starting \`${shown}\`` : `the quoted code \`${shown}\``;
-  return `${what} is not within ${QUOTE_SLACK_LINES} lines of the cited range`;
+  return `${what} is not ${near}`;
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */

@@ -22,7 +22,8 @@ export function renderAudit(report: AuditReport, opts: { color: boolean; width?:
   const width = opts.width === undefined || opts.width === null ? null : Math.max(1, opts.width);
   const word = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[report.verdict];
   const paintVerdict = { pass: p.green, fail: p.red, inconclusive: p.yellow }[report.verdict];
-  const lines = [...wrap(`verdict: ${word}`, width, 0).map((l) => l.replace(word, paintVerdict(word))), ...paragraphs(report.summary, width, 0)];
+  const verdictLines = wrap(`verdict: ${word}`, width, 0).map((l) => l.replace(word, paintVerdict(word)));
+  const lines = [...verdictLines, ...paragraphs(report.summary, width, 0)];
   if (report.scope !== undefined) {
     const scope = { line: 'only changed-line findings', file: 'findings in changed files', repo: 'every finding' }[report.scope];
     lines.push(...wrap(`scope: ${scope} count for --fail-on`, width, 0));

@@ -20,8 +20,15 @@ export interface CitedAnswer {
  * what to send back.
  */
 export function fixRequest(bad: readonly VerifiedCitation[]): string {
-  const list = bad.map((c) => `- ${describeBad(c)}${written(c)}${c.status === 'quote_mismatch' && c.excerpt !== null ? `; line ${c.start_line} reads \`${c.excerpt}\`` : ''}`).join('\n');
-  return `These citations in your answer could not be confirmed against the repository:\n${list}\n\nA quote_mismatch means the code you tied to the citation was not found near those lines: the lines or the quote may be wrong, or the code may not belong to that citation. Verify them with the tools, then reply with the complete corrected answer (it replaces the previous one). Cite only lines you have read; drop a claim you cannot support.`;
+  const holds = (c: VerifiedCitation): string =>
+    c.status === 'quote_mismatch' && c.excerpt !== null ? `; line ${c.start_line} reads \`${c.excerpt}\`` : '';
+  const list = bad.map((c) => `- ${describeBad(c)}${written(c)}${holds(c)}`).join('\n');
+  return [
+    `These citations in your answer could not be confirmed against the repository:\n${list}`,
+    'A quote_mismatch means the code you tied to the citation was not found near those lines: the lines or the quote may be ' +
+      'wrong, or the code may not belong to that citation. Verify them with the tools, then reply with the complete ' +
+      'corrected answer (it replaces the previous one). Cite only lines you have read; drop a claim you cannot support.',
+  ].join('\n\n');
 }
 
 /** ` (written as "a.js#L3")` when the answer's form differs from the canonical one the list names. */
