@@ -38,35 +38,57 @@ const MAX_TIE_GAP = 8;
 /** An identifier span: names joined by `.`, `::`, `#` or `->`, perhaps called (`f()`, `f(a, b)`: flat arguments). */
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\([^()]{0,200}\))?$/;
 
-/** Ties each code span of `text` to at most one of the citations placed in it, by the rules above (a before-tie first). */
+/**
+ * Ties each code span of `text` to at most one of the citations placed in it (sorted, not overlapping), by the rules
+ * above, a before-tie first. Binary searches over the sorted spans keep a long answer with thousands of both cheap.
+ */
 export function attachSpanQuotes(text: string, placed: readonly Placed[]): void {
-  const inCitation = (at: number): boolean => placed.some((p) => p.start <= at && at < p.end);
-  const spans = [...text.matchAll(/`([^`\n]{1,400})`/g)].filter((s) => !inCitation(s.index));
+  const spans = [...text.matchAll(/`([^`\n]{1,400})`/g)].filter((s) => !within(placed, s.index));
   const used = new Set<number>();
-  const tie = (p: Placed, span: RegExpMatchArray | undefined): void => {
+  const tie = (p: Placed, span: RegExpExecArray | undefined): void => {
     if (span === undefined || p.cite.quote !== null || p.cite.startLine === null) return;
-    used.add(span.index!);
+    used.add(span.index);
     p.cite.quote = spanQuote(span[1]!);
   };
   for (const p of placed) {
-    tie(
-      p,
-      spans.findLast((s) => {
-        const end = s.index + s[0].length;
-        return end <= p.start && p.start - end <= MAX_TIE_GAP && TIE_BEFORE.test(text.slice(end, p.start));
-      }),
-    );
+    const span = spans[firstAtOrAfter(spans, p.start) - 1];
+    const end = span === undefined ? -1 : span.index + span[0].length;
+    if (span && end <= p.start && p.start - end <= MAX_TIE_GAP && TIE_BEFORE.test(text.slice(end, p.start))) tie(p, span);
   }
   for (const p of placed) {
-    tie(
-      p,
-      spans.find((s) => {
-        if (s.index < p.end || s.index - p.end > MAX_TIE_GAP || used.has(s.index)) return false;
-        const gap = text.slice(p.end, s.index);
-        return TIE_AFTER.test(gap) || (TIE_AFTER_OPEN.test(gap) && TIE_AFTER_CLOSE.test(text.slice(s.index + s[0].length)));
-      }),
-    );
+    for (let i = firstAtOrAfter(spans, p.end); i < spans.length && spans[i]!.index - p.end <= MAX_TIE_GAP; i += 1) {
+      const s = spans[i]!;
+      if (used.has(s.index)) continue;
+      const gap = text.slice(p.end, s.index);
+      if (TIE_AFTER.test(gap) || (TIE_AFTER_OPEN.test(gap) && TIE_AFTER_CLOSE.test(text.slice(s.index + s[0].length)))) tie(p, s);
+      break;
+    }
   }
+}
+
+/** The index of the first span starting at or after `at` (spans.length when none). */
+function firstAtOrAfter(spans: readonly RegExpExecArray[], at: number): number {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid]!.index < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether `at` lies inside one of the placed citations (sorted by start, not overlapping). */
+function within(placed: readonly Placed[], at: number): boolean {
+  let lo = 0;
+  let hi = placed.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (placed[mid]!.start <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  const before = placed[lo - 1];
+  return before !== undefined && at < before.end;
 }
 
 /** A code span as a quote: an identifier is matched by its last name, anything else as written. */

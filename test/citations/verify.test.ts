@@ -104,6 +104,16 @@ describe('verifyCitations', () => {
     }
   });
 
+  it('ties quotes in near-linear time: 20,000 citations each with a span after and one before', () => {
+    const answer = 'lib/a.js:1 `x` and `y` (lib/b.js:2) '.repeat(20_000);
+    const started = performance.now();
+    const found = extractCitations(answer);
+    // Not a timing assertion on the machine's speed: pairing every span with every citation is billions of steps here.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(found).toHaveLength(40_000);
+    expect(found.slice(0, 2).map((c) => c.quote?.text)).toEqual(['x', 'y']);
+  });
+
   it('returns nothing for an answer without citations', async () => {
     expect(await verifyCitations(repo.root, 'Express is a web framework.')).toEqual([]);
   });
