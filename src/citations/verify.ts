@@ -241,14 +241,15 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
 /**
  * Whitespace-insensitive: every quoted line (elisions like `...` and `// …` skipped) occurs in the window. Line by
  * line, because an answer often quotes a few lines with an elision between them. An identifier needs only its name,
- * as a whole word.
+ * as a whole word (or to occur as written, like any code).
  */
 function quoteFound(quote: Quote, window: readonly string[]): boolean {
-  if (quote.name !== null) {
-    const word = new RegExp(`(?<![\\w$])${quote.name.replace(/\$/g, '\\$')}(?![\\w$])`);
-    return window.some((l) => word.test(l));
-  }
   const haystack = squash(window.join('\n'));
+  if (quote.name !== null) {
+    // The name as a word, or the span as written: an identifier is never held to more than other code is.
+    const word = new RegExp(`(?<![\\w$])${quote.name.replace(/\$/g, '\\$')}(?![\\w$])`);
+    return window.some((l) => word.test(l)) || haystack.includes(squash(quote.text));
+  }
   const lines = quote.text
     .split('\n')
     .map(squash)

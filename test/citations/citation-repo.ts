@@ -16,6 +16,7 @@ export const CITATION_FILES: Record<string, string> = {
     10: 'app.use = function use(fn) {',
     11: '  var offset = 0;',
     12: '  var path = "/";',
+    596: '  // final handler',
     598: 'app.listen = function listen() {',
     599: '  var server = http.createServer(this)',
     600: '  var args = Array.prototype.slice.call(arguments)',
