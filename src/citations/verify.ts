@@ -125,8 +125,7 @@ type Base = Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line'
 async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<FileFacts>): Promise<Array<VerifiedCitation | null>> {
   const first = group[0]!;
   const base: Base = { path: first.path, start_line: first.startLine, end_line: first.endLine };
-  const all = (status: CitationStatus, detail: string | null, abs: string | null = null): VerifiedCitation[] =>
-    group.map((c) => ({ ...base, status, excerpt: null, detail, abs, raws: [c.raw] }));
+  const all = (status: CitationStatus, detail: string | null, abs: string | null = null) => sameVerdict(group, base, status, detail, abs);
   const facts = await factsOf(first.path);
   // A slash-less name in a code span that is no file here was an identifier (`res.json`), not a claim — unless the
   // answer also names it in a form that is a claim (a link, a line), which makes every mention one.
@@ -149,6 +148,11 @@ async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<Fil
     const lines = read.lines.slice(own.from - from, own.to - from + 1);
     return judgeLines(base, c, { lines, lineCount: read.lineCount }, { start, end, from: own.from }, facts.abs);
   });
+}
+
+/** One verdict for every occurrence of a citation: what the file alone decides (no lines or quotes read). */
+function sameVerdict(group: Citation[], base: Base, status: CitationStatus, detail: string | null, abs: string | null): VerifiedCitation[] {
+  return group.map((c) => ({ ...base, status, excerpt: null, detail, abs, raws: [c.raw] }));
 }
 
 /** The lines read around a cited range for one occurrence: ±QUOTE_SLACK_LINES, and room for its quote. */
@@ -207,10 +211,10 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   const first = group[0]!;
   const commit = first.commit!;
   const base: Base = { path: first.path, commit, start_line: first.startLine, end_line: first.endLine };
-  const all = (status: CitationStatus, detail: string | null): VerifiedCitation[] =>
-    group.map((c) => ({ ...base, status, excerpt: null, detail, abs: null, raws: [c.raw] }));
+  const all = (status: CitationStatus, detail: string | null) => sameVerdict(group, base, status, detail, null);
   const rel = path.posix.normalize(first.path.replace(/\/+$/, '') || '.');
-  if (path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || /^[A-Za-z]:\//.test(first.path)) return all('outside_root', 'outside the repository root');
+  const outside = path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || /^[A-Za-z]:\//.test(first.path);
+  if (outside) return all('outside_root', 'outside the repository root');
   const history = await historyOf();
   if (!history.ok) return all('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
