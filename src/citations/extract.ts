@@ -3,8 +3,12 @@
  * Forms: `path:line`, `path:start-end`, `path:line:col`, `path#Lstart-Lend`, markdown links to repository files, a
  * path followed by `line N`/`lines N-M`, a fence opened as ```start:end:path, bare paths in code spans, and any of
  * those at a commit (`abc1234:path:line`, as the git tool's output names them). Fenced blocks are never searched (code is not
- * a claim) but a block right after a citation is that citation's quote, as is a code span next to it.
+ * a claim). What counts as a citation's quote is in quotes.ts.
  */
+
+import { attachSpanQuotes, codeQuote, type Quote } from './quotes.js';
+
+export type { Quote };
 
 /** A claim found in the answer; lines are null when only the file is named. */
 export interface Citation {
@@ -12,8 +16,8 @@ export interface Citation {
   path: string;
   startLine: number | null;
   endLine: number | null;
-  /** Code quoted next to the citation, to be found near the cited lines. */
-  quote: string | null;
+  /** Code the answer ties to the citation (see quotes.ts), to be found near the cited lines. */
+  quote: Quote | null;
   /**
    * A bare code-span path with no directory part and no line (`index.js`): as often an identifier (`res.json`) as a
    * file, so it counts only when the file exists; a missing one is dropped instead of reported.
@@ -55,12 +59,14 @@ export function extractCitations(answer: string): Citation[] {
     const last = cites.at(-1);
     // A fence right after the line holding the paragraph's last citation is what that citation quotes.
     const rest = last ? segment.text.slice(last.end).trimEnd() : '\n';
-    if (last && segment.fenceAfter !== null && !rest.includes('\n') && rest.length <= MAX_LEAD_OUT) last.cite.quote ??= fences[segment.fenceAfter] ?? null;
+    // A block quotes more than a span tied to the same citation, so it replaces one.
+    const block = segment.fenceAfter === null ? undefined : fences[segment.fenceAfter];
+    if (last && block !== undefined && !rest.includes('\n') && rest.length <= MAX_LEAD_OUT) last.cite.quote = codeQuote(block);
     found.push(...cites.map((c) => c.cite));
     const fc = segment.fenceCite;
     const range = fc && lineRange(fc.start, fc.end);
     if (fc && range && pathKind(normalise(fc.path)) !== null) {
-      found.push({ path: normalise(fc.path), startLine: range.start, endLine: range.end, quote: fences[fc.at] ?? null, weak: false, raw: `${fc.start}:${fc.end}:${fc.path}` });
+      found.push({ path: normalise(fc.path), startLine: range.start, endLine: range.end, quote: codeQuote(fences[fc.at]), weak: false, raw: `${fc.start}:${fc.end}:${fc.path}` });
     }
   }
   return found;
@@ -165,18 +171,6 @@ function lineSuffix(text: string, from: number, cite: Citation): { end: number }
   return { end: from + m[0].length };
 }
 
-/** A code span right after a citation (only punctuation between), or right before one in parentheses, is its quote. */
-function attachSpanQuotes(text: string, placed: Placed[]): void {
-  const spans = [...text.matchAll(/`([^`\n]{2,400})`/g)].filter((s) => !placed.some((p) => p.start <= s.index && s.index < p.end));
-  for (const p of placed) {
-    if (p.cite.quote !== null || p.cite.startLine === null) continue;
-    const next = spans.find((s) => s.index >= p.end && /^[\s:,\-–—]*$/.test(text.slice(p.end, s.index)));
-    const prev = spans.findLast((s) => s.index + s[0].length <= p.start && /^\s*\(\s*$/.test(text.slice(s.index + s[0].length, p.start)));
-    const span = next ?? prev;
-    if (span) p.cite.quote = span[1]!;
-  }
-}
-
 /** Strips what surrounds a path in prose: trailing sentence punctuation, emphasis, a leading `./`. */
 function trimToken(token: string): string {
   return token.replace(/^[_~]+/, '').replace(/[.:!?_~]+$/, '');
@@ -257,4 +251,17 @@ function decodeOrSame(s: string): string {
   } catch {
     return s;
   }
+}
+
+/**
+ * The repository-relative files `answer` cites with lines, each once, in order: what a resumed session checks for
+ * changes between two commits. A citation at a commit is left out (its file is fixed by the commit), and so is a path
+ * that is absolute or leads out of the root (no commit can change it inside the repository).
+ */
+export function citedFiles(answer: string): string[] {
+  const files = extractCitations(answer)
+    .filter((c) => c.startLine !== null && c.commit === undefined)
+    .map((c) => c.path.replace(/\/+$/, ''))
+    .filter((p) => !p.startsWith('/') && !/^[A-Za-z]:\//.test(p) && !p.split('/').includes('..'));
+  return [...new Set(files)];
 }

@@ -4,12 +4,16 @@ import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import { readLineWindow } from '../lines.js';
 import { confine } from '../sandbox/paths.js';
-import { extractCitations, type Citation } from './extract.js';
+import { extractCitations, type Citation, type Quote } from './extract.js';
 
 /** What a citation turned out to be; the names are a contract (json `citations[].status`). */
 export type CitationStatus = 'ok' | 'missing_file' | 'outside_root' | 'line_out_of_range' | 'not_a_file' | 'quote_mismatch';
 
-/** One distinct citation after checking it against the repository. Field names as in the json result. */
+/**
+ * One citation after checking it against the repository. Field names as in the json result. Each occurrence in the
+ * answer is judged on its own (its quote, its lines); occurrences of one citation with the same verdict are one entry,
+ * so an entry never hides another occurrence's different verdict.
+ */
 export interface VerifiedCitation {
   path: string;
   /** Set for a citation of a file as it was at a commit (`abc1234:path:line`), checked against git's history. */
@@ -17,13 +21,13 @@ export interface VerifiedCitation {
   start_line: number | null;
   end_line: number | null;
   status: CitationStatus;
-  /** For ok: the first cited line, trimmed (null when no lines were cited). */
+  /** For ok and quote_mismatch: the first cited line, trimmed (null when no lines were cited). */
   excerpt: string | null;
-  /** Why a citation is not ok, in words ("the file has 200 lines"); not part of the json. */
+  /** Why a citation is not ok, in words ("the file has 200 lines"; a mismatch names the quote); not part of the json. */
   detail: string | null;
   /** The real absolute path, for ok citations (hyperlinks); not part of the json. */
   abs: string | null;
-  /** Every form the answer used for this citation (to place hyperlinks); not part of the json. */
+  /** Every form the answer used for this entry (to place hyperlinks); not part of the json. */
   raws: string[];
 }
 
@@ -34,6 +38,8 @@ const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
 const COMMIT_READ_TIMEOUT_MS = 10_000;
 /** An excerpt longer than this is cut; the terminal view trims further to its width. */
 const MAX_EXCERPT_CHARS = 200;
+/** A mismatched quote is named in the detail by its first line, cut to this many characters. */
+const MAX_QUOTE_SHOWN_CHARS = 80;
 /** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */
 export const MAX_CITATIONS = 500;
 
@@ -48,13 +54,13 @@ export async function verifyCitations(root: string, answer: string): Promise<Ver
 
 /** verifyCitations for citations already extracted. */
 export async function verifyExtracted(root: string, citations: readonly Citation[]): Promise<VerifiedCitation[]> {
-  const groups = new Map<string, Citation[]>();
-  for (const cite of citations) {
-    const key = `${cite.commit ?? ''}\0${cite.path}\0${cite.startLine ?? ''}\0${cite.endLine ?? ''}`;
+  const groups = new Map<string, Array<{ cite: Citation; at: number }>>();
+  citations.forEach((cite, at) => {
+    const key = citationKey(cite);
     const group = groups.get(key);
-    if (group) group.push(cite);
-    else if (groups.size < MAX_CITATIONS) groups.set(key, [cite]);
-  }
+    if (group) group.push({ cite, at });
+    else if (groups.size < MAX_CITATIONS) groups.set(key, [{ cite, at }]);
+  });
   const files = new Map<string, Promise<FileFacts>>();
   const factsOf = (p: string): Promise<FileFacts> => {
     const known = files.get(p);
@@ -65,10 +71,31 @@ export async function verifyExtracted(root: string, citations: readonly Citation
   };
   let history: Promise<History> | null = null;
   const historyOf = (): Promise<History> => (history ??= openHistory(root));
-  const checked = await Promise.all(
-    [...groups.values()].map((group) => (group[0]!.commit === undefined ? checkGroup(group, factsOf) : checkAtCommit(root, group, historyOf))),
+  const judged = await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const cites = group.map((g) => g.cite);
+      const verdicts = await (cites[0]!.commit === undefined ? checkGroup(cites, factsOf) : checkAtCommit(root, cites, historyOf));
+      return verdicts.map((v, i) => ({ v, at: group[i]!.at, key: citationKey(cites[0]!) }));
+    }),
   );
-  return checked.filter((c): c is VerifiedCitation => c !== null);
+  return collapse(judged.flat().sort((a, b) => a.at - b.at));
+}
+
+function citationKey(c: Citation): string {
+  return `${c.commit ?? ''}\0${c.path}\0${c.startLine ?? ''}\0${c.endLine ?? ''}`;
+}
+
+/** Occurrences of one citation with the same verdict become one entry (in the order of the first); nulls are dropped. */
+function collapse(occurrences: Array<{ v: VerifiedCitation | null; key: string }>): VerifiedCitation[] {
+  const entries = new Map<string, VerifiedCitation>();
+  for (const { v, key } of occurrences) {
+    if (v === null) continue;
+    const same = `${key}\0${v.status}\0${v.detail ?? ''}`;
+    const known = entries.get(same);
+    if (known) known.raws = [...new Set([...known.raws, ...v.raws])];
+    else entries.set(same, v);
+  }
+  return [...entries.values()];
 }
 
 type FileFacts =
@@ -92,64 +119,77 @@ async function fileFacts(root: string, p: string): Promise<FileFacts> {
   return { kind: 'file', abs: confined.abs, size: stat.size };
 }
 
-/** One distinct citation (all its occurrences): file facts, then lines, then the quotes of every occurrence. */
-async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<FileFacts>): Promise<VerifiedCitation | null> {
+type Base = Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line'>;
+
+/** The verdict of each occurrence of one citation (same path and lines), in the group's order; null: not a claim. */
+async function checkGroup(group: Citation[], factsOf: (p: string) => Promise<FileFacts>): Promise<Array<VerifiedCitation | null>> {
   const first = group[0]!;
-  const base = { path: first.path, start_line: first.startLine, end_line: first.endLine, raws: [...new Set(group.map((c) => c.raw))] };
+  const base: Base = { path: first.path, start_line: first.startLine, end_line: first.endLine };
+  const all = (status: CitationStatus, detail: string | null, abs: string | null = null) => sameVerdict(group, base, status, detail, abs);
   const facts = await factsOf(first.path);
-  // A slash-less name in a code span that is no file here was an identifier (`res.json`), not a claim.
-  if (facts.kind === 'bad' && group.every((c) => c.weak)) return null;
-  if (facts.kind === 'bad') return { ...base, status: facts.status, excerpt: null, detail: facts.detail, abs: null };
+  // A slash-less name in a code span that is no file here was an identifier (`res.json`), not a claim — unless the
+  // answer also names it in a form that is a claim (a link, a line), which makes every mention one.
+  if (facts.kind === 'bad' && group.every((c) => c.weak)) return group.map(() => null);
+  if (facts.kind === 'bad') return all(facts.status, facts.detail);
   if (facts.kind === 'dir') {
     // A directory is a fine thing to point at; a line in one is not.
-    if (first.startLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs };
-    return { ...base, status: 'not_a_file', excerpt: null, detail: 'a directory, not a file', abs: null };
+    return first.startLine === null ? all('ok', null, facts.abs) : all('not_a_file', 'a directory, not a file');
   }
-  if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: facts.abs };
-  return checkLines(base, group, facts, first.startLine, first.endLine);
+  if (first.startLine === null || first.endLine === null) return all('ok', null, facts.abs);
+  const { start, end } = { start: first.startLine, end: first.endLine };
+  const windows = group.map((c) => quoteWindow(c, start, end));
+  const from = Math.min(...windows.map((w) => w.from));
+  const to = Math.max(...windows.map((w) => w.to));
+  const read = await readLineWindow(facts.abs, from, to, { size: facts.size }).catch(() => null);
+  if (read === null) return all('missing_file', 'the file could not be read');
+  // One read serves every occurrence; each is judged on its own window of it.
+  return group.map((c, i) => {
+    const own = windows[i]!;
+    const lines = read.lines.slice(own.from - from, own.to - from + 1);
+    return judgeLines(base, c, { lines, lineCount: read.lineCount }, { start, end, from: own.from }, facts.abs);
+  });
 }
 
-async function checkLines(
-  base: Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'raws'>,
-  group: Citation[],
-  file: { abs: string; size: number },
-  start: number,
-  end: number,
-): Promise<VerifiedCitation> {
-  const { from, to } = quoteWindow(group, start, end);
-  const { abs } = file;
-  const window = await readLineWindow(abs, from, to, { size: file.size }).catch(() => null);
-  if (window === null) return { ...base, status: 'missing_file', excerpt: null, detail: 'the file could not be read', abs: null };
-  return judgeLines(base, group, window, { start, end, from }, abs);
+/** One verdict for every occurrence of a citation: what the file alone decides (no lines or quotes read). */
+function sameVerdict(group: Citation[], base: Base, status: CitationStatus, detail: string | null, abs: string | null): VerifiedCitation[] {
+  return group.map((c) => ({ ...base, status, excerpt: null, detail, abs, raws: [c.raw] }));
 }
 
-/** The lines read around a cited range: ±QUOTE_SLACK_LINES, and room for the longest quote. */
-function quoteWindow(group: Citation[], start: number, end: number): { from: number; to: number } {
-  const quoteLines = Math.max(0, ...group.map((c) => (c.quote === null ? 0 : c.quote.split('\n').length)));
+/** The lines read around a cited range for one occurrence: ±QUOTE_SLACK_LINES, and room for its quote. */
+function quoteWindow(cite: Citation, start: number, end: number): { from: number; to: number } {
+  const quoteLines = cite.quote === null ? 0 : cite.quote.text.split('\n').length;
   return { from: Math.max(1, start - QUOTE_SLACK_LINES), to: Math.max(end, start + quoteLines - 1) + QUOTE_SLACK_LINES };
 }
 
-/** Lines in range, then every occurrence's quote near them; `window.lines[0]` is line `from`. */
-function judgeLines<B extends Pick<VerifiedCitation, 'path' | 'start_line' | 'end_line' | 'raws'>>(
-  base: B,
-  group: Citation[],
+/** One occurrence: lines in range, then its quote near them; `window.lines[0]` is line `from`. */
+function judgeLines(
+  base: Base,
+  cite: Citation,
   window: { lines: string[]; lineCount: number },
   range: { start: number; end: number; from: number },
   abs: string | null,
 ): VerifiedCitation {
   const { start, end, from } = range;
+  const raws = [cite.raw];
   if (end > window.lineCount) {
     const has = window.lineCount === 1 ? '1 line' : `${window.lineCount} lines`;
-    return { ...base, status: 'line_out_of_range', excerpt: null, detail: `the file has ${has}`, abs: null };
+    return { ...base, status: 'line_out_of_range', excerpt: null, detail: `the file has ${has}`, abs: null, raws };
   }
-  const firstLine = window.lines[start - from] ?? '';
-  const excerpt = cut(firstLine.trim());
-  const haystack = squash(window.lines.join('\n'));
-  const mismatch = group.find((c) => c.quote !== null && !quoteFound(c.quote, haystack));
-  if (mismatch) {
-    return { ...base, status: 'quote_mismatch', excerpt, detail: `the quoted code is not within ${QUOTE_SLACK_LINES} lines of the cited range`, abs };
+  const excerpt = cut((window.lines[start - from] ?? '').trim(), MAX_EXCERPT_CHARS);
+  if (cite.quote !== null && !quoteFound(cite.quote, window.lines)) {
+    return { ...base, status: 'quote_mismatch', excerpt, detail: mismatchDetail(cite.quote), abs, raws };
   }
-  return { ...base, status: 'ok', excerpt, detail: null, abs };
+  return { ...base, status: 'ok', excerpt, detail: null, abs, raws };
+}
+
+/** Names the suspect quote, so a reader (or the model, in the fix turn) knows which code did not match. */
+function mismatchDetail(quote: Quote): string {
+  const shown = cut(oneLine(quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim(), MAX_QUOTE_SHOWN_CHARS);
+  const lines = quote.text.split('\n').filter((l) => l.trim() !== '').length;
+  const near = `within ${QUOTE_SLACK_LINES} lines of the cited range`;
+  if (quote.name !== null) return `the name \`${quote.name}\` (of \`${shown}\`) does not occur ${near}`;
+  const what = lines > 1 ? `the quoted block starting \`${shown}\`` : `the quoted code \`${shown}\``;
+  return `${what} is not ${near}`;
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
@@ -167,42 +207,54 @@ async function openHistory(root: string): Promise<History> {
  * directory must lie inside the root. The path is confined like a work-tree path (no `..` out, not absolute).
  * Never a hyperlink: the file on disk is not the one cited.
  */
-async function checkAtCommit(root: string, group: Citation[], historyOf: () => Promise<History>): Promise<VerifiedCitation> {
+async function checkAtCommit(root: string, group: Citation[], historyOf: () => Promise<History>): Promise<VerifiedCitation[]> {
   const first = group[0]!;
   const commit = first.commit!;
-  const base = { path: first.path, commit, start_line: first.startLine, end_line: first.endLine, raws: [...new Set(group.map((c) => c.raw))] };
-  const bad = (status: CitationStatus, detail: string): VerifiedCitation => ({ ...base, status, excerpt: null, detail, abs: null });
+  const base: Base = { path: first.path, commit, start_line: first.startLine, end_line: first.endLine };
+  const all = (status: CitationStatus, detail: string | null) => sameVerdict(group, base, status, detail, null);
   const rel = path.posix.normalize(first.path.replace(/\/+$/, '') || '.');
-  if (path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || /^[A-Za-z]:\//.test(first.path)) return bad('outside_root', 'outside the repository root');
+  const outside = path.posix.isAbsolute(rel) || rel === '..' || rel.startsWith('../') || /^[A-Za-z]:\//.test(first.path);
+  if (outside) return all('outside_root', 'outside the repository root');
   const history = await historyOf();
-  if (!history.ok) return bad('missing_file', `the history cannot be checked here: ${history.reason}`);
+  if (!history.ok) return all('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
   const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, gitDir: history.gitDir });
   const type = await git(['cat-file', '-t', spec], 1024);
-  if ('error' in type) return bad('missing_file', `git could not run: ${type.error}`);
+  if ('error' in type) return all('missing_file', `git could not run: ${type.error}`);
   if (type.exitCode !== 0) {
     const known = await git(['cat-file', '-e', `${commit}^{commit}`], 1024);
     const noCommit = 'error' in known || known.exitCode !== 0;
-    return bad('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
+    return all('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
   }
   const kind = type.stdout.trim();
-  if (kind === 'tree') return first.startLine === null ? { ...base, status: 'ok', excerpt: null, detail: null, abs: null } : bad('not_a_file', 'a directory, not a file');
-  if (kind !== 'blob') return bad('not_a_file', `a ${kind} object, not a file`);
-  if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: null };
+  if (kind === 'tree') return first.startLine === null ? all('ok', null) : all('not_a_file', 'a directory, not a file');
+  if (kind !== 'blob') return all('not_a_file', `a ${kind} object, not a file`);
+  if (first.startLine === null || first.endLine === null) return all('ok', null);
   const blob = await git(['cat-file', 'blob', spec], COMMIT_READ_MAX_BYTES);
-  if ('error' in blob || blob.exitCode !== 0 || blob.capped) return bad('missing_file', 'the file at that commit could not be read whole');
-  const all = blob.stdout.split('\n');
-  if (all.at(-1) === '') all.pop();
-  const { from, to } = quoteWindow(group, first.startLine, first.endLine);
-  return judgeLines(base, group, { lines: all.slice(from - 1, to), lineCount: all.length }, { start: first.startLine, end: first.endLine, from }, null);
+  if ('error' in blob || blob.exitCode !== 0 || blob.capped) return all('missing_file', 'the file at that commit could not be read whole');
+  const lines = blob.stdout.split('\n');
+  // A final newline ends the last line; it does not start one more.
+  if (lines.at(-1) === '') lines.pop();
+  const { startLine: start, endLine: end } = first;
+  return group.map((c) => {
+    const { from, to } = quoteWindow(c, start, end);
+    return judgeLines(base, c, { lines: lines.slice(from - 1, to), lineCount: lines.length }, { start, end, from }, null);
+  });
 }
 
 /**
  * Whitespace-insensitive: every quoted line (elisions like `...` and `// …` skipped) occurs in the window. Line by
- * line, because an answer often quotes a few lines with an elision between them.
+ * line, because an answer often quotes a few lines with an elision between them. An identifier needs only its name,
+ * as a whole word (or to occur as written, like any code).
  */
-function quoteFound(quote: string, haystack: string): boolean {
-  const lines = quote
+function quoteFound(quote: Quote, window: readonly string[]): boolean {
+  const haystack = squash(window.join('\n'));
+  if (quote.name !== null) {
+    // The name as a word, or the span as written: an identifier is never held to more than other code is.
+    const word = new RegExp(`(?<![\\w$])${quote.name.replace(/\$/g, '\\$')}(?![\\w$])`);
+    return window.some((l) => word.test(l)) || haystack.includes(squash(quote.text));
+  }
+  const lines = quote.text
     .split('\n')
     .map(squash)
     .filter((l) => l !== '' && !/^(?:\/\/|#|\/\*)?(?:\.\.\.|…)(?:\*\/)?$/.test(l));
@@ -213,8 +265,12 @@ function squash(s: string): string {
   return s.replace(/\s+/g, '');
 }
 
-function cut(s: string): string {
-  return s.length > MAX_EXCERPT_CHARS ? `${s.slice(0, MAX_EXCERPT_CHARS - 1)}…` : s;
+function oneLine(s: string): string {
+  return s.replace(/[\r\t]/g, ' ');
+}
+
+function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 /** The json form of a verified citation: exactly the contract's fields. */

@@ -1,5 +1,5 @@
 import { answerStands, type AgentEvent } from '../agent/events.js';
-import { describeBad, verifyCitations, type VerifiedCitation } from '../citations/verify.js';
+import { describeBad, formatCitation, verifyCitations, type VerifiedCitation } from '../citations/verify.js';
 import type { Config } from '../config.js';
 import { askOnce, type EventSink } from './ask.js';
 import type { Session } from './session.js';
@@ -14,10 +14,27 @@ export interface CitedAnswer {
   turns: number;
 }
 
-/** The user message of the `fix` turn: what is wrong, and what to send back. */
+/**
+ * The user message of the `fix` turn: each bad citation as the answer wrote it, what is wrong (a quote mismatch names
+ * the suspect quote and shows what the cited line holds, since the citation may be right and only the quote off), and
+ * what to send back.
+ */
 export function fixRequest(bad: readonly VerifiedCitation[]): string {
-  const list = bad.map((c) => `- ${describeBad(c)}`).join('\n');
-  return `These citations in your answer do not check out against the repository:\n${list}\n\nVerify them with the tools, then reply with the complete corrected answer (it replaces the previous one). Cite only lines you have read; drop a claim you cannot support.`;
+  const holds = (c: VerifiedCitation): string =>
+    c.status === 'quote_mismatch' && c.excerpt !== null ? `; line ${c.start_line} reads \`${c.excerpt}\`` : '';
+  const list = bad.map((c) => `- ${describeBad(c)}${written(c)}${holds(c)}`).join('\n');
+  return [
+    `These citations in your answer could not be confirmed against the repository:\n${list}`,
+    'A quote_mismatch means the code you tied to the citation was not found near those lines: the lines or the quote may be ' +
+      'wrong, or the code may not belong to that citation. Verify them with the tools, then reply with the complete ' +
+      'corrected answer (it replaces the previous one). Cite only lines you have read; drop a claim you cannot support.',
+  ].join('\n\n');
+}
+
+/** ` (written as "a.js#L3")` when the answer's form differs from the canonical one the list names. */
+function written(c: VerifiedCitation): string {
+  const forms = c.raws.filter((r) => r !== formatCitation(c));
+  return forms.length === 0 ? '' : ` (written as ${forms.map((r) => `"${r}"`).join(', ')})`;
 }
 
 /**

@@ -13,7 +13,7 @@ import { askOnce, liveTextRenderer, loadTextView, type EventSink } from './ask.j
 import { askCited } from './cited.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { TextRenderer } from '../output/text.js';
-import { renderAudit } from '../output/audit.js';
+import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
@@ -271,7 +271,9 @@ function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { re
     stream.result(result);
     return;
   }
-  if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color) }));
+  // A terminal's width lays the findings out; a pipe gets them unwrapped (see renderAudit).
+  const auditWidth = io.stdout.isTTY === true ? io.stdout.columns || DEFAULT_AUDIT_COLUMNS : null;
+  if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth }));
   if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''}; sandbox: ${result.sandbox})\n`);
   else if (result.readonly_verified === true && config.verbose && !config.quiet) io.stderr.write(`read-only: repository unchanged · sandbox: ${describeSandbox(result.sandbox)}\n`);
   else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Message } from '../agent/model.js';
 import type { Conversation } from '../agent/conversation.js';
 import type { CacheState } from '../agent/cache-watch.js';
+import { citedFiles } from '../citations/extract.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
 import { isInside, realPrefix } from '../inside.js';
@@ -234,7 +235,8 @@ async function changedCitations(messages: Message[], root: string, from: string 
     if (message.role !== 'assistant') continue;
     for (const block of message.content) {
       if (block.type !== 'text') continue;
-      for (const match of block.text.matchAll(/([A-Za-z0-9_./-]{1,200}\.[A-Za-z0-9]{1,10}):\d{1,7}/g)) cited.add(match[1]!.replace(/^\.\//, ''));
+      // The answer's citations by the verifier's own rules (citations/extract.ts), so a resume names what was cited.
+      for (const file of citedFiles(block.text)) cited.add(file);
     }
   }
   if (cited.size === 0) return '';

@@ -95,3 +95,49 @@ export const CITATION_ROWS: Row[] = [
   { text: 'a directory with a trailing slash `docs/`', expected: [['docs/', null, null, 'ok']] },
   { text: 'an absolute path inside the root {root}/lib/express.js:5', expected: [['{root}/lib/express.js', 5, 5, 'ok']] },
 ];
+
+/**
+ * What counts as a quote (issue 24): only code the answer ties to a citation; an identifier tied to one must name
+ * something on the cited lines, and its name there is enough. Each occurrence keeps its own verdict. Rows from answers
+ * about express, bevy, vite and babel, against their real lines.
+ */
+export const QUOTE_ROWS: Row[] = [
+  { text: 'The server starts in `app.listen()` (lib/application.js:598).', expected: [['lib/application.js', 598, 598, 'ok']] },
+  { text: 'The main loop is entered through `App::run` (crates/bevy_app/src/app.rs:185).', expected: [['crates/bevy_app/src/app.rs', 185, 185, 'ok']] },
+  { text: 'An identifier that is not on the lines: `App::add_systems` (crates/bevy_app/src/app.rs:185)', expected: [['crates/bevy_app/src/app.rs', 185, 185, 'quote_mismatch']] },
+  { text: 'A constructor `App::new()` (crates/bevy_app/src/app.rs:139) returns `App::default()`.', expected: [['crates/bevy_app/src/app.rs', 139, 139, 'ok']] },
+  { text: 'a code span nearby, not tied: `next` is then called and the stack unwinds, see lib/router/index.js:42', expected: [['lib/router/index.js', 42, 42, 'ok']] },
+  { text: 'a span in the next clause after a comma is not tied: lib/router/index.js:42, `res.send` replies', expected: [['lib/router/index.js', 42, 42, 'ok']] },
+  { text: 'a code quote in parentheses after the citation is checked: lib/router/index.js:102 (`proto.handle = function handle(req, res, out) {`)', expected: [['lib/router/index.js', 102, 102, 'quote_mismatch']] },
+  { text: 'and is ok when right: lib/router/index.js:43 (`var self = this;`)', expected: [['lib/router/index.js', 43, 43, 'ok']] },
+  {
+    text: 'parse is at packages/babel-parser/src/index.ts:88 `export function parse(` — no: packages/babel-parser/src/index.ts:88 `export function parseExpression(`',
+    expected: [['packages/babel-parser/src/index.ts', 88, 88, 'quote_mismatch'], ['packages/babel-parser/src/index.ts', 88, 88, 'ok']],
+  },
+  {
+    text: 'first right: lib/application.js:10 `app.use = function use(fn) {`, then wrong: lib/application.js:10 `app.route = function route(path) {`',
+    expected: [['lib/application.js', 10, 10, 'ok'], ['lib/application.js', 10, 10, 'quote_mismatch']],
+  },
+  { text: 'twice, the same verdict, one entry: `parse()` (packages/babel-parser/src/index.ts:41) … `parse` (packages/babel-parser/src/index.ts:41)', expected: [['packages/babel-parser/src/index.ts', 41, 41, 'ok']] },
+  { text: 'a hallucinated file named as `app.js` and as [app.js](app.js)', expected: [['app.js', null, null, 'missing_file']] },
+  { text: 'a hallucinated file named once as `app.js` is an identifier', expected: [] },
+  {
+    text: 'A one-line citation, crates/bevy_app/src/app.rs:158, then the whole method:\n\n```rust\npub fn update(&mut self) {\n    if self.is_building_plugins() {\n        panic!("App::update() was called while a plugin was building.");\n    }\n\n    self.sub_apps.update();\n}\n```',
+    expected: [['crates/bevy_app/src/app.rs', 158, 158, 'ok']],
+  },
+  { text: 'The dev server is built by `_createServer` (packages/vite/src/node/server/index.ts:512).', expected: [['packages/vite/src/node/server/index.ts', 512, 512, 'ok']] },
+  { text: '`server.listen()` (packages/vite/src/node/server/index.ts:758) resolves the host first.', expected: [['packages/vite/src/node/server/index.ts', 758, 758, 'ok']] },
+  {
+    text: 'Config resolution starts at packages/vite/src/node/config.ts:1456:\n```ts\nexport async function resolveConfig(\n  inlineConfig: InlineConfig,\n  command: \'build\' | \'serve\',\n```',
+    expected: [['packages/vite/src/node/config.ts', 1456, 1456, 'ok']],
+  },
+  { text: '`defineConfig` (packages/vite/src/node/config.ts:1456) only returns its argument', expected: [['packages/vite/src/node/config.ts', 1456, 1456, 'quote_mismatch']] },
+  { text: '`defineConfig` (packages/vite/src/node/config.ts:199) only returns its argument', expected: [['packages/vite/src/node/config.ts', 199, 199, 'ok']] },
+  { text: 'Babel\'s `transform` (packages/babel-core/src/transform.ts:31) wraps a gensync runner.', expected: [['packages/babel-core/src/transform.ts', 31, 31, 'ok']] },
+  { text: 'packages/babel-traverse/src/index.ts:108 (`export default traverse;`) is the default export', expected: [['packages/babel-traverse/src/index.ts', 108, 108, 'ok']] },
+  { text: 'packages/babel-traverse/src/index.ts:102 (`export default traverse;`) is the default export', expected: [['packages/babel-traverse/src/index.ts', 102, 102, 'quote_mismatch']] },
+  { text: 'The `traverse` function (packages/babel-traverse/src/index.ts:59) walks the tree.', expected: [['packages/babel-traverse/src/index.ts', 59, 59, 'ok']] },
+  { text: 'a call names its function: `traverse(ast, visitor)` (packages/babel-traverse/src/index.ts:59)', expected: [['packages/babel-traverse/src/index.ts', 59, 59, 'ok']] },
+  { text: 'a call of a function not on the lines: `parseExpression(code)` (packages/babel-parser/src/index.ts:41)', expected: [['packages/babel-parser/src/index.ts', 41, 41, 'quote_mismatch']] },
+  { text: 'code with a call in it is code: `function traverse(parent, opts)` (packages/babel-traverse/src/index.ts:59)', expected: [['packages/babel-traverse/src/index.ts', 59, 59, 'quote_mismatch']] },
+];

@@ -41,6 +41,8 @@ describe('citations at a commit (abc1234:path:line)', () => {
   it.each<[string, (f: string, s: string) => string, Record<string, unknown>]>([
     ['a line that exists at the commit (the work tree has it too)', (f) => `${f}:src/limit.js:2`, { status: 'ok', excerpt: 'function rateLimit(req) {' }],
     ['a line past the end at the commit, though the work tree has it', (f) => `${f}:src/limit.js:5`, { status: 'line_out_of_range' }],
+    ['the line one past the end at the commit (a final newline starts no line)', (f) => `${f}:src/limit.js:4`, { status: 'line_out_of_range', excerpt: null }],
+    ['the last line at the commit', (f) => `${f}:src/limit.js:3`, { status: 'ok', excerpt: 'return max;' }],
     ['a line that exists only at the later commit', (_f, s) => `${s}:src/limit.js:5-6`, { status: 'ok', excerpt: '}' }],
     ['a file deleted since, cited at the commit that had it', (f) => `${f}:src/old.js:1`, { status: 'ok', excerpt: 'module.exports = 1;' }],
     ['a file that the commit does not have', (_f, s) => `${s}:src/old.js:1`, { status: 'missing_file' }],
@@ -49,6 +51,7 @@ describe('citations at a commit (abc1234:path:line)', () => {
     ['a directory with a line', (f) => `${f}:src/:1`, { status: 'not_a_file' }],
     ['a quote that is not near the lines at the commit', (f) => `${f}:src/limit.js:1 \`if (!req) return 0;\``, { status: 'quote_mismatch' }],
     ['a quote that is', (_f, s) => `${s}:src/limit.js:2 \`if (!req) return 0;\``, { status: 'ok' }],
+    ['a one-line citation quoting more lines than the slack', (_f, s) => `${s}:src/limit.js:1:\n\n\`\`\`js\nconst max = 10;\nfunction rateLimit(req) {\n  if (!req) return 0;\n  return max;\n}\nmodule.exports = rateLimit;\n\`\`\`\nThat is all`, { status: 'ok' }],
   ])('%s', async (_name, cite, expected) => {
     const [record] = await status(`See ${cite(first, second)}.`);
     expect(record).toMatchObject({ path: expect.any(String), commit: expect.stringMatching(/^[0-9a-f]{7,40}$/), ...expected });

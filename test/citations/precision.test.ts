@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { extractCitations } from '../../src/citations/extract.js';
+import { verifyCitations } from '../../src/citations/verify.js';
+import { useRepo } from '../support/temp-repo.js';
 import { CITATION_FILES } from './citation-repo.js';
-import { CITATION_ROWS } from './citation-table.js';
+import { CITATION_ROWS, QUOTE_ROWS, type Expected } from './citation-table.js';
 
 const DIR = new URL('../../fixtures/answers/', import.meta.url);
 const TRUTH: Record<string, string[]> = JSON.parse(readFileSync(new URL('expected.json', DIR), 'utf8'));
+const ROWS = [...CITATION_ROWS, ...QUOTE_ROWS];
+const repo = useRepo(CITATION_FILES);
 
 /**
  * `path`, `path:12` or `path:12-20`: how a citation is compared with the hand-written truth. `exists` applies the
@@ -45,12 +49,27 @@ describe('extraction precision and recall (issue 9 measurements)', () => {
     const format = ([p, start, end]: [string, number | null, number | null, string]) =>
       start === null ? p : end !== start ? `${p}:${start}-${end}` : `${p}:${start}`;
     const s = score(
-      CITATION_ROWS.filter((r) => !r.text.includes('{root}')).map((r) => ({
+      ROWS.filter((r) => !r.text.includes('{root}')).map((r) => ({
         found: keys(r.text, (p) => Object.hasOwn(CITATION_FILES, p)),
         truth: r.expected.map(format),
       })),
     );
-    console.info(`table: precision ${s.precision.toFixed(3)}, recall ${s.recall.toFixed(3)} over ${CITATION_ROWS.length} rows`);
+    console.info(`table: precision ${s.precision.toFixed(3)}, recall ${s.recall.toFixed(3)} over ${ROWS.length} rows`);
+    expect(s.fp).toEqual([]);
+    expect(s.fn).toEqual([]);
+  });
+
+  it('of the verdicts on the table: every citation flagged bad is bad (no false alarm), and every bad one is flagged', async () => {
+    const entry = ([p, start, end, status]: Expected): string => `${p}:${start ?? ''}-${end ?? ''} ${status}`;
+    const cases = await Promise.all(
+      ROWS.filter((r) => !r.text.includes('{root}')).map(async (r) => {
+        const found = (await verifyCitations(repo.root, r.text)).map((c) => entry([c.path, c.start_line, c.end_line, c.status]));
+        const truth = r.expected.map(entry);
+        return { found: found.filter((e) => !e.endsWith(' ok')), truth: truth.filter((e) => !e.endsWith(' ok')) };
+      }),
+    );
+    const s = score(cases);
+    console.info(`verdicts: flagged-bad precision ${s.precision.toFixed(3)}, recall ${s.recall.toFixed(3)} (${s.tp} right, false alarms: ${JSON.stringify(s.fp)}, missed: ${JSON.stringify(s.fn)})`);
     expect(s.fp).toEqual([]);
     expect(s.fn).toEqual([]);
   });

@@ -5,7 +5,7 @@ import { extractCitations } from '../../src/citations/extract.js';
 import { describeBad, formatCitation, verifyCitations } from '../../src/citations/verify.js';
 import { useRepo } from '../support/temp-repo.js';
 import { CITATION_FILES } from './citation-repo.js';
-import { CITATION_ROWS, type Expected } from './citation-table.js';
+import { CITATION_ROWS, QUOTE_ROWS, type Expected } from './citation-table.js';
 
 const repo = useRepo(CITATION_FILES);
 
@@ -22,6 +22,43 @@ describe('the citation table (issue 9)', () => {
   it.each(CITATION_ROWS.map((r) => [r.text, r.expected] as const))('%s', async (text, expected) => {
     const rooted = expected.map(([p, ...rest]) => [p.replaceAll('{root}', repo.root), ...rest]);
     expect(await verified(text)).toEqual(rooted);
+  });
+});
+
+describe('what counts as a quote, and one verdict per occurrence (issue 24)', () => {
+  it.each(QUOTE_ROWS.map((r) => [r.text, r.expected] as const))('%s', async (text, expected) => {
+    expect(await verified(text)).toEqual(expected);
+  });
+
+  it('names the suspect quote in the detail: the code, or the identifier and its name', async () => {
+    const [code] = await verifyCitations(repo.root, 'lib/router/index.js:102 (`proto.handle = function handle(req, res, out) {`)');
+    expect(describeBad(code!)).toBe(
+      'lib/router/index.js:102: quote_mismatch (the quoted code `proto.handle = function handle(req, res, out) {` is not within 3 lines of the cited range)',
+    );
+    const [name] = await verifyCitations(repo.root, '`App::add_systems` (crates/bevy_app/src/app.rs:185)');
+    expect(name!.detail).toBe('the name `add_systems` (of `App::add_systems`) does not occur within 3 lines of the cited range');
+    expect(name!.excerpt).toBe('pub fn run(&mut self) -> AppExit {');
+    const [block] = await verifyCitations(repo.root, 'lib/application.js:10:\n```js\n\napp.route = function route(path) {\n  return 1;\n```');
+    expect(block!.detail).toBe('the quoted block starting `app.route = function route(path) {` is not within 3 lines of the cited range');
+  });
+
+  it('an identifier matches by its name as a whole word (`list` is not in `listen`), or as written like any code', async () => {
+    const status = async (text: string) => (await verifyCitations(repo.root, text))[0]!.status;
+    expect(await status('`server.list` (lib/application.js:598)')).toBe('quote_mismatch');
+    expect(await status('`router.listen` (lib/application.js:598)')).toBe('ok');
+    // Found as written, whitespace ignored (in `// final handler`), though no line has the name as a word of its own.
+    expect(await status('`finalhandler` (lib/application.js:598)')).toBe('ok');
+    expect(await status('`http.createServer` (lib/application.js:598)')).toBe('ok');
+  });
+
+  it('a span tied before a citation is not also the quote of the citation before it', () => {
+    const [a, b] = extractCitations('see lib/express.js:5 `app.listen()` (lib/application.js:598)');
+    expect([a!.quote, b!.quote]).toEqual([null, { text: 'app.listen()', name: 'listen' }]);
+  });
+
+  it('a fenced block replaces a span as the quote of the citation on the line before it', () => {
+    const [c] = extractCitations('lib/application.js:10 `app.use`:\n```js\napp.use = function use(fn) {\n```');
+    expect(c!.quote).toEqual({ text: 'app.use = function use(fn) {', name: null });
   });
 });
 
@@ -69,6 +106,16 @@ describe('verifyCitations', () => {
     } finally {
       await fs.rm(dir, { recursive: true });
     }
+  });
+
+  it('ties quotes in near-linear time: 20,000 citations each with a span after and one before', () => {
+    const answer = 'lib/a.js:1 `x` and `y` (lib/b.js:2) '.repeat(20_000);
+    const started = performance.now();
+    const found = extractCitations(answer);
+    // Not a timing assertion on the machine's speed: pairing every span with every citation is billions of steps here.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(found).toHaveLength(40_000);
+    expect(found.slice(0, 2).map((c) => c.quote?.text)).toEqual(['x', 'y']);
   });
 
   it('returns nothing for an answer without citations', async () => {

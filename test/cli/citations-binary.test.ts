@@ -47,6 +47,21 @@ describe('--verify-citations fix (the built binary)', () => {
     expect(result.stderr).toContain('Sources\n  ✓ src/router.js:3  function handle(req, res) {\n');
   });
 
+  it('a correct citation with an identifier before it costs no fix turn; a wrong quote is named in the fix turn (issue 24)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const right = 'Requests go through `handle()` (src/router.js:3).';
+    api.enqueue(reply(text(right)));
+    const clean = await run(['--verify-citations', 'fix', 'where is the handler?']);
+    expect([clean.code, clean.stdout, messages().length]).toEqual([0, `${right}\n`, 1]);
+    await api.close();
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Requests go through `function route(req)` (src/router.js:3).')), reply(text(GOOD)));
+    const fixed = await run(['--verify-citations', 'fix', 'where is the handler?']);
+    expect(fixed.stdout).toBe(`${GOOD}\n`);
+    const fix = (messages()[1]!.body.messages!.at(-1) as { content: Array<{ text?: string }> }).content.map((b) => b.text ?? '').join('');
+    expect(fix).toContain('- src/router.js:3: quote_mismatch (the quoted code `function route(req)` is not within 3 lines of the cited range); line 3 reads `function handle(req, res) {`');
+  });
+
   it('the fix turn counts within --max-turns: after a tool turn and the answer, none is left', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('Looking.'), toolUse('read_file', { path: 'src/router.js' })), reply(text(BAD)), reply(text(GOOD)));
