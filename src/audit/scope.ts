@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { findingFingerprints } from '../output/sarif.js';
+import { writeOutputFile } from '../output/safe-write.js';
 import { isInside } from '../sandbox/paths.js';
 import type { AuditReport, Finding } from '../tools/report-findings.js';
 import type { ChangedFile } from './diff.js';
@@ -86,17 +86,10 @@ export async function readBaseline(file: string, root: string, creating: boolean
   return new Set(prints as string[]);
 }
 
-/** Writes every finding's fingerprint as the new baseline (atomically: a temporary file, then rename). */
-export async function writeBaseline(file: string, report: AuditReport, readLines: ScopeOptions['readLines']): Promise<void> {
+/** Writes every finding's fingerprint as the new baseline (atomically, never through a link in the repository). */
+export async function writeBaseline(file: string, report: AuditReport, readLines: ScopeOptions['readLines'], root: string): Promise<void> {
   const fingerprints = [...new Set(findingFingerprints(report.findings, readLines))].sort();
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
-  try {
-    await fs.writeFile(temp, `${JSON.stringify({ spelunk_baseline: 1, fingerprints }, null, 2)}\n`, { flag: 'wx' });
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+  await writeOutputFile(file, `${JSON.stringify({ spelunk_baseline: 1, fingerprints }, null, 2)}\n`, root);
 }
 
 /** The baseline's real location (its directory resolved, the file may not exist yet) must not be inside the root. */

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
@@ -24,6 +23,7 @@ import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { findingFingerprints } from '../output/sarif.js';
+import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -62,7 +62,7 @@ export async function runOnce(
   const saved = await linkSaved(config, io.env, session);
   const sessionId = saved.id;
   // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
-  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif) : false;
+  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : [])];
@@ -167,10 +167,10 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
   const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
   const message = result.error?.message ?? `the audit reached no verdict (${reason})${summary}`;
   const log: SarifLog = verdict
-    ? toSarif({ ...common, report: result.audit!, readLines: fileLineReader(config.root) })
+    ? toSarif({ ...common, question, report: result.audit!, readLines: fileLineReader(config.root) })
     : toSarifFailure({ ...common, reason, message });
   try {
-    await writeSarif(file, log);
+    await writeSarif(file, log, config.root);
     if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
     return result;
   } catch (error) {
@@ -183,13 +183,12 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
  * never leaves a SARIF that is not its own; true when there was one. A file that cannot be removed (a directory, no
  * permission) is a usage error: the run could not keep the path honest, so it does not start.
  */
-async function removeStaleSarif(file: string): Promise<boolean> {
+async function removeStaleSarif(file: string, root: string): Promise<boolean> {
   try {
-    await fs.unlink(file);
-    return true;
+    return await removeOutputFile(file, root);
   } catch (error) {
+    if (error instanceof OutputPathRefused) throw new UsageError(`--sarif ${file}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return false;
     throw new UsageError(`--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`);
   }
 }
@@ -206,7 +205,7 @@ async function scopedOutcome(config: Config, result: ResultObject, change: DiffS
   const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
   if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
   try {
-    await writeBaseline(audit.baseline, report, readLines);
+    await writeBaseline(audit.baseline, report, readLines, config.root);
     return { ...result, audit: report };
   } catch (error) {
     return { ...result, audit: report, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --baseline ${audit.baseline}: ${(error as Error).message}` } };
