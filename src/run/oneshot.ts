@@ -24,6 +24,8 @@ import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { findingFingerprints } from '../output/sarif.js';
 import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
+import { planReview } from '../audit/review-files.js';
+import { reviewOutcome } from '../audit/review-outcome.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -63,9 +65,10 @@ export async function runOnce(
   const sessionId = saved.id;
   // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
   const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
+  const review = config.audit?.reviewOutput ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root) : null;
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : [])];
+  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...(review?.warning ? [review.warning] : [])];
   if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
   const snapshotWarning = snapshot.then(
     (before) => {
@@ -140,6 +143,7 @@ export async function runOnce(
   });
   result = await scopedOutcome(config, result, change, baseline);
   if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, staleRemoved);
+  if (review && change) result = await reviewOutcome(review, config, question, io, result, change);
   text?.close();
   await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
