@@ -21,6 +21,10 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 /** A path spelunk will not write through; the message says why and what to do, without the flag name. */
 export class OutputPathRefused extends Error {
   override name = 'OutputPathRefused';
+  /** The errno a plain write or removal would have met there (EISDIR for a directory), when there is one. */
+  constructor(message: string, readonly code?: string) {
+    super(message);
+  }
 }
 
 /** Where a file will go: its real, link-free directory, its name there, and whether that lies inside the root. */
@@ -66,7 +70,7 @@ export async function resolveOutputPath(file: string, root: string): Promise<Out
       continue;
     }
     if (parts.length === 0) {
-      if (!stat.isFile()) throw new OutputPathRefused(`${next} exists and is not a regular file`);
+      if (!stat.isFile()) throw new OutputPathRefused(`${next} exists and is not a regular file`, stat.isDirectory() ? 'EISDIR' : undefined);
       return { dir, name: part, inside: isInside(root, next), exists: true };
     }
     if (!stat.isDirectory()) throw new OutputPathRefused(`${next} is not a directory (ENOTDIR)`);

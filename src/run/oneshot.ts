@@ -191,7 +191,7 @@ async function removeStaleSarif(file: string, root: string): Promise<boolean> {
   try {
     return await removeOutputFile(file, root);
   } catch (error) {
-    if (error instanceof OutputPathRefused) throw new UsageError(`--sarif ${file}: ${error.message}`);
+    if (error instanceof OutputPathRefused && error.code === undefined) throw new UsageError(`--sarif ${file}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`);
   }
