@@ -15,7 +15,7 @@ import { buildReview } from './review.js';
 export async function reviewOutcome(plan: ReviewPlan, config: Config, question: string, io: Io, result: ResultObject, change: DiffScope): Promise<ResultObject> {
   const audit = config.audit;
   const exit = exitCodeFor(result, audit?.failOn);
-  if (audit?.diff == null || result.audit === undefined || (exit !== EXIT.ok && exit !== EXIT.auditFailed)) {
+  if (!audit?.diff || result.audit === undefined || (exit !== EXIT.ok && exit !== EXIT.auditFailed)) {
     const stale = plan.staleRemoved ? '; a stale file there was removed' : '';
     io.stderr.write(`spelunk: no review written to ${plan.file}: the audit reached no verdict (${exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype})${stale}\n`);
     return result;
