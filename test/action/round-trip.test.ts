@@ -32,7 +32,8 @@ function git(...args: string[]): string {
 
 /**
  * Stands in for `node dist/spelunk.js`: records the argv and environment names the action passed, then runs the real
- * built binary. Until this build has the kernel-sandbox flag (issue 21), `--sandbox MODE` is recorded but not passed on.
+ * built binary. `--sandbox MODE` is passed on where this build has the flag (issue 21) and bubblewrap works here;
+ * otherwise it is recorded but not passed on, so the rest of the round trip still runs.
  */
 const WRAPPER = `import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -40,7 +41,8 @@ const args = process.argv.slice(2);
 writeFileSync(process.env.SPELUNK_TEST_RECORD, JSON.stringify({ args, env: Object.keys(process.env) }));
 const help = spawnSync(process.execPath, [${JSON.stringify(BIN)}, '--help'], { encoding: 'utf8' }).stdout;
 const at = args.indexOf('--sandbox');
-const pass = help.includes('--sandbox') || at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
+const bwrap = spawnSync('bwrap', ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--dev', '/dev', '--unshare-all', '/usr/bin/true']).status === 0;
+const pass = (help.includes('--sandbox') && bwrap) || at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
 const run = spawnSync(process.execPath, [${JSON.stringify(BIN)}, ...pass], { stdio: 'inherit' });
 process.exit(run.status ?? 1);
 `;

@@ -2,6 +2,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sarifToMarkdown } from '@security-alert/sarif-to-markdown';
+import type { Log } from 'sarif';
 import { applyScope } from '../../src/audit/scope.js';
 import { fileLineReader, findingFingerprints, sarifCategory, toSarif, toSarifFailure, type SarifLog } from '../../src/output/sarif.js';
 import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
@@ -98,6 +100,19 @@ describe('every SARIF shape spelunk writes', () => {
     expect(shell!.help.markdown).toContain('--baseline FILE --update-baseline');
     // The model's title is escaped: no emphasis or HTML of its making in what GitHub renders.
     expect(authz!.help.markdown).toContain('No \\*auth\\* check \\<b\\>');
+  });
+});
+
+describe('a PR-comment formatter (@security-alert/sarif-to-markdown) reads our severities', () => {
+  const format = sarifToMarkdown({ owner: 'o', repo: 'r', branch: 'main', sourceRoot: '', simple: true, severities: ['error', 'warning', 'note'], failOn: ['error'] });
+
+  it('a failing audit is not reported as clean: it reads each rule\'s defaultConfiguration.level', () => {
+    const [findings] = format(shapes().findings as unknown as Log);
+    expect(findings?.hasMessages).toBe(true);
+    expect(findings?.shouldFail).toBe(true);
+    expect(findings?.body).toContain('User input reaches exec');
+    const [none] = format(shapes().none as unknown as Log);
+    expect(none?.hasMessages).toBe(false);
   });
 });
 
