@@ -13,6 +13,9 @@ import { askCited } from './cited.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { TextRenderer } from '../output/text.js';
 import { renderAudit } from '../output/audit.js';
+import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
+import { planReview } from '../audit/review-files.js';
+import { reviewOutcome } from '../audit/review-outcome.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
@@ -23,9 +26,6 @@ import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { findingFingerprints } from '../output/sarif.js';
-import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
-import { planReview } from '../audit/review-files.js';
-import { reviewOutcome } from '../audit/review-outcome.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
