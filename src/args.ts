@@ -59,6 +59,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       scope: { type: 'string', describe: 'audit with a diff: findings that count for --fail-on (line|file|repo)', defaultDescription: 'line' },
       baseline: { type: 'string', describe: 'audit: accepted findings (fingerprints file outside the repository)' },
       'update-baseline': { type: 'boolean', describe: 'audit: write this run\'s findings to --baseline' },
+      'review-output': { type: 'string', describe: 'audit with a diff: write a GitHub pull-request review (comments on changed lines) to this file' },
+      'previous-review': { type: 'string', describe: 'audit: the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
       quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
       continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
       resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it)' },

@@ -74,6 +74,10 @@ export interface AuditConfig {
   /** Absolute path of the baseline file, given by the operator; never looked up in the repository. */
   baseline: string | null;
   updateBaseline: boolean;
+  /** --review-output: where the pull-request review body goes (needs a diff); absent or null: none. */
+  reviewOutput?: string | null;
+  /** --previous-review: the PR's existing review comments, read to leave out findings already posted. */
+  previousReview?: string | null;
 }
 
 /** Flag values as yargs hands them over (already type-coerced, not yet validated). */
@@ -113,6 +117,8 @@ export interface RawFlags {
   scope?: string;
   baseline?: string;
   updateBaseline?: boolean;
+  reviewOutput?: string;
+  previousReview?: string;
   verifyCitations?: string;
   render?: boolean;
   sandbox?: string;
@@ -201,6 +207,8 @@ function refuseAuditFlags(flags: RawFlags): void {
     flags.scope !== undefined && '--scope',
     flags.baseline !== undefined && '--baseline',
     flags.updateBaseline !== undefined && '--update-baseline',
+    flags.reviewOutput !== undefined && '--review-output',
+    flags.previousReview !== undefined && '--previous-review',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;
   const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
@@ -250,14 +258,21 @@ function resolveEffort(flag: string | undefined, model: string, thinking: boolea
 }
 
 /** --diff / --diff-file / --scope / --baseline / --update-baseline, checked together (each mistake is one line). */
-function auditScope(flags: RawFlags, cwd: string): Pick<AuditConfig, 'diff' | 'scope' | 'baseline' | 'updateBaseline'> {
+function auditScope(flags: RawFlags, cwd: string): Pick<AuditConfig, 'diff' | 'scope' | 'baseline' | 'updateBaseline' | 'reviewOutput' | 'previousReview'> {
   if (flags.diff !== undefined && flags.diffFile !== undefined) throw new UsageError('--diff and --diff-file name the change twice; give one of them');
   if (flags.diff !== undefined && flags.diff.trim() === '') throw new UsageError('--diff needs a base revision: --diff origin/main or --diff BASE...HEAD');
   const diff = flags.diff !== undefined ? parseDiffSpec(flags.diff.trim()) : flags.diffFile !== undefined ? { kind: 'file' as const, path: path.resolve(cwd, flags.diffFile) } : null;
   if (flags.scope !== undefined && !(SCOPES as readonly string[]).includes(flags.scope)) throw new UsageError(`--scope must be line, file or repo (got "${flags.scope}")`);
   if (flags.scope !== undefined && diff === null) throw new UsageError('--scope only applies to an audit of a change; add --diff BASE or --diff-file pr.diff');
   if (flags.updateBaseline === true && flags.baseline === undefined) throw new UsageError('--update-baseline needs the file to write: --baseline FILE --update-baseline');
+  if (flags.reviewOutput !== undefined && diff === null) throw new UsageError('--review-output comments on the changed lines of a change: add --diff BASE (or --diff-file pr.diff)');
+  if (flags.previousReview !== undefined && flags.reviewOutput === undefined) throw new UsageError('--previous-review only shapes a review: add --review-output review.json');
+  for (const [flag, value] of [['--review-output', flags.reviewOutput], ['--previous-review', flags.previousReview]] as const) {
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} needs a file name`);
+  }
   return {
+    reviewOutput: flags.reviewOutput === undefined ? null : path.resolve(cwd, flags.reviewOutput),
+    previousReview: flags.previousReview === undefined ? null : path.resolve(cwd, flags.previousReview),
     diff,
     scope: (flags.scope ?? 'line') as Scope,
     baseline: flags.baseline === undefined ? null : path.resolve(cwd, flags.baseline),

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { promises as fs, realpathSync } from 'node:fs';
-import path from 'node:path';
+import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { findingFingerprints } from '../output/sarif.js';
-import { isInside } from '../sandbox/paths.js';
+import { OutputPathRefused, resolveOutputPath, writeOutputFile } from '../output/safe-write.js';
 import type { AuditReport, Finding } from '../tools/report-findings.js';
 import type { ChangedFile } from './diff.js';
 
@@ -63,7 +61,7 @@ export function applyScope(report: AuditReport, opts: ScopeOptions): AuditReport
  * allowed only when it is about to be written (--update-baseline). Throws UsageError.
  */
 export async function readBaseline(file: string, root: string, creating: boolean): Promise<Set<string>> {
-  assertOutside(file, root);
+  await assertOutside(file, root);
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -86,28 +84,23 @@ export async function readBaseline(file: string, root: string, creating: boolean
   return new Set(prints as string[]);
 }
 
-/** Writes every finding's fingerprint as the new baseline (atomically: a temporary file, then rename). */
-export async function writeBaseline(file: string, report: AuditReport, readLines: ScopeOptions['readLines']): Promise<void> {
+/** Writes every finding's fingerprint as the new baseline (atomically, never through a link in the repository). */
+export async function writeBaseline(file: string, report: AuditReport, readLines: ScopeOptions['readLines'], root: string): Promise<void> {
   const fingerprints = [...new Set(findingFingerprints(report.findings, readLines))].sort();
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.tmp`);
-  try {
-    await fs.writeFile(temp, `${JSON.stringify({ spelunk_baseline: 1, fingerprints }, null, 2)}\n`, { flag: 'wx' });
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+  await writeOutputFile(file, `${JSON.stringify({ spelunk_baseline: 1, fingerprints }, null, 2)}\n`, root);
 }
 
-/** The baseline's real location (its directory resolved, the file may not exist yet) must not be inside the root. */
-function assertOutside(file: string, root: string): void {
-  let real = path.resolve(file);
-  try {
-    real = path.join(realpathSync(path.dirname(real)), path.basename(real));
-  } catch {
-    // A missing directory: the lexical path is all there is, and writing there fails later with its own message.
-  }
-  if (isInside(root, real)) {
+/**
+ * The baseline's real location (resolved without following any link planted in the repository: one there is refused)
+ * must not be inside the root.
+ */
+async function assertOutside(file: string, root: string): Promise<void> {
+  const where = await resolveOutputPath(file, root).catch((error: Error) => {
+    // A missing directory is reported by the read (or the write) with its own message.
+    if (error instanceof OutputPathRefused && error.message.includes('(ENOENT)')) return null;
+    throw new UsageError(`--baseline ${file}: ${error.message}`);
+  });
+  if (where?.inside === true) {
     throw new UsageError(`--baseline ${file} is inside the repository, where the change being audited could edit it; keep the baseline outside (e.g. in the CI workspace)`);
   }
 }

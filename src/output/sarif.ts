@@ -1,31 +1,21 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync, realpathSync, promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isInside } from '../sandbox/paths.js';
-import { severityAtLeast, type AuditReport, type Finding, type Severity } from '../tools/report-findings.js';
+import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
+import { writeOutputFile } from './safe-write.js';
+import { INFORMATION_URI, LEVEL, ruleFor, type SarifLevel, type SarifRule } from './sarif-rules.js';
+
+export { SECURITY_SEVERITY, type SarifLevel, type SarifRule } from './sarif-rules.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const SRCROOT = '%SRCROOT%';
 /** Key of our fingerprint; bump the version if the hashed text ever changes, or every alert would reopen. */
 export const FINGERPRINT_KEY = 'spelunk/v1';
 
-export type SarifLevel = 'error' | 'warning' | 'note';
-
-const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error', high: 'error', medium: 'warning', low: 'note' };
-/**
- * GitHub code scanning labels a rule Critical (≥ 9.0), High (7.0–8.9), Medium (4.0–6.9) or Low from this CVSS-like
- * score, which it reads as a string; each value sits inside its band so the label matches the model's severity.
- */
-export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = { critical: '9.5', high: '8.0', medium: '5.5', low: '2.0' };
 /** The longest question slug in a default category; longer ones are cut and get a hash so they stay distinct. */
 const MAX_SLUG_CHARS = 60;
-
-export interface SarifRule {
-  id: string;
-  shortDescription: { text: string };
-  properties: { 'security-severity': string; tags: string[] };
-}
 
 /** `invocations[0]`: whether the run reached a verdict, and why not. */
 export interface SarifInvocation {
@@ -58,6 +48,8 @@ export interface SarifLog {
       driver: {
         name: 'spelunk';
         version: string;
+        semanticVersion: string;
+        informationUri: string;
         rules: SarifRule[];
       };
     };
@@ -77,12 +69,14 @@ export interface SarifInput {
   readLines: (relPath: string) => string[] | null;
   /** `run.automationDetails.id` (see sarifCategory); omitted when undefined. */
   automationId?: string;
+  /** The audit question, quoted in each rule's description. */
+  question?: string;
 }
 
 /** Converts an audit report into a SARIF 2.1.0 log that GitHub code scanning accepts and deduplicates across runs. */
 export function toSarif(input: SarifInput): SarifLog {
   const ruleIds = [...new Set(input.report.findings.map((f) => f.rule_id))];
-  const rules = ruleIds.map((id) => ruleFor(id, input.report.findings.filter((f) => f.rule_id === id)));
+  const rules = ruleIds.map((id) => ruleFor(id, input.report.findings.filter((f) => f.rule_id === id), input.question));
   const fingerprints = fingerprintAll(input.report.findings, input.readLines);
   const results = input.report.findings.map((finding, index): SarifResult => ({
     ruleId: finding.rule_id,
@@ -134,7 +128,7 @@ function runLog(
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'spelunk', version: input.toolVersion, rules } },
+        tool: { driver: { name: 'spelunk', version: input.toolVersion, semanticVersion: input.toolVersion, informationUri: INFORMATION_URI, rules } },
         ...(input.automationId === undefined ? {} : { automationDetails: { id: input.automationId } }),
         invocations,
         // A directory URI must end with "/" or consumers resolve relative URIs against its parent.
@@ -142,20 +136,6 @@ function runLog(
         results,
       },
     ],
-  };
-}
-
-/**
- * A rule per normalised rule id. GitHub reads severity per rule, so a rule takes its most severe finding's score;
- * `tags` are the findings' categories (`security` is what makes GitHub show the score as a security label).
- */
-function ruleFor(id: string, findings: Finding[]): SarifRule {
-  const worst = findings.reduce<Severity>((max, f) => (severityAtLeast(f.severity, max) ? f.severity : max), 'low');
-  const tags = [...new Set(findings.flatMap((f) => (f.category ? [f.category] : [])))].sort();
-  return {
-    id,
-    shortDescription: { text: findings[0]?.title ?? id },
-    properties: { 'security-severity': SECURITY_SEVERITY[worst], tags },
   };
 }
 
@@ -234,19 +214,9 @@ export function fileLineReader(root: string): (relPath: string) => string[] | nu
 }
 
 /**
- * Writes the SARIF log atomically (temporary file in the same directory, then rename) so an upload step never sees
- * half a file. The path is the user's choice and may lie inside the repository; write it after the read-only check
- * (or pass it to verifyReadOnly's `ignore`).
+ * Writes the SARIF log atomically (an upload step never sees half a file) and never through a link planted in the
+ * repository (see safe-write.ts). The path may lie inside the repository: write it after the read-only check.
  */
-export async function writeSarif(file: string, sarif: SarifLog): Promise<string> {
-  const target = path.resolve(file);
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
-  try {
-    await fs.writeFile(temp, `${JSON.stringify(sarif, null, 2)}\n`, { flag: 'wx' });
-    await fs.rename(temp, target);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  return target;
+export async function writeSarif(file: string, sarif: SarifLog, root: string): Promise<string> {
+  return writeOutputFile(file, `${JSON.stringify(sarif, null, 2)}\n`, root);
 }

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
@@ -14,6 +13,9 @@ import { askCited } from './cited.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { TextRenderer } from '../output/text.js';
 import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
+import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
+import { planReview } from '../audit/review-files.js';
+import { reviewOutcome } from '../audit/review-outcome.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
@@ -63,10 +65,11 @@ export async function runOnce(
   const saved = await linkSaved(config, io.env, session);
   const sessionId = saved.id;
   // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
-  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif) : false;
+  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
+  const review = config.audit?.reviewOutput ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root) : null;
   sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : [])];
+  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...(review?.warning ? [review.warning] : [])];
   if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
   const snapshotWarning = snapshot.then(
     (before) => {
@@ -141,6 +144,7 @@ export async function runOnce(
   });
   result = await scopedOutcome(config, result, change, baseline);
   if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, staleRemoved);
+  if (review && change) result = await reviewOutcome(review, config, question, io, result, change);
   text?.close();
   await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
@@ -168,10 +172,10 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
   const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
   const message = result.error?.message ?? `the audit reached no verdict (${reason})${summary}`;
   const log: SarifLog = verdict
-    ? toSarif({ ...common, report: result.audit!, readLines: fileLineReader(config.root) })
+    ? toSarif({ ...common, question, report: result.audit!, readLines: fileLineReader(config.root) })
     : toSarifFailure({ ...common, reason, message });
   try {
-    await writeSarif(file, log);
+    await writeSarif(file, log, config.root);
     if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
     return result;
   } catch (error) {
@@ -184,13 +188,12 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
  * never leaves a SARIF that is not its own; true when there was one. A file that cannot be removed (a directory, no
  * permission) is a usage error: the run could not keep the path honest, so it does not start.
  */
-async function removeStaleSarif(file: string): Promise<boolean> {
+async function removeStaleSarif(file: string, root: string): Promise<boolean> {
   try {
-    await fs.unlink(file);
-    return true;
+    return await removeOutputFile(file, root);
   } catch (error) {
+    if (error instanceof OutputPathRefused && error.code === undefined) throw new UsageError(`--sarif ${file}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return false;
     throw new UsageError(`--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`);
   }
 }
@@ -207,7 +210,7 @@ async function scopedOutcome(config: Config, result: ResultObject, change: DiffS
   const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
   if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
   try {
-    await writeBaseline(audit.baseline, report, readLines);
+    await writeBaseline(audit.baseline, report, readLines, config.root);
     return { ...result, audit: report };
   } catch (error) {
     return { ...result, audit: report, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --baseline ${audit.baseline}: ${(error as Error).message}` } };

@@ -53,15 +53,12 @@ describe('toSarif', () => {
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.$schema).toContain('sarif-2.1.0');
     const run = sarif.runs[0]!;
-    expect(run.tool.driver).toEqual({
-      name: 'spelunk',
-      version: '0.1.0',
-      rules: [
-        { id: 'shell-injection', shortDescription: { text: 'User input reaches exec' }, properties: { 'security-severity': '9.5', tags: [] } },
-        { id: 'missing-authz', shortDescription: { text: 'No auth check' }, properties: { 'security-severity': '5.5', tags: [] } },
-        { id: 'odd-path', shortDescription: { text: 'User input reaches exec' }, properties: { 'security-severity': '8.0', tags: [] } },
-      ],
-    });
+    expect(run.tool.driver).toMatchObject({ name: 'spelunk', version: '0.1.0', semanticVersion: '0.1.0', informationUri: expect.stringMatching(/^https:\/\//) });
+    expect(run.tool.driver.rules.map((r) => [r.id, r.name, r.shortDescription.text, r.defaultConfiguration.level, r.properties])).toEqual([
+      ['shell-injection', 'ShellInjection', 'User input reaches exec', 'error', { 'security-severity': '9.5', tags: [] }],
+      ['missing-authz', 'MissingAuthz', 'No auth check', 'warning', { 'security-severity': '5.5', tags: [] }],
+      ['odd-path', 'OddPath', 'User input reaches exec', 'error', { 'security-severity': '8.0', tags: [] }],
+    ]);
     expect(run.originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: `${pathToFileURL(root).href}/` } });
     expect(run.results.map((r) => [r.ruleId, r.ruleIndex, r.level])).toEqual([
       ['shell-injection', 0, 'error'],
@@ -237,13 +234,13 @@ describe('fileLineReader', () => {
 describe('writeSarif', () => {
   it('writes the log as JSON and leaves no temporary file behind', async () => {
     const sarif = sarifOf([finding({})]);
-    const written = await writeSarif(path.join(root, 'out.sarif'), sarif);
+    const written = await writeSarif(path.join(root, 'out.sarif'), sarif, root);
     expect(written).toBe(path.join(root, 'out.sarif'));
     expect(JSON.parse(readFileSync(written, 'utf8'))).toEqual(sarif);
     expect(readdirSync(root).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('fails with the cause when the directory does not exist', async () => {
-    await expect(writeSarif(path.join(root, 'no', 'dir', 'out.sarif'), sarifOf([]))).rejects.toThrow(/ENOENT/);
+    await expect(writeSarif(path.join(root, 'no', 'dir', 'out.sarif'), sarifOf([]), root)).rejects.toThrow(/ENOENT/);
   });
 });

@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { validateAction, validateWorkflow } from '@action-validator/core';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+// @ts-expect-error: a plain .mjs script of the action, without type declarations
+import { auditPlan } from '../../scripts/action/audit.mjs';
+// @ts-expect-error: likewise
+import { decide } from '../../scripts/action/post-review.mjs';
+
+/**
+ * action.yml against SchemaStore's github-action schema, as embedded in @action-validator/core 0.6.0 (a dev
+ * dependency, GPL-3.0, used only here: it validates `runs.using: composite` steps, inputs and outputs), the README's
+ * workflow against the github-workflow schema, and the rules that keep inputs out of shell text.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ACTION_TEXT = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
+const ACTION = parse(ACTION_TEXT) as { inputs: Record<string, { default?: string; required?: boolean }>; runs: { steps: Array<{ name?: string; run?: string; env?: Record<string, string>; uses?: string }> } };
+
+describe('action.yml', () => {
+  it('is valid against SchemaStore\'s github-action schema', () => {
+    expect(validateAction(ACTION_TEXT).errors).toEqual([]);
+  });
+
+  it('the schema check is real: a composite step without a shell, or a misspelt input key, is reported', () => {
+    expect(validateAction(ACTION_TEXT.replace('      shell: bash\n      run: bash "$GITHUB_ACTION_PATH/scripts/action/setup-sandbox.sh"', '      run: bash x')).errors).not.toEqual([]);
+    expect(validateAction(ACTION_TEXT.replace('    required: true\n  anthropic-api-key:', '    requird: true\n  anthropic-api-key:')).errors).not.toEqual([]);
+  });
+
+  it.each(ACTION.runs.steps.filter((s) => s.run !== undefined).map((s) => [s.name ?? '?', s.run!] as const))('step "%s": no ${{ }} expression in its shell text (inputs go through env)', (_name, run) => {
+    expect(run).not.toContain('${{');
+  });
+
+  it('runs the audit with --sandbox required by default, uploads SARIF, and posts the review with the workflow token', () => {
+    expect(ACTION.inputs.sandbox?.default).toBe('required');
+    expect(ACTION.inputs['github-token']?.default).toBe('${{ github.token }}');
+    const uses = ACTION.runs.steps.map((s) => s.uses).filter(Boolean);
+    expect(uses).toContain('github/codeql-action/upload-sarif@v3');
+    const scripts = ACTION.runs.steps.flatMap((s) => [...(s.run ?? '').matchAll(/\$GITHUB_ACTION_PATH\/(scripts\/action\/[\w.-]+)/g)].map((m) => m[1]!));
+    expect(scripts.sort()).toEqual(['scripts/action/audit.mjs', 'scripts/action/fetch-comments.mjs', 'scripts/action/post-review.mjs', 'scripts/action/setup-sandbox.sh']);
+    for (const script of scripts) expect(existsSync(path.join(ROOT, script)), script).toBe(true);
+  });
+
+  it('every input reaches a step', () => {
+    const used = ACTION_TEXT.split('\nruns:')[1]!;
+    for (const name of Object.keys(ACTION.inputs)) expect(used, name).toContain(`inputs.${name}`);
+  });
+});
+
+describe('the README\'s workflow that uses the action', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### The spelunk GitHub Action'));
+  const workflow = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+
+  it('is valid against SchemaStore\'s github-workflow schema and uses this action with the inputs it declares', () => {
+    expect(workflow).toContain('uses: your-org/spelunk@');
+    expect(validateWorkflow(workflow).errors).toEqual([]);
+    const parsed = parse(workflow) as { jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, unknown> }> }> };
+    const step = Object.values(parsed.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith('your-org/spelunk@'));
+    for (const key of Object.keys(step?.with ?? {})) expect(Object.keys(ACTION.inputs), key).toContain(key);
+    for (const [key, input] of Object.entries(ACTION.inputs)) if (input.required) expect(Object.keys(step?.with ?? {}), key).toContain(key);
+  });
+});
+
+describe('audit.mjs: inputs → spelunk argv', () => {
+  const PR_EVENT = path.join(ROOT, 'test', 'action', 'pr-event.json');
+  const base = { INPUT_QUESTION: 'Is input validated?', RUNNER_TEMP: '/tmp/rt', GITHUB_EVENT_PATH: PR_EVENT };
+
+  it('on a pull request: the base branch, the sandbox required, SARIF and the review with the earlier comments', () => {
+    const { args, files } = auditPlan({ ...base, SPELUNK_PREVIOUS_REVIEW: '/tmp/rt/prev.json' });
+    expect(args).toEqual([
+      'audit', '-C', '.', '--sandbox', 'required', '--fail-on', 'high', '--output-format', 'json', '--timeout', '900',
+      '--sarif', files.sarif, '--diff', 'origin/main...HEAD', '--review-output', files.review, '--previous-review', '/tmp/rt/prev.json',
+      'Is input validated?',
+    ]);
+    expect(files.sarif).toMatch(/^\/tmp\/rt\/spelunk-[0-9a-f]{12}\.sarif$/);
+    expect(auditPlan({ ...base, INPUT_QUESTION: 'another question' }).files.sarif).not.toBe(files.sarif);
+  });
+
+  it.each<[string, Record<string, string>, string[], string[]]>([
+    ['outside a pull request: the whole repository, no review', { GITHUB_EVENT_PATH: '' }, ['--sarif'], ['--diff', '--review-output']],
+    ['an explicit base', { INPUT_DIFF_BASE: 'origin/release' }, ['origin/release...HEAD'], []],
+    ['post-review false: no review', { INPUT_POST_REVIEW: 'false' }, ['--diff'], ['--review-output', '--previous-review']],
+    ['budget, model, category, directory', { INPUT_MAX_BUDGET_USD: '1.5', INPUT_MODEL: 'claude-x', INPUT_SARIF_CATEGORY: 'sec/', INPUT_WORKING_DIRECTORY: 'code' }, ['--max-budget-usd', '1.5', '--model', 'claude-x', '--sarif-category', 'sec/', 'code'], []],
+    ['sandbox auto', { INPUT_SANDBOX: 'auto' }, ['auto'], ['required']],
+  ])('%s', (_name, env, present, absent) => {
+    const { args } = auditPlan({ ...base, ...env });
+    for (const arg of present) expect(args).toContain(arg);
+    for (const arg of absent) expect(args).not.toContain(arg);
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ INPUT_QUESTION: '' }, 'INPUT_QUESTION is not set'],
+    [{ INPUT_QUESTION: '--sarif=/etc/x' }, 'must not start with "-"'],
+    [{ INPUT_FAIL_ON: 'severe' }, 'fail-on must be one of'],
+    [{ INPUT_SANDBOX: 'off' }, 'sandbox must be required or auto'],
+  ])('%j is refused', (env, fragment) => {
+    expect(() => auditPlan({ ...base, ...env })).toThrow(fragment);
+  });
+});
+
+describe('post-review.mjs: post only what is new', () => {
+  const pr = { number: 7, headSha: 'a'.repeat(40), baseRef: 'main' };
+  const body = (category: string) => `summary\n<!-- spelunk:review category=${category} -->`;
+  const review = (over: object) => ({ commit_id: 'a'.repeat(40), body: body('spelunk/q/'), event: 'COMMENT', comments: [], ...over });
+
+  it.each<[string, 'post' | 'skip', object, string[], string]>([
+    ['the first review of this question', 'post', {}, [], ''],
+    ['new inline comments', 'post', { comments: [{ path: 'a', line: 1, side: 'RIGHT', body: 'b' }] }, [body('spelunk/q/')], ''],
+    ['nothing new, summary already posted', 'skip', {}, ['LGTM', body('spelunk/q/')], 'nothing new'],
+    ['another question\'s summary does not count', 'post', {}, [body('spelunk/other/')], ''],
+    ['a review for another commit than the PR head', 'skip', { commit_id: 'b'.repeat(40) }, [], 'check out the head'],
+  ])('%s → %s', (_name, action, over, earlier, why) => {
+    const decision = decide(review(over), pr, earlier) as { post?: object; skip?: string };
+    expect(action in decision).toBe(true);
+    if (why) expect(decision.skip).toContain(why);
+  });
+});
