@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
@@ -5,15 +6,17 @@ import type { CitationStatus } from '../citations/verify.js';
 
 /**
  * Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes (README
- * "Changelog"). 2: stream-json speaks Claude Code's event shapes (`assistant` and `user` carry API messages).
+ * "Changelog"). 2: stream-json speaks Claude Code's event shapes (`assistant` and `user` carry API messages). 3: the
+ * budget stop is `error_max_budget_usd`, as Claude Code names it.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
- * How a run ended, in the vocabulary other agent CLIs use so existing parsers work. The list is closed: a run timeout
- * is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a sixth subtype a parser would not know.
+ * How a run ended, named as Claude Code's result subtypes are, so a script written for `claude -p` reads our stops.
+ * The list is closed: a run timeout is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a
+ * subtype a parser would not know. `interrupted` is spelunk's own (Claude Code writes no result for Ctrl+C).
  */
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget' | 'error_during_execution' | 'interrupted';
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'interrupted';
 
 export interface TokenUsage {
   input_tokens: number;
@@ -52,6 +55,22 @@ export interface CacheMissRecord {
   api_reason: string | null;
 }
 
+/**
+ * Claude Code's per-model totals (`modelUsage`), for the fields spelunk knows: it keeps no table of context windows,
+ * so `contextWindow` and `maxOutputTokens` are absent, and `costUSD` is null for a model without a known price.
+ */
+export interface ModelUsageRecord {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheCreationEphemeral5mInputTokens?: number;
+  cacheCreationEphemeral1hInputTokens?: number;
+  /** spelunk offers the model no web search: always 0. */
+  webSearchRequests: number;
+  costUSD: number | null;
+}
+
 /** The one JSON object of `--output-format json`, and the last line of `stream-json` (schema/result.schema.json). */
 export interface ResultObject {
   type: 'result';
@@ -76,7 +95,16 @@ export interface ResultObject {
   audit?: AuditReport;
   /** The answer's citations, checked; absent with --verify-citations off or when there was no answer to check. */
   citations?: CitationRecord[];
+  /** Per model, as Claude Code reports it; spelunk runs one model per question, so usually one entry. */
+  modelUsage: Record<string, ModelUsageRecord>;
+  /** Claude Code's refused tool calls; spelunk has no permission prompts (its tools refuse by policy): always empty. */
+  permission_denials: never[];
+  /** On error results only: each error on its own, as Claude Code's `errors`. */
+  errors?: string[];
+  /** The same errors joined with "; " (spelunk's shape before `errors`, kept for existing scripts). */
   error?: { message: string };
+  /** Unique per line, as on every Claude Code stream-json line. */
+  uuid: string;
 }
 
 export interface BuildResultInput {
@@ -103,6 +131,10 @@ export interface BuildResultInput {
   citations?: CitationRecord[] | null;
   /** A failure outside the loop's own stop kinds (an exception, a SARIF write error). */
   error?: string;
+  /** Per-model totals; by default one entry for `model` built from `usage` and `costUsd`. */
+  modelUsage?: Record<string, ModelUsageRecord>;
+  /** Defaults to a random UUID (tests pass one to compare whole objects). */
+  uuid?: string;
 }
 
 /** Assembles the result object; pure. */
@@ -136,11 +168,51 @@ export function buildResult(input: BuildResultInput): ResultObject {
     readonly_verified: input.readonly.verified,
     stop_reason: input.stop,
     cache_misses: input.cacheMisses ?? [],
+    modelUsage: input.modelUsage ?? defaultModelUsage(input),
+    permission_denials: [],
+    uuid: input.uuid ?? randomUUID(),
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
   if (input.citations) result.citations = input.citations;
-  if (errors.length > 0) result.error = { message: errors.join('; ') };
+  if (errors.length > 0) Object.assign(result, errorFields(errors));
   return result;
+}
+
+/**
+ * The result with one more error from after the run (a SARIF or baseline write that failed): an error subtype,
+ * `errors` gains the message, `error.message` is the join. A limit's subtype stays (it says more than the write).
+ */
+export function withError(result: ResultObject, message: string): ResultObject {
+  const errors = [...(result.errors ?? []), message];
+  const subtype = result.subtype === 'success' ? 'error_during_execution' : result.subtype;
+  return { ...result, subtype, is_error: true, ...errorFields(errors) };
+}
+
+function errorFields(errors: string[]): Pick<ResultObject, 'errors' | 'error'> {
+  return { errors, error: { message: errors.join('; ') } };
+}
+
+function defaultModelUsage(input: BuildResultInput): Record<string, ModelUsageRecord> {
+  const u = input.usage;
+  if (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens === 0) return {};
+  return { [input.model]: modelUsageOf(u, input.costUsd) };
+}
+
+function modelUsageOf(u: TokenUsage & Pick<Usage, 'cache_creation'>, costUsd: number | null): ModelUsageRecord {
+  return {
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    cacheReadInputTokens: u.cache_read_input_tokens,
+    cacheCreationInputTokens: u.cache_creation_input_tokens,
+    ...(u.cache_creation
+      ? {
+          cacheCreationEphemeral5mInputTokens: u.cache_creation.ephemeral_5m_input_tokens,
+          cacheCreationEphemeral1hInputTokens: u.cache_creation.ephemeral_1h_input_tokens,
+        }
+      : {}),
+    webSearchRequests: 0,
+    costUSD: costUsd === null ? null : roundUsd(costUsd),
+  };
 }
 
 /** Micro-dollar precision: enough for any budget, and no 0.30000000000000004 in a CI log. */
@@ -188,6 +260,8 @@ export class ResultCollector {
   #model: string | null = null;
   #turnText = '';
   #done: DoneEvent | null = null;
+  /** Totals per model, for `modelUsage`. */
+  readonly #byModel = new Map<string, { usage: Usage; cost: number | null }>();
 
   /** `costOf` prices one request (per request, because some prices depend on the request's prompt size). */
   constructor(opts: { costOf?: (model: string, usage: Usage) => number | null } = {}) {
@@ -258,6 +332,7 @@ export class ResultCollector {
       cacheMisses: [...this.#cacheMisses],
       warnings: [...this.#warnings, ...(input.warnings ?? [])],
       model: this.#model ?? input.model,
+      modelUsage: Object.fromEntries([...this.#byModel].map(([model, m]) => [model, modelUsageOf(m.usage, m.cost)])),
     });
   }
 
@@ -271,5 +346,23 @@ export class ResultCollector {
     this.#model = event.model;
     const cost = this.#costOf?.(event.model, event.usage) ?? null;
     this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
+    this.#addModelUsage(event.model, event.usage, cost);
+  }
+
+  #addModelUsage(model: string, usage: Usage, cost: number | null): void {
+    const m = this.#byModel.get(model) ?? { usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }, cost: 0 };
+    m.usage.input_tokens += usage.input_tokens;
+    m.usage.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+    m.usage.cache_read_input_tokens += usage.cache_read_input_tokens;
+    m.usage.output_tokens += usage.output_tokens;
+    // The TTL split only where the API reported one, so an absent split is not read as "no 5m/1h writes".
+    if (usage.cache_creation) {
+      const split = m.usage.cache_creation ?? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
+      split.ephemeral_5m_input_tokens += usage.cache_creation.ephemeral_5m_input_tokens;
+      split.ephemeral_1h_input_tokens += usage.cache_creation.ephemeral_1h_input_tokens;
+      m.usage.cache_creation = split;
+    }
+    m.cost = m.cost === null || cost === null ? null : m.cost + cost;
+    this.#byModel.set(model, m);
   }
 }
