@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { priceFor } from '../agent/pricing.js';
 import type { Config } from '../config.js';
 import { UsageError } from '../errors.js';
@@ -11,7 +11,7 @@ import { openSession } from '../run/session.js';
 import { VERSION } from '../version.js';
 import { PROGRESS_INTERVAL_MS, progressReporter } from './progress.js';
 import { Researcher, type CallOutcome } from './research.js';
-import { MCP_TOOLS, parseCall } from './tools.js';
+import { MCP_TOOLS, parseCall, unknownTool } from './tools.js';
 
 /** Overrides the ~10 s between progress notifications (seconds); for clients that want more or fewer. */
 const PROGRESS_ENV = 'SPELUNK_MCP_PROGRESS_SECONDS';
@@ -41,6 +41,10 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: MCP_TOOLS as unknown as McpTool[] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // An unknown tool is a protocol error (the SDK sends a thrown McpError as the JSON-RPC error); bad arguments to a
+    // known tool stay a tool error, which the calling model can read and correct.
+    const unknown = unknownTool(request.params.name);
+    if (unknown !== null) throw new McpError(ErrorCode.InvalidParams, unknown);
     const call = parseCall(request.params.name, request.params.arguments);
     if (typeof call === 'string') return errorResult(call);
     const token = extra._meta?.progressToken;
