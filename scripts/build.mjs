@@ -1,9 +1,15 @@
 // Bundles the CLI into dist/ so start-up does not pay for resolving hundreds of unbundled modules: dist/spelunk.js
 // (the command, src/launch.ts) runs dist/spelunk-main.cjs (everything else) through V8's code cache.
 // @vscode/ripgrep stays external: its binary is found at run time from the installed platform package.
-import { build } from 'esbuild';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+
+// `npm i -g .` from a fresh clone: scripts/prepare.mjs installs esbuild and the bundled packages into a folder outside
+// the checkout and names it here; the bundle resolves packages there as well.
+const modules = process.env.SPELUNK_BUILD_MODULES;
+const { build: esbuild } = modules ? createRequire(path.join(modules, 'package.json'))('esbuild') : await import('esbuild');
+const build = (options) => esbuild({ ...options, ...(modules ? { nodePaths: [modules] } : {}) });
 
 /**
  * string-width (yargs and cliui use it to lay out --help) builds an Intl.Segmenter and \p{RGI_Emoji} regexes when
