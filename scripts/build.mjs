@@ -56,7 +56,8 @@ const VENDOR = {
  * an instance of the real one.
  */
 const ON_FIRST_USE = {
-  table: (spec) => `module.exports = function Table(options) { return new (require('./vendor-table.cjs')[${JSON.stringify(spec)}])(options); };\n`,
+  table: (spec) =>
+    `module.exports = function Table(options) { return new (require('./vendor-table.cjs')[${JSON.stringify(spec)}])(options); };\n`,
 };
 const vendorSpecifiers = Object.fromEntries(Object.keys(VENDOR).map((chunk) => [chunk, new Set()]));
 
@@ -87,7 +88,8 @@ const vendorShared = {
   name: 'vendor-shared',
   setup(b) {
     b.onResolve({ filter: /^cli-table3$/ }, () => ({ path: 'cli-table3', namespace: 'shared-table' }));
-    b.onLoad({ filter: /.*/, namespace: 'shared-table' }, () => ({ contents: "module.exports = require('./vendor-table.cjs')['cli-table3'];\n", loader: 'js' }));
+    const table = "module.exports = require('./vendor-table.cjs')['cli-table3'];\n";
+    b.onLoad({ filter: /.*/, namespace: 'shared-table' }, () => ({ contents: table, loader: 'js' }));
     b.onResolve({ filter: /^node-emoji$/ }, () => ({ path: 'node-emoji', namespace: 'no-emoji' }));
     b.onLoad({ filter: /.*/, namespace: 'no-emoji' }, () => ({ contents: 'export function get() { return undefined; }\n', loader: 'js' }));
     b.onResolve({ filter: /^\.\/vendor-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));

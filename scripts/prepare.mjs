@@ -2,7 +2,8 @@
 // work. npm installs a folder globally as a link to the folder as it is, without installing its dependencies into it
 // and never its devDependencies (esbuild among them), then runs this script there; so in a folder without esbuild this
 // installs the one runtime dependency (@vscode/ripgrep: the rest is bundled) into it, and what the build needs into a
-// temporary folder, each at its locked version, and builds. A registry or tarball install never runs it: the published package ships dist/ (built by prepack).
+// temporary folder, each at its locked version, and builds. A registry or tarball install never runs it: the
+// published package ships dist/ (built by prepack).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,7 +40,8 @@ try {
   writeFileSync(path.join(tools, 'package.json'), JSON.stringify({ name: 'spelunk-build', private: true, dependencies: build }));
   copyFileSync(path.join(root, 'package-lock.json'), path.join(tools, 'package-lock.json'));
   run(process.execPath, [npm, 'install', '--prefix', tools, ...quiet], env);
-  run(process.execPath, [path.join(root, 'scripts/build.mjs')], { ...process.env, SPELUNK_BUILD_MODULES: path.join(tools, 'node_modules') });
+  const buildEnv = { ...process.env, SPELUNK_BUILD_MODULES: path.join(tools, 'node_modules') };
+  run(process.execPath, [path.join(root, 'scripts/build.mjs')], buildEnv);
 } finally {
   rmSync(tools, { recursive: true, force: true });
 }

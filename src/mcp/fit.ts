@@ -69,8 +69,10 @@ export const AUDIT_FIT: FitPlan = {
 export function fitAnswer(answer: string, field: string): { text: string; truncated: boolean; note: string | null } {
   if (answer.length <= MAX_ANSWER_CHARS) return { text: answer, truncated: false, note: null };
   const had = groupDigits(answer.length);
-  const text = `${answer.slice(0, MAX_ANSWER_CHARS)}\n\n[truncated: the answer had ${had} characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question]`;
-  const note = `[truncated: to stay under ~25k tokens this result cuts ${field} to the first ${groupDigits(MAX_ANSWER_CHARS)} of its ${had} characters; ask_followup for the rest or ask a narrower question]`;
+  const rest = 'ask_followup for the rest or ask a narrower question';
+  const text = `${answer.slice(0, MAX_ANSWER_CHARS)}\n\n[truncated: the answer had ${had} characters, more than a tool result may carry; ${rest}]`;
+  const kept = groupDigits(MAX_ANSWER_CHARS);
+  const note = `[truncated: to stay under ~25k tokens this result cuts ${field} to the first ${kept} of its ${had} characters; ${rest}]`;
   return { text, truncated: true, note };
 }
 

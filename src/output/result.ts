@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
+import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
 import type { CitationStatus } from '../citations/verify.js';
 
 /**
@@ -53,22 +54,6 @@ export interface CacheMissRecord {
   cost_usd: number | null;
   /** The API's own diagnosis (`diagnostics.cache_miss_reason.type`), when it gave one. */
   api_reason: string | null;
-}
-
-/**
- * Claude Code's per-model totals (`modelUsage`), for the fields spelunk knows: it keeps no table of context windows,
- * so `contextWindow` and `maxOutputTokens` are absent, and `costUSD` is null for a model without a known price.
- */
-export interface ModelUsageRecord {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  cacheCreationEphemeral5mInputTokens?: number;
-  cacheCreationEphemeral1hInputTokens?: number;
-  /** spelunk offers the model no web search: always 0. */
-  webSearchRequests: number;
-  costUSD: number | null;
 }
 
 /** The one JSON object of `--output-format json`, and the last line of `stream-json` (schema/result.schema.json). */
@@ -195,24 +180,7 @@ function errorFields(errors: string[]): Pick<ResultObject, 'errors' | 'error'> {
 function defaultModelUsage(input: BuildResultInput): Record<string, ModelUsageRecord> {
   const u = input.usage;
   if (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens === 0) return {};
-  return { [input.model]: modelUsageOf(u, input.costUsd) };
-}
-
-function modelUsageOf(u: TokenUsage & Pick<Usage, 'cache_creation'>, costUsd: number | null): ModelUsageRecord {
-  return {
-    inputTokens: u.input_tokens,
-    outputTokens: u.output_tokens,
-    cacheReadInputTokens: u.cache_read_input_tokens,
-    cacheCreationInputTokens: u.cache_creation_input_tokens,
-    ...(u.cache_creation
-      ? {
-          cacheCreationEphemeral5mInputTokens: u.cache_creation.ephemeral_5m_input_tokens,
-          cacheCreationEphemeral1hInputTokens: u.cache_creation.ephemeral_1h_input_tokens,
-        }
-      : {}),
-    webSearchRequests: 0,
-    costUSD: costUsd === null ? null : roundUsd(costUsd),
-  };
+  return { [input.model]: modelUsageOf(u, input.costUsd === null ? null : roundUsd(input.costUsd)) };
 }
 
 /** Micro-dollar precision: enough for any budget, and no 0.30000000000000004 in a CI log. */
@@ -260,8 +228,7 @@ export class ResultCollector {
   #model: string | null = null;
   #turnText = '';
   #done: DoneEvent | null = null;
-  /** Totals per model, for `modelUsage`. */
-  readonly #byModel = new Map<string, { usage: Usage; cost: number | null }>();
+  readonly #models = new ModelUsageTotals();
 
   /** `costOf` prices one request (per request, because some prices depend on the request's prompt size). */
   constructor(opts: { costOf?: (model: string, usage: Usage) => number | null } = {}) {
@@ -332,7 +299,7 @@ export class ResultCollector {
       cacheMisses: [...this.#cacheMisses],
       warnings: [...this.#warnings, ...(input.warnings ?? [])],
       model: this.#model ?? input.model,
-      modelUsage: Object.fromEntries([...this.#byModel].map(([model, m]) => [model, modelUsageOf(m.usage, m.cost)])),
+      modelUsage: this.#models.records(roundUsd),
     });
   }
 
@@ -346,23 +313,6 @@ export class ResultCollector {
     this.#model = event.model;
     const cost = this.#costOf?.(event.model, event.usage) ?? null;
     this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
-    this.#addModelUsage(event.model, event.usage, cost);
-  }
-
-  #addModelUsage(model: string, usage: Usage, cost: number | null): void {
-    const m = this.#byModel.get(model) ?? { usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }, cost: 0 };
-    m.usage.input_tokens += usage.input_tokens;
-    m.usage.cache_creation_input_tokens += usage.cache_creation_input_tokens;
-    m.usage.cache_read_input_tokens += usage.cache_read_input_tokens;
-    m.usage.output_tokens += usage.output_tokens;
-    // The TTL split only where the API reported one, so an absent split is not read as "no 5m/1h writes".
-    if (usage.cache_creation) {
-      const split = m.usage.cache_creation ?? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
-      split.ephemeral_5m_input_tokens += usage.cache_creation.ephemeral_5m_input_tokens;
-      split.ephemeral_1h_input_tokens += usage.cache_creation.ephemeral_1h_input_tokens;
-      m.usage.cache_creation = split;
-    }
-    m.cost = m.cost === null || cost === null ? null : m.cost + cost;
-    this.#byModel.set(model, m);
+    this.#models.add(event.model, event.usage, cost);
   }
 }
