@@ -1,9 +1,15 @@
 // Bundles the CLI into dist/ so start-up does not pay for resolving hundreds of unbundled modules: dist/spelunk.js
 // (the command, src/launch.ts) runs dist/spelunk-main.cjs (everything else) through V8's code cache.
 // @vscode/ripgrep stays external: its binary is found at run time from the installed platform package.
-import { build } from 'esbuild';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+
+// `npm i -g .` from a fresh clone: scripts/prepare.mjs installs esbuild and the bundled packages into a folder outside
+// the checkout and names it here; the bundle resolves packages there as well.
+const modules = process.env.SPELUNK_BUILD_MODULES;
+const { build: esbuild } = modules ? createRequire(path.join(modules, 'package.json'))('esbuild') : await import('esbuild');
+const build = (options) => esbuild({ ...options, ...(modules ? { nodePaths: [modules] } : {}) });
 
 /**
  * string-width (yargs and cliui use it to lay out --help) builds an Intl.Segmenter and \p{RGI_Emoji} regexes when
@@ -30,15 +36,28 @@ const lazyStringWidth = {
 
 /**
  * Packages that only some commands need, each group built into a file of its own beside the bundle: the MCP server's
- * SDK (with zod and ajv) for `spelunk mcp`, and the markdown renderer (marked-terminal pulls in highlight.js, ~2 MB)
- * for answers shown on a terminal. A plain one-shot question reads neither: a smaller bundle to read, hash and
- * deserialise on every start. In the bundle each import of such a package becomes a one-line stub that requires the
- * vendor file when the importing module is first evaluated (those modules are reached through import(), which the
- * bundle defers). The vendor files are built afterwards from exactly the specifiers the stubs name.
+ * SDK (with zod and ajv) for `spelunk mcp`; the markdown renderer (marked-terminal pulls in highlight.js, ~2 MB) for
+ * answers shown on a terminal; the YAML and TOML parsers (~280 KiB), which only the map's workspace reader uses, for a
+ * repository that declares its workspaces in such a file; cli-table3, for the REPL's /cost and the audit tables. A
+ * plain one-shot question reads none of them: a smaller bundle to read, hash and deserialise on every start. In the
+ * bundle each import of such a package becomes a one-line stub that requires the vendor file when the importing module
+ * is first evaluated (those modules are reached through import(), which the bundle defers); the vendor files are built
+ * afterwards from exactly the specifiers the stubs name.
  */
 const VENDOR = {
   mcp: /^(@modelcontextprotocol\/sdk|zod|ajv|ajv-formats)(\/|$)/,
   render: /^(marked|marked-terminal|supports-hyperlinks)(\/|$)/,
+  manifests: /^(yaml|smol-toml)(\/|$)/,
+  table: /^cli-table3$/,
+};
+/**
+ * Stubs that load their group on first use instead: the text view imports usage.ts (and with it cli-table3) on every
+ * start, but builds a table only for /cost. cli-table3's export is a class, so the stub is a constructor that returns
+ * an instance of the real one.
+ */
+const ON_FIRST_USE = {
+  table: (spec) =>
+    `module.exports = function Table(options) { return new (require('./vendor-table.cjs')[${JSON.stringify(spec)}])(options); };\n`,
 };
 const vendorSpecifiers = Object.fromEntries(Object.keys(VENDOR).map((chunk) => [chunk, new Set()]));
 
@@ -52,10 +71,27 @@ const vendorStubs = {
         return { path: args.path, namespace: `vendor-${chunk}` };
       });
       b.onLoad({ filter: /.*/, namespace: `vendor-${chunk}` }, (args) => ({
-        contents: `module.exports = require('./vendor-${chunk}.cjs')[${JSON.stringify(args.path)}];\n`,
+        contents: ON_FIRST_USE[chunk]?.(args.path) ?? `module.exports = require('./vendor-${chunk}.cjs')[${JSON.stringify(args.path)}];\n`,
         loader: 'js',
       }));
     }
+    b.onResolve({ filter: /^\.\/vendor-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/**
+ * For the vendor files: marked-terminal's tables use the one cli-table3 of vendor-table.cjs rather than a second copy;
+ * and node-emoji (with emojilib, ~310 KiB of emoji names) is left out. marked-terminal calls its `get` only with the
+ * `emoji` option on, which src/output/markdown.ts turns off; the stand-in finds no emoji, so text would stay as written.
+ */
+const vendorShared = {
+  name: 'vendor-shared',
+  setup(b) {
+    b.onResolve({ filter: /^cli-table3$/ }, () => ({ path: 'cli-table3', namespace: 'shared-table' }));
+    const table = "module.exports = require('./vendor-table.cjs')['cli-table3'];\n";
+    b.onLoad({ filter: /.*/, namespace: 'shared-table' }, () => ({ contents: table, loader: 'js' }));
+    b.onResolve({ filter: /^node-emoji$/ }, () => ({ path: 'node-emoji', namespace: 'no-emoji' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-emoji' }, () => ({ contents: 'export function get() { return undefined; }\n', loader: 'js' }));
     b.onResolve({ filter: /^\.\/vendor-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
@@ -78,6 +114,7 @@ await build({
   define: { 'import.meta.url': '__spelunkImportMetaUrl' },
   banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [lazyStringWidth, vendorStubs],
+  minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
@@ -108,6 +145,8 @@ for (const [chunk, specifiers] of Object.entries(vendorSpecifiers)) {
     external: ['@vscode/ripgrep'],
     define: { 'import.meta.url': '__spelunkImportMetaUrl' },
     banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // The table group is the one the others share: it must not stub its own package.
+    plugins: chunk === 'table' ? [] : [vendorShared],
     legalComments: 'none',
     logLevel: 'warning',
   });

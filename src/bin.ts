@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { main } from './cli.js';
 
-// The only file that touches `process`: everything else receives it through `io` (tests drive main directly).
+// The process's entry: everything below main receives the process through `io` (tests drive main directly). Besides
+// this file only launch.ts (the code cache's key and place) and sandbox/exec.ts (killing a tool's process group) touch it.
 let interrupts = 0;
 process.on('SIGINT', () => {
   // A second Ctrl+C while a cancellation is still unwinding means "now".

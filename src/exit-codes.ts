@@ -75,7 +75,7 @@ export const STOPS: Readonly<Record<StopKind, StopMeaning>> = {
   },
   max_budget: {
     exit: EXIT.limit,
-    subtype: 'error_max_budget',
+    subtype: 'error_max_budget_usd',
     message: 'stopped before a request that could exceed --max-budget-usd',
     view: 'stopped at the budget limit before an answer',
   },

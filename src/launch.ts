@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * The installed `spelunk` command: runs the CommonJS bundle (spelunk-main.cjs, built from bin.ts) through V8's code
- * cache, so a start pays for deserialising compiled code instead of parsing and compiling 0.6 MB of JavaScript. Node
- * 20 has no module.enableCompileCache; `vm.Script` with `cachedData` is the supported way.
+ * The installed `spelunk` command: runs the CommonJS bundle (spelunk-main.cjs, built from bin.ts; under 1 MB, checked
+ * by test/cli/lean-bundle.test.ts) through V8's code cache, so a start pays for deserialising compiled code instead of
+ * parsing and compiling it. Node 20 has no module.enableCompileCache; `vm.Script` with `cachedData` is the supported
+ * way. The chunks beside it (vendor-*.cjs: MCP, markdown, YAML/TOML, tables) are plain requires, loaded only by the
+ * commands that need them.
  *
  * The cache is the user's own (`$XDG_CACHE_HOME/spelunk/code-cache/`), written at exit by the first run of a build,
  * with every function compiled by then (a cache made at build time holds only the top level). It is keyed by a hash

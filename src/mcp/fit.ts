@@ -62,11 +62,18 @@ export const AUDIT_FIT: FitPlan = {
   place: (result, note) => ({ ...result, truncated: true, warnings: [...((result.warnings as string[] | undefined) ?? []), note] }),
 };
 
-/** The answer cut to MAX_ANSWER_CHARS with a note saying so and how to get the rest. */
-export function fitAnswer(answer: string): { text: string; truncated: boolean } {
-  if (answer.length <= MAX_ANSWER_CHARS) return { text: answer, truncated: false };
-  const note = `\n\n[truncated: the answer had ${groupDigits(answer.length)} characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question]`;
-  return { text: answer.slice(0, MAX_ANSWER_CHARS) + note, truncated: true };
+/**
+ * The answer cut to MAX_ANSWER_CHARS, marked where it ends, and a note for the result's notes or warnings that names
+ * the cut field (`answer_markdown` for ask, `result` for audit) and how to get the rest; no note when it fits.
+ */
+export function fitAnswer(answer: string, field: string): { text: string; truncated: boolean; note: string | null } {
+  if (answer.length <= MAX_ANSWER_CHARS) return { text: answer, truncated: false, note: null };
+  const had = groupDigits(answer.length);
+  const rest = 'ask_followup for the rest or ask a narrower question';
+  const text = `${answer.slice(0, MAX_ANSWER_CHARS)}\n\n[truncated: the answer had ${had} characters, more than a tool result may carry; ${rest}]`;
+  const kept = groupDigits(MAX_ANSWER_CHARS);
+  const note = `[truncated: to stay under ~25k tokens this result cuts ${field} to the first ${kept} of its ${had} characters; ${rest}]`;
+  return { text, truncated: true, note };
 }
 
 /**

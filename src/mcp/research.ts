@@ -14,7 +14,7 @@ import { askOnce, type EventSink } from '../run/ask.js';
 import { runOnce } from '../run/oneshot.js';
 import type { Session } from '../run/session.js';
 import { citationsOf } from './citations.js';
-import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult, MAX_ANSWER_CHARS } from './fit.js';
+import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../tools/report-findings.js';
 import { currentSandbox } from '../sandbox/exec.js';
@@ -118,7 +118,8 @@ export class Researcher {
       const readonly = before ? await verifyReadOnly(before) : { verified: null, detail: 'the repository state could not be recorded before the call' };
       const notes = [...(done.message && done.stop !== 'end_turn' ? [done.message] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
       if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
-      const { text, truncated } = fitAnswer(done.text);
+      const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
+      if (note) notes.push(note);
       this.#log(`${question.slice(0, 60)} → ${done.stop}, ${summary.requests} requests, ${formatCostUsd(summary.costUsd)}`);
       return {
         ok: true,
@@ -170,8 +171,8 @@ export class Researcher {
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
       const result = JSON.parse(stdout) as ResultObject;
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
-      const { text, truncated } = fitAnswer(result.result);
-      const warnings = truncated ? [...result.warnings, `result text cut to ${MAX_ANSWER_CHARS} characters`] : result.warnings;
+      const { text, truncated, note } = fitAnswer(result.result, 'result');
+      const warnings = note ? [...result.warnings, note] : result.warnings;
       return { ok: true, structured: fitResult({ ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCode }, AUDIT_FIT) };
     } finally {
       ctl.signal.removeEventListener('abort', onAbort);

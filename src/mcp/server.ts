@@ -1,7 +1,14 @@
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { priceFor } from '../agent/pricing.js';
 import type { Config } from '../config.js';
 import { UsageError } from '../errors.js';
@@ -13,7 +20,7 @@ import { CHILD_ADDRESS_SPACE_BYTES, limitChildren } from '../sandbox/exec.js';
 import { Slots } from '../sandbox/slots.js';
 import { PROGRESS_INTERVAL_MS, progressReporter } from './progress.js';
 import { Researcher, type CallOutcome } from './research.js';
-import { MCP_TOOLS, parseCall } from './tools.js';
+import { MCP_TOOLS, parseCall, unknownTool } from './tools.js';
 
 /** Calls waiting for a free slot before the server answers "busy" instead of queueing more. */
 export const CALL_QUEUE = 16;
@@ -53,6 +60,10 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: MCP_TOOLS as unknown as McpTool[] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // An unknown tool is a protocol error (the SDK sends a thrown McpError as the JSON-RPC error); bad arguments to a
+    // known tool stay a tool error, which the calling model can read and correct.
+    const unknown = unknownTool(request.params.name);
+    if (unknown !== null) throw new McpError(ErrorCode.InvalidParams, unknown);
     const call = parseCall(request.params.name, request.params.arguments);
     if (typeof call === 'string') return errorResult(call);
     const token = extra._meta?.progressToken;

@@ -136,11 +136,20 @@ export type McpCall =
   | { tool: 'ask_followup'; sessionId: string; question: string }
   | { tool: 'audit'; question: string; failOn: Severity };
 
+/**
+ * The message for a tools/call naming a tool spelunk does not list, or null for one of its tools. The server answers
+ * such a call with a protocol error (-32602), as the MCP spec asks: there is no tool to report a result.
+ */
+export function unknownTool(name: string): string | null {
+  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ask, ask_followup and audit`;
+}
+
 /** Validates a tools/call; returns the typed call or a one-line message for the client. */
 export function parseCall(name: string, args: Record<string, unknown> | undefined): McpCall | string {
   const input = args ?? {};
   const question = questionOf(input);
-  if (!MCP_TOOLS.some((t) => t.name === name)) return `unknown tool "${name}"; the tools are ask, ask_followup and audit`;
+  const unknown = unknownTool(name);
+  if (unknown !== null) return unknown;
   if (typeof question !== 'string') return question.error;
   if (name === 'ask') {
     const turns = Object.hasOwn(input, 'max_turns') ? input.max_turns : undefined;

@@ -1,21 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import type { AuditReport } from '../tools/report-findings.js';
 import { STOPS } from '../exit-codes.js';
+import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
 import type { CitationStatus } from '../citations/verify.js';
 import { currentSandbox } from '../sandbox/exec.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
 
 /**
  * Version of the result object and stream events (schema/*.schema.json); bumped only for breaking changes (README
- * "Changelog"). 2: stream-json speaks Claude Code's event shapes (`assistant` and `user` carry API messages).
+ * "Changelog"). 2: stream-json speaks Claude Code's event shapes (`assistant` and `user` carry API messages). 3: the
+ * budget stop is `error_max_budget_usd`, as Claude Code names it.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
- * How a run ended, in the vocabulary other agent CLIs use so existing parsers work. The list is closed: a run timeout
- * is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a sixth subtype a parser would not know.
+ * How a run ended, named as Claude Code's result subtypes are, so a script written for `claude -p` reads our stops.
+ * The list is closed: a run timeout is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a
+ * subtype a parser would not know. `interrupted` is spelunk's own (Claude Code writes no result for Ctrl+C).
  */
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget' | 'error_during_execution' | 'interrupted';
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'interrupted';
 
 export interface TokenUsage {
   input_tokens: number;
@@ -80,7 +84,16 @@ export interface ResultObject {
   audit?: AuditReport;
   /** The answer's citations, checked; absent with --verify-citations off or when there was no answer to check. */
   citations?: CitationRecord[];
+  /** Per model, as Claude Code reports it; spelunk runs one model per question, so usually one entry. */
+  modelUsage: Record<string, ModelUsageRecord>;
+  /** Claude Code's refused tool calls; spelunk has no permission prompts (its tools refuse by policy): always empty. */
+  permission_denials: never[];
+  /** On error results only: each error on its own, as Claude Code's `errors`. */
+  errors?: string[];
+  /** The same errors joined with "; " (spelunk's shape before `errors`, kept for existing scripts). */
   error?: { message: string };
+  /** Unique per line, as on every Claude Code stream-json line. */
+  uuid: string;
 }
 
 export interface BuildResultInput {
@@ -109,6 +122,10 @@ export interface BuildResultInput {
   citations?: CitationRecord[] | null;
   /** A failure outside the loop's own stop kinds (an exception, a SARIF write error). */
   error?: string;
+  /** Per-model totals; by default one entry for `model` built from `usage` and `costUsd`. */
+  modelUsage?: Record<string, ModelUsageRecord>;
+  /** Defaults to a random UUID (tests pass one to compare whole objects). */
+  uuid?: string;
 }
 
 /** Assembles the result object; pure. */
@@ -143,11 +160,34 @@ export function buildResult(input: BuildResultInput): ResultObject {
     sandbox: input.sandbox ?? currentSandbox().kind,
     stop_reason: input.stop,
     cache_misses: input.cacheMisses ?? [],
+    modelUsage: input.modelUsage ?? defaultModelUsage(input),
+    permission_denials: [],
+    uuid: input.uuid ?? randomUUID(),
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
   if (input.citations) result.citations = input.citations;
-  if (errors.length > 0) result.error = { message: errors.join('; ') };
+  if (errors.length > 0) Object.assign(result, errorFields(errors));
   return result;
+}
+
+/**
+ * The result with one more error from after the run (a SARIF or baseline write that failed): an error subtype,
+ * `errors` gains the message, `error.message` is the join. A limit's subtype stays (it says more than the write).
+ */
+export function withError(result: ResultObject, message: string): ResultObject {
+  const errors = [...(result.errors ?? []), message];
+  const subtype = result.subtype === 'success' ? 'error_during_execution' : result.subtype;
+  return { ...result, subtype, is_error: true, ...errorFields(errors) };
+}
+
+function errorFields(errors: string[]): Pick<ResultObject, 'errors' | 'error'> {
+  return { errors, error: { message: errors.join('; ') } };
+}
+
+function defaultModelUsage(input: BuildResultInput): Record<string, ModelUsageRecord> {
+  const u = input.usage;
+  if (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens === 0) return {};
+  return { [input.model]: modelUsageOf(u, input.costUsd === null ? null : roundUsd(input.costUsd)) };
 }
 
 /** Micro-dollar precision: enough for any budget, and no 0.30000000000000004 in a CI log. */
@@ -195,6 +235,7 @@ export class ResultCollector {
   #model: string | null = null;
   #turnText = '';
   #done: DoneEvent | null = null;
+  readonly #models = new ModelUsageTotals();
 
   /** `costOf` prices one request (per request, because some prices depend on the request's prompt size). */
   constructor(opts: { costOf?: (model: string, usage: Usage) => number | null } = {}) {
@@ -265,6 +306,7 @@ export class ResultCollector {
       cacheMisses: [...this.#cacheMisses],
       warnings: [...this.#warnings, ...(input.warnings ?? [])],
       model: this.#model ?? input.model,
+      modelUsage: this.#models.records(roundUsd),
     });
   }
 
@@ -278,5 +320,6 @@ export class ResultCollector {
     this.#model = event.model;
     const cost = this.#costOf?.(event.model, event.usage) ?? null;
     this.#cost = this.#cost === null || cost === null ? null : this.#cost + cost;
+    this.#models.add(event.model, event.usage, cost);
   }
 }

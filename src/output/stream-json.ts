@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentEvent, Usage } from '../agent/events.js';
 import type { Block } from '../agent/model.js';
 import type { OutStream } from '../io.js';
@@ -23,6 +24,21 @@ export interface StreamJsonInit {
   costOf?: (model: string, usage: Usage) => number | null;
 }
 
+/**
+ * The init fields Claude Code's readers require, with spelunk's true values: the key comes only from
+ * ANTHROPIC_API_KEY, no MCP servers, slash commands, skills or plugins are loaded into a run, and the tools only read
+ * (Claude Code's read-only `plan` mode is the nearest permission mode).
+ */
+const CLAUDE_INIT = {
+  apiKeySource: 'ANTHROPIC_API_KEY',
+  permissionMode: 'plan',
+  mcp_servers: [],
+  slash_commands: [],
+  skills: [],
+  plugins: [],
+  output_style: 'default',
+} as const;
+
 export interface StreamJsonRenderer {
   /** Writes the init line; called implicitly by the first `handle` so init is always first. */
   start(): void;
@@ -43,8 +59,9 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
   let started = false;
   let finished = false;
   let turn = 0;
+  // Claude Code gives every line a uuid; the result object brings its own.
   const emit = (obj: Record<string, unknown>): void => {
-    out.write(`${JSON.stringify(obj)}\n`);
+    out.write(`${JSON.stringify({ ...obj, uuid: obj['uuid'] ?? randomUUID() })}\n`);
   };
   const start = (): void => {
     if (started) return;
@@ -60,6 +77,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       instruction_files: init.instructionFiles ?? [],
       sandbox: currentSandbox().kind,
       ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }),
+      ...CLAUDE_INIT,
     });
   };
   return {

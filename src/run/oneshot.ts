@@ -3,7 +3,7 @@ import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
 import type { FindingsSink } from '../tools/report-findings.js';
 import { fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { ResultCollector, type ResultObject } from '../output/result.js';
+import { ResultCollector, withError, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
@@ -179,7 +179,7 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
     if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
     return result;
   } catch (error) {
-    return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --sarif ${file}: ${(error as Error).message}` } };
+    return withError(result, `could not write --sarif ${file}: ${(error as Error).message}`);
   }
 }
 
@@ -213,7 +213,7 @@ async function scopedOutcome(config: Config, result: ResultObject, change: DiffS
     await writeBaseline(audit.baseline, report, readLines, config.root);
     return { ...result, audit: report };
   } catch (error) {
-    return { ...result, audit: report, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --baseline ${audit.baseline}: ${(error as Error).message}` } };
+    return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
   }
 }
 

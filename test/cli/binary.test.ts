@@ -188,12 +188,13 @@ describe('the built binary', () => {
     expect(code.toString('latin1')).toContain('|\\u2013|\\u2014|to)');
   });
 
-  // The MCP SDK and the markdown renderer live in vendor files beside the bundle (scripts/build.mjs): a copy of the
-  // command without them still answers a piped one-shot question, so that start-up never reads them.
-  it('a one-shot question never loads the MCP SDK or the markdown renderer: it runs from a dist/ without their files', async () => {
+  // The MCP SDK, the markdown renderer, the YAML/TOML parsers and cli-table3 live in vendor files beside the bundle
+  // (scripts/build.mjs): a copy of the command without them still answers a piped one-shot question, so that start-up
+  // never reads them.
+  it('a one-shot question loads none of the vendor chunks: it runs from a dist/ without their files', async () => {
     const dist = path.dirname(BIN);
     const vendor = (await fs.readdir(dist)).filter((f) => f.startsWith('vendor-'));
-    expect(vendor.sort()).toEqual(['vendor-mcp.cjs', 'vendor-render.cjs']);
+    expect(vendor.sort()).toEqual(['vendor-manifests.cjs', 'vendor-mcp.cjs', 'vendor-render.cjs', 'vendor-table.cjs']);
     expect(await fs.readFile(path.join(dist, 'vendor-mcp.cjs'), 'utf8')).toContain('StdioServerTransport');
     expect(await fs.readFile(path.join(dist, 'vendor-render.cjs'), 'utf8')).toContain('markedTerminal');
     // Inside node_modules, so the copy still resolves @vscode/ripgrep as the real command does.

@@ -109,7 +109,7 @@ describe('spelunk audit --sarif fails closed (the built binary)', () => {
     const result = await run(['audit', QUESTION, '--sarif', out, ...extra]);
     expect(result.code).toBe(3);
     expect(await exists(out)).toBe(false);
-    expect(result.stderr).toMatch(new RegExp(`no SARIF written to ${escape(out)}: the audit reached no verdict \\(error_max_(budget|turns)\\); a stale file there was removed\\n`));
+    expect(result.stderr).toMatch(new RegExp(`no SARIF written to ${escape(out)}: the audit reached no verdict \\(error_max_(budget_usd|turns)\\); a stale file there was removed\\n`));
   });
 
   it('--sarif-on-error=notification: the file validates against the SARIF 2.1.0 schema and reports the failure', async () => {

@@ -59,7 +59,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
   it('success → 0', async () => {
     const { run, result } = await json(['q'], [reply(toolUse('read_file', { path: 'src/auth.js' })), reply(text('answer'))]);
     expect(run.code).toBe(0);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 2, readonly_verified: true, model: 'claude-sonnet-5-5' });
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'answer', num_turns: 2, schema_version: 3, readonly_verified: true, model: 'claude-sonnet-5-5' });
     expect(result.tool_calls).toEqual([expect.objectContaining({ name: 'read_file', is_error: false, input: { path: 'src/auth.js' } })]);
     expect(result.repo.git_commit).toMatch(/^[0-9a-f]{40}$/);
     expect(result.total_cost_usd).toBeGreaterThan(0);
@@ -87,7 +87,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
     expect(result.warnings.join(' ')).toContain('429');
   });
 
-  it('budget: never crossed; stops before the request that could cross it → error_max_budget, exit 3', async () => {
+  it('budget: never crossed; stops before the request that could cross it → error_max_budget_usd, exit 3', async () => {
     const stoppedAfter: number[] = [];
     for (const budget of [0.0005, 0.004, 0.006, 0.008, 0.01, 0.012]) {
       const replies = [reply(toolUse('bash', { command: 'ls' })), reply(toolUse('bash', { command: 'ls src' })), reply(text('done'))];
@@ -97,7 +97,7 @@ describe('--output-format json: one object, an honest subtype, the exit-code con
       await api.close();
       if (run.code === 0) continue;
       expect(run.code).toBe(3);
-      expect(result.subtype).toBe('error_max_budget');
+      expect(result.subtype).toBe('error_max_budget_usd');
       stoppedAfter.push(sent);
     }
     // The smallest budget stops before any request; some larger one lets a request through and stops before the next.
@@ -151,7 +151,7 @@ describe('--output-format stream-json', () => {
     for (const write of run.stdoutWrites) expect(write.endsWith('\n') && write.indexOf('\n') === write.length - 1).toBe(true);
     const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
     for (const e of events) validate.event(e);
-    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 2, tools: ['read_file', 'bash', 'git'], instruction_files: ['AGENTS.md'] }); // a git repository at the root: the history tool is offered
+    expect(events[0]).toMatchObject({ type: 'system', subtype: 'init', schema_version: 3, tools: ['read_file', 'bash', 'git'], instruction_files: ['AGENTS.md'] }); // a git repository at the root: the history tool is offered
     expect(events.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Found it.' });
     const types = events.map((e) => e.type);
     expect(types.indexOf('tool_use')).toBeLessThan(types.indexOf('tool_result'));

@@ -7,9 +7,11 @@ import { parseArgs } from '../../src/args.js';
 const readme = readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 const section = readme.slice(readme.indexOf('## spelunk as an MCP server'), readme.indexOf('## Performance'));
 
-function block(lang: string): string {
-  const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
-  if (!match) throw new Error(`no ${lang} block in the MCP section of the README`);
+/** The `nth` (0-based) code block of language `lang` in the MCP section. */
+function block(lang: string, nth = 0): string {
+  const matches = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))];
+  const match = matches[nth];
+  if (!match) throw new Error(`no ${lang} block #${nth} in the MCP section of the README`);
   return match[1]!;
 }
 
@@ -25,8 +27,22 @@ describe('README MCP snippets', () => {
     await expectMcp(line.split(' -- spelunk ')[1]!.split(' '));
   });
 
+  it('Claude Code: a .mcp.json that takes the key from the environment', async () => {
+    const config = JSON.parse(block('json', 0)) as { mcpServers: { spelunk: { command: string; args: string[]; env: Record<string, string> } } };
+    expect(config.mcpServers.spelunk.command).toBe('spelunk');
+    expect(config.mcpServers.spelunk.env).toEqual({ ANTHROPIC_API_KEY: '${ANTHROPIC_API_KEY}' });
+    await expectMcp(config.mcpServers.spelunk.args);
+  });
+
+  it('Claude Code -p: the server named in claude mcp add is allowed with --allowedTools mcp__<server>', () => {
+    const server = /^claude mcp add (\S+) /.exec(block('sh').trim())![1];
+    const print = block('console').trim();
+    expect(print).toMatch(/^claude -p --allowedTools (\S+) "[^"]+"$/);
+    expect(/--allowedTools (\S+)/.exec(print)![1]).toBe(`mcp__${server}`);
+  });
+
   it('Cursor: mcpServers.spelunk in mcp.json', async () => {
-    const config = JSON.parse(block('json')) as { mcpServers: { spelunk: { command: string; args: string[]; env: Record<string, string> } } };
+    const config = JSON.parse(block('json', 1)) as { mcpServers: { spelunk: { command: string; args: string[]; env: Record<string, string> } } };
     expect(config.mcpServers.spelunk.command).toBe('spelunk');
     expect(Object.keys(config.mcpServers.spelunk.env)).toEqual(['ANTHROPIC_API_KEY']);
     await expectMcp(config.mcpServers.spelunk.args);

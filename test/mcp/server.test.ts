@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { reply, text, toolUse } from '../support/mock-api.js';
 import { runCli } from '../support/cli.js';
@@ -58,7 +58,6 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     ['ask_followup', { question: 'q', session_id: 'nope' }, /unknown session_id "nope".*start again with ask/],
     ['ask_followup', { question: 'q' }, /session_id is required/],
     ['audit', { question: 'q', fail_on: 'severe' }, /fail_on must be low, medium, high or critical/],
-    ['rm', { question: 'q' }, /unknown tool "rm"/],
   ])('%s %j is refused with a one-line error and no model request', async (name, args, message) => {
     const api = await mcp.api();
     const { client } = await mcp.connect();
@@ -66,6 +65,16 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(result.isError).toBe(true);
     expect((result.content[0] as { text: string }).text).toMatch(message);
     expect(api.requests).toHaveLength(0);
+  });
+
+  it.each(['rm', 'constructor', 'ASK'])('an unknown tool (%s) is a JSON-RPC protocol error -32602, not a tool result, and sends nothing', async (name) => {
+    const api = await mcp.api();
+    const { client } = await mcp.connect();
+    const call = client.callTool({ name, arguments: { question: 'q' } });
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining(`unknown tool "${name}"; the tools are ask, ask_followup and audit`) });
+    expect(api.requests).toHaveLength(0);
+    // The server is still serving.
+    expect((await client.listTools()).tools).toHaveLength(3);
   });
 
   it('audit returns the audit result object, with the exit code fail_on implies', async () => {

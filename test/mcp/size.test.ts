@@ -70,6 +70,22 @@ describe('spelunk mcp: the size of a result', () => {
     expect(out.tool_calls).toEqual([]);
   });
 
+  it.each([
+    ['ask', 'answer_markdown', 'notes'],
+    ['audit', 'result', 'warnings'],
+  ])('%s: when only the answer is cut, %s is marked and %s names the cut answer', async (tool, field, notesKey) => {
+    const api = await mcp.api();
+    const long = `Row one is at src/table.js:1. ${'More detail. '.repeat(3_000)}`;
+    if (tool === 'audit') api.enqueue(reply(toolUse('report_findings', { verdict: 'pass', summary: 'fine', findings: [] })), reply(text(long)));
+    else api.enqueue(reply(text(long)));
+    const { client } = await mcp.connect();
+    const out = structured(await client.callTool({ name: tool, arguments: { question: 'Where is row one?' } }));
+    expect(out.truncated).toBe(true);
+    expect(out[field]).toMatch(/\[truncated: the answer had [\d,]+ characters/);
+    const note = `[truncated: to stay under ~25k tokens this result cuts ${field} to the first 32,000 of its ${long.length.toLocaleString('en-US')} characters; ask_followup for the rest or ask a narrower question]`;
+    expect(out[notesKey]).toContain(note);
+  });
+
   it('a result under the limit is untouched', async () => {
     const api = await mcp.api();
     api.enqueue(reply(text('Row one is at src/table.js:1.')));

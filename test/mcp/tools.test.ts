@@ -32,12 +32,15 @@ describe('MCP tool calls', () => {
     }
   });
 
-  it('an answer over the limit is cut with a note that says how to get the rest', () => {
-    expect(fitAnswer('short')).toEqual({ text: 'short', truncated: false });
-    const long = fitAnswer('a'.repeat(MAX_ANSWER_CHARS + 10));
+  it('an answer over the limit is cut, marked, and comes with a note naming the cut field', () => {
+    expect(fitAnswer('short', 'answer_markdown')).toEqual({ text: 'short', truncated: false, note: null });
+    expect(fitAnswer('a'.repeat(MAX_ANSWER_CHARS), 'answer_markdown').note).toBeNull();
+    const long = fitAnswer('a'.repeat(MAX_ANSWER_CHARS + 10), 'answer_markdown');
     expect(long.truncated).toBe(true);
     expect(long.text.startsWith('a'.repeat(MAX_ANSWER_CHARS))).toBe(true);
     expect(long.text).toMatch(/\[truncated: the answer had 32,010 characters, more than a tool result may carry; ask_followup for the rest or ask a narrower question\]$/);
+    expect(long.note).toBe('[truncated: to stay under ~25k tokens this result cuts answer_markdown to the first 32,000 of its 32,010 characters; ask_followup for the rest or ask a narrower question]');
+    expect(fitAnswer('a'.repeat(MAX_ANSWER_CHARS + 1), 'result').note).toMatch(/cuts result to the first 32,000 of its 32,001 characters/);
   });
 
   it('a result over the limit with nothing left to cut but text has its longest texts cut, still valid', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent, StopKind, Usage } from '../../src/agent/events.js';
 import type { AuditReport } from '../../src/tools/report-findings.js';
 import { exitCodeFor } from '../../src/exit-codes.js';
-import { buildResult, ResultCollector, SCHEMA_VERSION, type BuildResultInput } from '../../src/output/result.js';
+import { buildResult, ResultCollector, SCHEMA_VERSION, withError, type BuildResultInput } from '../../src/output/result.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/result.schema.json', import.meta.url), 'utf8')));
@@ -160,6 +160,42 @@ describe('ResultCollector', () => {
     expect(collect(SCRIPT, unpricedFirst).costUsd).toBeNull();
   });
 
+  it("totals usage per model in Claude Code's modelUsage shape; the TTL split only where the API gave one", () => {
+    const haiku: AgentEvent = {
+      type: 'usage',
+      turn: 3,
+      model: 'claude-haiku-4-5',
+      usage: { ...usage(5, 100, 0, 7), cache_creation: { ephemeral_5m_input_tokens: 60, ephemeral_1h_input_tokens: 40 } },
+      durationMs: 10,
+      requestId: 'req_3',
+    };
+    const result = collect([...SCRIPT.slice(0, -1), haiku, SCRIPT.at(-1)!], flatPrice).toResult(FINISH);
+    expectValid(result);
+    expect(result.modelUsage).toEqual({
+      'claude-sonnet-5': { inputTokens: 1040, outputTokens: 70, cacheReadInputTokens: 3000, cacheCreationInputTokens: 2000, webSearchRequests: 0, costUSD: 0.00611 },
+      'claude-haiku-4-5': {
+        inputTokens: 5,
+        outputTokens: 7,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 100,
+        cacheCreationEphemeral5mInputTokens: 60,
+        cacheCreationEphemeral1hInputTokens: 40,
+        webSearchRequests: 0,
+        costUSD: 0.000112,
+      },
+    });
+    expect(result.permission_denials).toEqual([]);
+    expect(collect(SCRIPT).toResult(FINISH).modelUsage['claude-sonnet-5']?.costUSD).toBeNull();
+    expect(collect([]).toResult(FINISH).modelUsage).toEqual({});
+  });
+
+  it('gives every result its own uuid', () => {
+    const a = collect(SCRIPT).toResult(FINISH);
+    const b = collect(SCRIPT).toResult(FINISH);
+    expect(a.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.uuid).not.toBe(b.uuid);
+  });
+
   it('appends warnings from outside the loop after its own', () => {
     const result = collect(SCRIPT).toResult({ ...FINISH, warnings: ['report_findings dropped x'] });
     expect(result.warnings.at(-1)).toBe('report_findings dropped x');
@@ -190,7 +226,7 @@ describe('buildResult and exitCodeFor', () => {
   it.each<[StopKind, string, number]>([
     ['end_turn', 'success', 0],
     ['max_turns', 'error_max_turns', 3],
-    ['max_budget', 'error_max_budget', 3],
+    ['max_budget', 'error_max_budget_usd', 3],
     ['timeout', 'error_during_execution', 3],
     ['max_tokens', 'error_during_execution', 3],
     ['context_exceeded', 'error_during_execution', 3],
@@ -204,8 +240,9 @@ describe('buildResult and exitCodeFor', () => {
     expect(result.stop_reason).toBe(stop);
     expect(result.is_error).toBe(subtype !== 'success');
     expect(result.error === undefined).toBe(subtype === 'success');
+    expect(result.errors === undefined).toBe(subtype === 'success');
     expect(exitCodeFor(result)).toBe(exit);
-    if (stop === 'api_error') expect(result.error?.message).toBe('529 overloaded after 2 retries');
+    if (stop === 'api_error') expect(result.errors).toEqual(['529 overloaded after 2 retries']);
   });
 
   it('rounds the cost to micro-dollars', () => {
@@ -227,6 +264,7 @@ describe('buildResult and exitCodeFor', () => {
   it('joins several errors, and names an unknown repository change', () => {
     const result = buildResult(base({ error: 'could not write report.sarif: EACCES', readonly: { verified: false, detail: null } }));
     expect(result.error?.message).toBe('could not write report.sarif: EACCES; the repository changed during the run: unknown difference');
+    expect(result.errors).toEqual(['could not write report.sarif: EACCES', 'the repository changed during the run: unknown difference']);
   });
 
   it('has no cache misses or citations unless given', () => {
@@ -283,12 +321,32 @@ describe('buildResult and exitCodeFor', () => {
   });
 });
 
+describe('withError', () => {
+  it.each<[StopKind, string]>([
+    ['end_turn', 'error_during_execution'],
+    ['max_turns', 'error_max_turns'],
+  ])('after a %s stop: subtype %s, the error appended to errors and joined in error.message', (stop, subtype) => {
+    const result = withError(buildResult(base({ stop })), 'could not write --sarif x: EACCES');
+    expectValid(result);
+    expect(result).toMatchObject({ subtype, is_error: true });
+    const before = stop === 'end_turn' ? [] : ['stopped at --max-turns before an answer'];
+    expect(result.errors).toEqual([...before, 'could not write --sarif x: EACCES']);
+    expect(result.error?.message).toBe(result.errors?.join('; '));
+    expect(exitCodeFor(result)).toBe(stop === 'end_turn' ? 1 : 3);
+  });
+});
+
 describe('result schema', () => {
   it.each<[string, (r: Record<string, unknown>) => void]>([
     ['a missing field', (r) => delete r.tool_calls],
     ['an unknown subtype', (r) => (r.subtype = 'error_timeout')],
     ['a non-integer token count', (r) => ((r.usage as Record<string, unknown>).output_tokens = 1.5)],
     ['is_error without error', (r) => ((r.is_error = true), delete r.error)],
+    ['is_error without errors', (r) => ((r.is_error = true), (r.error = { message: 'x' }))],
+    ['the old budget subtype', (r) => (r.subtype = 'error_max_budget')],
+    ['a permission denial', (r) => (r.permission_denials = [{ tool_name: 'bash', tool_use_id: 't', tool_input: {} }])],
+    ['no uuid', (r) => delete r.uuid],
+    ['no modelUsage', (r) => delete r.modelUsage],
     ['a bad audit severity', (r) => (r.audit = { verdict: 'fail', summary: '', findings: [{ ...failingFinding, severity: 'severe' }] })],
   ])('rejects %s', (_name, mutate) => {
     const result = JSON.parse(JSON.stringify(buildResult(base()))) as Record<string, unknown>;

@@ -19,6 +19,8 @@ const usage: Usage = {
   cache_creation: { ephemeral_5m_input_tokens: 2000, ephemeral_1h_input_tokens: 0 },
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const BIG = `${'x'.repeat(STREAM_CONTENT_MAX_CHARS - 1)}😀 and more`;
 
 const EVENTS: AgentEvent[] = [
@@ -98,7 +100,7 @@ describe('stream-json renderer', () => {
     expect(lines[0]).toEqual({
       type: 'system',
       subtype: 'init',
-      schema_version: 2,
+      schema_version: 3,
       model: 'claude-sonnet-5',
       cwd: '/repo',
       tools: ['read_file', 'bash'],
@@ -106,18 +108,29 @@ describe('stream-json renderer', () => {
       instruction_files: [],
       sandbox: 'tables',
       session_id: 'sess-1',
+      apiKeySource: 'ANTHROPIC_API_KEY',
+      permissionMode: 'plan',
+      mcp_servers: [],
+      slash_commands: [],
+      skills: [],
+      plugins: [],
+      output_style: 'default',
+      uuid: expect.stringMatching(UUID),
     });
+    // Every line has its own uuid, as Claude Code's lines do.
+    expect(new Set(lines.map((l) => l.uuid)).size).toBe(lines.length);
+    for (const line of lines) expect(line.uuid).toMatch(UUID);
     expect(lines[2]).toMatchObject({ turn: 1, text: 'Searching:\nline two \u2028 separator' });
     expect(lines[10]).toMatchObject({ turn: 2, text: 'src/server.ts:3' });
     expect(lines[5]).toMatchObject({ turn: 1, cost_usd: 0.012346, request_id: 'req_1', usage });
-    expect(lines[6]).toEqual({ type: 'assistant', message: apiMessage(1, (EVENTS[7] as { message: ApiMessage }).message.content, 'tool_use'), parent_tool_use_id: null, session_id: 'sess-1' });
+    expect(lines[6]).toEqual({ type: 'assistant', message: apiMessage(1, (EVENTS[7] as { message: ApiMessage }).message.content, 'tool_use'), parent_tool_use_id: null, session_id: 'sess-1', uuid: expect.stringMatching(UUID) });
     expect(lines.at(-1)).toMatchObject({ type: 'result', result: 'src/server.ts:3', num_turns: 2, total_cost_usd: 0.024691 });
   });
 
   it('bounds tool output in the user line, says how much is cut, never splits a surrogate pair; tool_result keeps the size', () => {
     const lines = run(EVENTS).map((c) => JSON.parse(c) as Record<string, any>);
     const result = lines.find((l) => l.type === 'tool_result');
-    expect(result).toEqual({ type: 'tool_result', id: 'toolu_1', name: 'bash', is_error: false, duration_ms: 8, output_chars: BIG.length, summary: '900 matches' });
+    expect(result).toEqual({ type: 'tool_result', id: 'toolu_1', name: 'bash', is_error: false, duration_ms: 8, output_chars: BIG.length, summary: '900 matches', uuid: expect.stringMatching(UUID) });
     const user = lines.find((l) => l.type === 'user');
     expect(user?.message.role).toBe('user');
     const [block] = user?.message.content;
@@ -129,7 +142,7 @@ describe('stream-json renderer', () => {
   it('keeps short tool output whole and marks errors as the API does', () => {
     const small: AgentEvent = { type: 'tool_results', turn: 1, content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] };
     const line = JSON.parse(run([small])[1] ?? '{}') as Record<string, unknown>;
-    expect(line).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] }, parent_tool_use_id: null, session_id: 'sess-1' });
+    expect(line).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] }, parent_tool_use_id: null, session_id: 'sess-1', uuid: expect.stringMatching(UUID) });
     expect(validateEvent(line)).toBe(true);
   });
 

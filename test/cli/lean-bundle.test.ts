@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBinary } from '../support/binary.js';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { PtySession } from '../support/pty.js';
+import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
+
+// The start-up bundle (issue 22): what every start reads and hashes stays small, and what moved into chunks still
+// works through the built binary when a command needs it.
+const DIST = path.resolve(import.meta.dirname, '../../dist');
+const MAIN_MAX_BYTES = 1_000_000;
+const dist = (name: string): string => readFileSync(path.join(DIST, name), 'latin1');
+
+let api: MockApi | null = null;
+afterEach(async () => {
+  await api?.close();
+  api = null;
+});
+
+const repo = useRepo(
+  {
+    ...APP_FILES,
+    'pnpm-workspace.yaml': "packages:\n  - 'web/*'\n",
+    'web/site/package.json': '{ "name": "site" }\n',
+    'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n',
+    'crates/core/Cargo.toml': '[package]\nname = "core"\n',
+  },
+  { git: true },
+);
+
+describe('the start-up bundle', () => {
+  it(`is at most ${MAIN_MAX_BYTES.toLocaleString('en')} bytes, without the YAML and TOML parsers or cli-table3`, () => {
+    expect(statSync(path.join(DIST, 'spelunk-main.cjs')).size).toBeLessThanOrEqual(MAIN_MAX_BYTES);
+    const main = dist('spelunk-main.cjs');
+    expect(main).toContain('require("./vendor-manifests.cjs")');
+    expect(main).not.toMatch(/node_modules\/(yaml|smol-toml|cli-table3)\//);
+  });
+
+  it('ships cli-table3 once and no emoji table', () => {
+    const files = readdirSync(DIST).filter((f) => f.endsWith('.cjs'));
+    expect(files.filter((f) => dist(f).includes('node_modules/cli-table3/src/table.js'))).toEqual(['vendor-table.cjs']);
+    expect(files.filter((f) => /node_modules\/(emojilib|node-emoji)\//.test(dist(f)))).toEqual([]);
+  });
+
+  it('reads YAML and TOML workspace declarations through the chunk', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('done')));
+    const run = await runBinary(['-C', repo.root, 'q'], { cwd: repo.root, env: { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(run.code, run.stderr).toBe(0);
+    const system = JSON.stringify(api.requests.at(-1)?.body.system);
+    expect(system).toContain('pnpm-workspace.yaml');
+    expect(system).toContain('Cargo.toml [workspace]');
+  });
+
+  it('draws the audit table through the table chunk', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'one injection', findings: [appFinding()] })), reply(text('Done.')));
+    const run = await runBinary(['-C', repo.root, 'audit', 'Is user input passed to a shell?'], { cwd: repo.root, env: { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/┌.*┐/);
+    expect(run.stdout).toContain('src/auth.js:4');
+  });
+
+  it('renders a markdown table on a terminal (marked-terminal through the shared table chunk)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('| file | role |\n|---|---|\n| src/auth.js | login :smile: |\n')));
+    const pty = new PtySession(['-C', repo.root, 'which files?'], { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+    try {
+      await pty.waitFor(/│ src\/auth\.js │ login :smile: │/);
+      expect(await pty.exited).toBe(0);
+    } finally {
+      pty.kill();
+    }
+  });
+});
