@@ -3,6 +3,7 @@ import path from 'node:path';
 import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './agent/effort.js';
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
+import { resolveModelAlias } from './agent/model.js';
 import type { Severity } from './tools/report-findings.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
@@ -49,7 +50,10 @@ export interface Config {
   render: boolean;
   /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
   editorUrl: string | null;
+  /** The credential's value: ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN (which `credential` then says). */
   apiKey: string;
+  /** Absent or 'apiKey': ANTHROPIC_API_KEY; 'authToken': ANTHROPIC_AUTH_TOKEN (a gateway's or proxy's bearer token). */
+  credential?: 'apiKey' | 'authToken';
   baseURL: string | undefined;
 }
 
@@ -109,19 +113,19 @@ export interface RawFlags {
   updateBaseline?: boolean;
   verifyCitations?: string;
   render?: boolean;
+  allowLargeQuestion?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
 export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean, mcp = false): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
-  const apiKey = env.ANTHROPIC_API_KEY?.trim();
-  if (!apiKey) throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com)');
+  const { apiKey, credential } = resolveCredential(env);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
   const mcpOnly = [flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call', flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total'].filter(Boolean);
-  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only ${mcpOnly.length === 1 ? 'works' : 'work'} with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
   const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
@@ -132,7 +136,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   if (!(VERIFY_MODES as readonly string[]).includes(verifyCitations)) {
     throw new UsageError(`--verify-citations must be off, report or fix (got "${verifyCitations}")`);
   }
-  const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
+  const model = resolveModelAlias((flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim());
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   const thinking = flags.thinking ?? false;
   const effort = resolveEffort(flags.effort, model, thinking, audit || outputFormat !== 'text');
@@ -168,8 +172,21 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     render: flags.render !== false,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
+    ...(credential === 'authToken' ? { credential } : {}),
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
   };
+}
+
+/**
+ * ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN: the SDK's own order (the key wins when both are set). Both reach the
+ * API as `Authorization: Bearer <value>` in SDK 1.x; the difference is which variable a message tells the user to fix.
+ */
+function resolveCredential(env: Readonly<Record<string, string | undefined>>): { apiKey: string; credential: 'apiKey' | 'authToken' } {
+  const key = env.ANTHROPIC_API_KEY?.trim();
+  if (key) return { apiKey: key, credential: 'apiKey' };
+  const token = env.ANTHROPIC_AUTH_TOKEN?.trim();
+  if (token) return { apiKey: token, credential: 'authToken' };
+  throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com), or ANTHROPIC_AUTH_TOKEN for a bearer token');
 }
 
 /** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */
@@ -187,7 +204,7 @@ function refuseAuditFlags(flags: RawFlags): void {
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;
   const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
-  throw new UsageError(`${names} only work with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
+  throw new UsageError(`${names} only ${given.length === 1 ? 'works' : 'work'} with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
 }
 
 /** The audit settings; the SARIF-shaping flags need --sarif, or they would be silently ignored. */
