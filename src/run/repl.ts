@@ -12,6 +12,7 @@ import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
+import { continueLine } from './session-list.js';
 import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
@@ -170,6 +171,8 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     rl.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
+  // What Claude Code says on exit too: the saved conversation is only useful if the user knows how to get back to it.
+  if (session.ledger.rows().length > 0 && link.current.writer) io.stderr.write(`${continueLine(config.root, io.cwd, link.current.id)}\n`);
   return terminated ? EXIT.interrupted : EXIT.ok;
 }
 
