@@ -37,7 +37,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (question !== null && !config.interactive) return await runOnce(config, question, io);
     if (config.outputFormat !== 'text') throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
     if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
-    return await runRepl(config, io, question);
+    return await runRepl(config, io, question, { allowLargeQuestion: parsed.flags.allowLargeQuestion === true });
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`spelunk: ${error.message}\n`);

@@ -89,6 +89,19 @@ export function describeLarge(large: { bytes: number; tokens: number; costUsd: n
   return `the question is ${formatBytes(large.bytes)} (~${groupDigits(large.tokens)} tokens, ${cost})`;
 }
 
+/**
+ * A large pasted question is held until the next line says `y` (a terminal), or refused (piped input); any other
+ * line is passed on. `question` is what to run now (null: nothing), `held` what waits for the answer.
+ */
+export function largeGate(line: string, held: string | null, opts: { model: string; terminal: boolean; allowed: boolean }): { question: string | null; held: string | null; say?: string } {
+  if (held !== null) return /^y(es)?$/i.test(line) ? { question: held, held: null } : { question: null, held: null, say: 'not sent' };
+  const large = opts.allowed || line.startsWith('/') ? null : largeQuestion(line, opts.model);
+  if (large === null) return { question: line, held: null };
+  const what = describeLarge(large, opts.model);
+  if (!opts.terminal) return { question: null, held: null, say: `not sent: ${what}; --allow-large-question sends it` };
+  return { question: null, held: line, say: `${what}. Send it? Type y to send it, anything else to drop it` };
+}
+
 /** Asks on the terminal (`prompt` on stderr, the answer from stdin); true only for y or yes. */
 export async function confirmOnTerminal(io: Pick<Io, 'stdin' | 'stderr'>, prompt: string): Promise<boolean> {
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });

@@ -94,4 +94,17 @@ describe('a large question', () => {
     expect(parsed).toMatchObject({ subtype: 'error_during_execution', stop_reason: 'context_exceeded', is_error: true });
     expect(parsed.error.message).toContain("the question does not fit claude-sonnet-5-5's context window (API 400: prompt is too long");
   });
+
+  it('in the REPL from piped input: a large line is not sent (said why), the next question still is', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Small answer.')));
+    const big = 'q'.repeat(LARGE_QUESTION_BYTES + 1);
+    const result = await run(['-i'], { stdin: `${big}\nwhere is the router?\n` });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/not sent: the question is 250 KB \(~62,501 tokens, ~\$0\.13 as input to claude-sonnet-5-5 for its first request\); --allow-large-question sends it\n/);
+    expect(result.stdout).toContain('Small answer.');
+    const sent = api.requests.filter((r) => r.path === '/v1/messages');
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0]!.body.messages)).not.toContain('qqqq');
+  });
 });

@@ -131,6 +131,24 @@ describe('a large question on a terminal asks first', () => {
   });
 });
 
+describe('a large paste in the REPL', () => {
+  // One paste (each is ~250 KB typed into the pseudo-terminal); `n` and piped input are rows of test/run/question.test.ts.
+  it('is held until y sends it', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Pasted answer.')));
+    const p = open([]);
+    let mark = await p.waitFor(/› $/);
+    p.type(`${'pasted words '.repeat(Math.ceil(LARGE_QUESTION_BYTES / 13) + 10)}\r`);
+    mark = await p.waitFor(/the question is 25\d KB \(~6\d,\d{3} tokens, ~\$0\.1\d as input to claude-sonnet-5-5 for its first request\)\. Send it\? Type y to send it, anything else to drop it[\s\S]*› $/, { from: mark, ms: 60_000 });
+    expect(api.requests).toHaveLength(0);
+    p.type('y\r');
+    await p.waitFor(/Pasted answer\.[\s\S]*› $/, { from: mark });
+    p.type('\x04');
+    expect(await p.exited).toBe(0);
+    expect(api.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
+  }, 90_000);
+});
+
 describe('the REPL on exit', () => {
   it('says how to continue the saved session', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
