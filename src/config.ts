@@ -173,7 +173,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     ...(credential === 'authToken' ? { credential } : {}),
-    baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+    baseURL: baseUrl(env.ANTHROPIC_BASE_URL),
   };
 }
 
@@ -183,10 +183,30 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
  */
 function resolveCredential(env: Readonly<Record<string, string | undefined>>): { apiKey: string; credential: 'apiKey' | 'authToken' } {
   const key = env.ANTHROPIC_API_KEY?.trim();
-  if (key) return { apiKey: key, credential: 'apiKey' };
+  if (key) return { apiKey: headerSafe('ANTHROPIC_API_KEY', key), credential: 'apiKey' };
   const token = env.ANTHROPIC_AUTH_TOKEN?.trim();
-  if (token) return { apiKey: token, credential: 'authToken' };
+  if (token) return { apiKey: headerSafe('ANTHROPIC_AUTH_TOKEN', token), credential: 'authToken' };
   throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com), or ANTHROPIC_AUTH_TOKEN for a bearer token');
+}
+
+/** A credential goes into an HTTP header: a line break or space in it (a bad paste) is said here, without echoing it. */
+function headerSafe(name: string, value: string): string {
+  if (/^[\x21-\x7e]+$/.test(value)) return value;
+  throw new UsageError(`${name} contains a space, line break or other character an HTTP header cannot carry; export it again without them`);
+}
+
+/** ANTHROPIC_BASE_URL must be an http(s) URL; anything else would fail every request with a less helpful message. */
+function baseUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return value;
+  throw new UsageError(`ANTHROPIC_BASE_URL is not an http(s) URL (got "${escapeControls(value)}"); e.g. https://api.anthropic.com, or unset it`);
 }
 
 /** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */

@@ -147,8 +147,10 @@ export async function runOnce(
   text?.close();
   await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
-  // A cut stream or a limit leaves the tool results so far in the saved session: -c picks them up, not a new run.
-  if (text && saved.writer && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
+  // A cut stream or a limit leaves the tool results so far in the saved session: -c picks them up, not a new run
+  // (a run that failed before any tool ran has nothing to continue from: asking again is the same).
+  const workSaved = result.tool_calls.length > 0;
+  if (text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
   return exitCodeFor(result, config.audit?.failOn);
 }
 

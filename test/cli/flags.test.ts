@@ -89,3 +89,19 @@ describe('no argv produces an internal error', () => {
     expect(bad).toEqual([]);
   }, 120_000);
 });
+
+describe('environment mistakes: one line, exit 2, nothing sent, the credential never echoed', () => {
+  it.each<[Record<string, string>, string]>([
+    [{ ANTHROPIC_API_KEY: 'sk-ant\nsecret' }, 'ANTHROPIC_API_KEY contains a space, line break or other character an HTTP header cannot carry'],
+    [{ ANTHROPIC_AUTH_TOKEN: 'tok en-secret' }, 'ANTHROPIC_AUTH_TOKEN contains a space'],
+    [{ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: '::::' }, 'ANTHROPIC_BASE_URL is not an http(s) URL (got "::::")'],
+    [{ ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'ftp://x' }, 'ANTHROPIC_BASE_URL is not an http(s) URL'],
+    [{ ANTHROPIC_API_KEY: 'k', SPELUNK_MODEL: ' ' }, '--model is empty'],
+  ])('%j', async (env, fragment) => {
+    const run = await runCli(['q'], { env, cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(fragment);
+    expect(run.stderr).not.toContain('secret');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
