@@ -6,6 +6,7 @@ import { closest } from './suggest.js';
 import { checkFlags, rejectRepeats, type FlagTable } from './flags.js';
 import { MODEL_ALIASES } from './agent/model.js';
 import { LARGE_QUESTION_LABEL } from './run/question.js';
+import { VERSION } from './version.js';
 
 /** The part of yargs' option table the flag check reads. */
 interface YargsOptions {
@@ -13,7 +14,6 @@ interface YargsOptions {
   boolean: string[];
   alias: Record<string, string[]>;
 }
-import { VERSION } from './version.js';
 
 /** Subcommands a single mistyped word is compared with (one edit away gets a hint instead of a model request). */
 const COMMANDS = ['audit', 'help', 'mcp'] as const;

@@ -7,7 +7,7 @@ export interface FlagTable {
   names: ReadonlySet<string>;
   /** Names that take no value (`--quiet`, `--no-color`). */
   booleans: ReadonlySet<string>;
-  /** The names `--resume` style flags may be given without a value for. */
+  /** Value flags that may also stand alone (`spelunk --resume` lists the sessions). */
   optionalValue: ReadonlySet<string>;
   /** One-letter alias → long name, for messages. */
   long: ReadonlyMap<string, string>;
@@ -42,10 +42,13 @@ export function checkFlags(argv: readonly string[], table: FlagTable): void {
     }
     const real = long && name.startsWith('no-') && table.booleans.has(name.slice(3)) ? name.slice(3) : name;
     if (!table.names.has(real)) throw unknownFlag(long ? `--${name}` : `-${name}`, name, table);
-    if (table.booleans.has(real) || inline !== null || table.optionalValue.has(real)) continue;
-    const next = argv[i + 1];
-    if (next === undefined || isFlag(next) || next === '--') throw new UsageError(`${display(arg, real, table)} needs a value, e.g. ${example(real, table)}`);
-    i++;
+    if (table.booleans.has(real) || table.optionalValue.has(real)) continue;
+    const next = inline ?? argv[i + 1];
+    // An empty value (`-C ''`, `--dir=`) would quietly mean the default: it is a missing value too.
+    if (next === undefined || next.trim() === '' || (inline === null && (isFlag(next) || next === '--'))) {
+      throw new UsageError(`${display(arg.split('=')[0]!, real, table)} needs a value, e.g. ${example(real, table)}`);
+    }
+    if (inline === null) i++;
   }
 }
 

@@ -31,6 +31,9 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['-C'], '-C/--dir needs a value, e.g. --dir path/to/repo'],
     [['q', '-m'], '-m/--model needs a value, e.g. --model sonnet'],
     [['--max-turns'], '--max-turns needs a value'],
+    [['-C', '', 'q'], '-C/--dir needs a value'],
+    [['--dir=', 'q'], '--dir needs a value'],
+    [['--model', ' ', 'q'], '--model needs a value'],
     [['--max-turns', '--depth', '2', 'q'], '--max-turns needs a value'],
     [['--sarif', 'x', 'q'], '--sarif only works with the audit subcommand'],
     [['--sarif', 'x', '--fail-on', 'low', 'q'], '--sarif and --fail-on only work with the audit subcommand'],
@@ -45,9 +48,14 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     expect(run.stdout).toBe('');
   });
 
-  it('a flag after -- is part of the question, not a flag', async () => {
-    const run = await runCli(['--', '-p', 'is', 'this', 'a', 'flag?'], { env: {}, cwd: repo.root });
-    expect(run.stderr).toContain('ANTHROPIC_API_KEY is not set');
+  it.each([
+    [['--', '-p', 'is', 'this', 'a', 'flag?']],
+    [['-m', 'opus', 'where', 'is', 'the', 'router?']],
+    [['--max-turns', '-1', 'q']],
+    [['-qi', 'q']],
+  ])('%j passes the flag check (a question of many words, after --, a negative number, grouped booleans)', async (argv) => {
+    const run = await runCli(argv, { env: {}, cwd: repo.root });
+    expect(run.stderr).toMatch(/^spelunk: ANTHROPIC_API_KEY is not set/);
   });
 });
 
