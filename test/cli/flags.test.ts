@@ -3,6 +3,7 @@ import { parseArgs } from '../../src/args.js';
 import { resolveConfig } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';
+import { runBinary } from '../support/binary.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 const repo = useRepo(APP_FILES);
@@ -111,5 +112,20 @@ describe('environment mistakes: one line, exit 2, nothing sent, the credential n
     expect(run.stderr).toContain(fragment);
     expect(run.stderr).not.toContain('secret');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('the built binary: the issue\'s flag mistakes', () => {
+  it.each<[string[], RegExp]>([
+    [['-m', 'a', '-m', 'b', 'q'], /^spelunk: -m\/--model was given 2 times \("a", "b"\); give it once\n$/],
+    [['-C', 'a', '-C', 'b', 'q'], /^spelunk: -C\/--dir was given 2 times \("a", "b"\); give it once\n$/],
+    [['--max-turn', '5', 'q'], /^spelunk: unknown flag --max-turn; did you mean --max-turns\?\n$/],
+    [['-p', 'q'], /^spelunk: -p is not needed: spelunk prints the answer by default when given a question \(spelunk "where is X\?"\)\n$/],
+    [['--sarif', 'x', 'q'], /^spelunk: --sarif only works with the audit subcommand/],
+  ])('%j → exit 2, one line', async (argv, pattern) => {
+    const result = await runBinary(argv, { cwd: repo.root, env: { HOME: repo.root, ...KEY } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(pattern);
+    expect(result.stdout).toBe('');
   });
 });
