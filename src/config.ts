@@ -4,6 +4,7 @@ import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './a
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
 import { resolveModelAlias } from './agent/model.js';
+import { resolveBaseUrl, resolveCredential } from './endpoint.js';
 import type { Severity } from './tools/report-findings.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
@@ -173,40 +174,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     ...(credential === 'authToken' ? { credential } : {}),
-    baseURL: baseUrl(env.ANTHROPIC_BASE_URL),
+    baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
   };
-}
-
-/**
- * ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN: the SDK's own order (the key wins when both are set). Both reach the
- * API as `Authorization: Bearer <value>` in SDK 1.x; the difference is which variable a message tells the user to fix.
- */
-function resolveCredential(env: Readonly<Record<string, string | undefined>>): { apiKey: string; credential: 'apiKey' | 'authToken' } {
-  const key = env.ANTHROPIC_API_KEY?.trim();
-  if (key) return { apiKey: headerSafe('ANTHROPIC_API_KEY', key), credential: 'apiKey' };
-  const token = env.ANTHROPIC_AUTH_TOKEN?.trim();
-  if (token) return { apiKey: headerSafe('ANTHROPIC_AUTH_TOKEN', token), credential: 'authToken' };
-  throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com), or ANTHROPIC_AUTH_TOKEN for a bearer token');
-}
-
-/** A credential goes into an HTTP header: a line break or space in it (a bad paste) is said here, without echoing it. */
-function headerSafe(name: string, value: string): string {
-  if (/^[\x21-\x7e]+$/.test(value)) return value;
-  throw new UsageError(`${name} contains a space, line break or other character an HTTP header cannot carry; export it again without them`);
-}
-
-/** ANTHROPIC_BASE_URL must be an http(s) URL; anything else would fail every request with a less helpful message. */
-function baseUrl(raw: string | undefined): string | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    // reported below
-  }
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return value;
-  throw new UsageError(`ANTHROPIC_BASE_URL is not an http(s) URL (got "${escapeControls(value)}"); e.g. https://api.anthropic.com, or unset it`);
 }
 
 /** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */
