@@ -67,7 +67,7 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
     question = text === '' ? null : text;
   } else if (question !== null && stdinIsInput) {
     const onSlow = (): void => void io.stderr.write('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
-    const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, onSlow });
+    const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, ...(config.quiet ? {} : { onSlow }) });
     if (piped.text.trim() !== '') question = withPipedText(question, piped);
     if (piped.cut && !config.quiet) io.stderr.write(`warning: ${pipedCutWarning(piped)}\n`);
   }

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../support/pty.js';
 import { httpError, reply, startMockApi, text, type MockApi } from '../support/mock-api.js';
 import { APP_FILES, useRepo } from '../support/temp-repo.js';
 import { runBinary } from '../support/binary.js';
@@ -57,6 +59,27 @@ describe('piped stdin with a question', () => {
     expect(kept.endsWith('x')).toBe(true);
     expect(sent).toMatch(/\n\[stdin was cut: the first 199,\d{3} of 300,021 bytes are above\]\n<\/stdin>$/);
     expect(result.stderr).toContain('warning: stdin is 300 KB; only its first 200 KB go to the model with the question\n');
+  });
+
+  it('a stdin nobody closes: after 3 s one line says spelunk is waiting for it; closing it goes on', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('ok')));
+    const child = spawn(process.execPath, [BIN, 'what is this?'], {
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write('first part\n');
+    const deadline = Date.now() + 10_000;
+    while (!stderr.includes('waiting for stdin') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(stderr).toContain('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
+    expect(api.requests).toHaveLength(0);
+    child.stdin.end('second part\n');
+    expect(await exited).toBe(0);
+    expect(firstMessage()).toContain('<stdin>\nfirst part\nsecond part\n</stdin>');
   });
 
   it('without a question, stdin is the question, as before', async () => {
