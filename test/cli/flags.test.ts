@@ -35,6 +35,7 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['-C', '', 'q'], '-C/--dir needs a value'],
     [['--dir=', 'q'], '--dir needs a value'],
     [['--model', ' ', 'q'], '--model needs a value'],
+    [['--verify-citations', '', 'q'], '--verify-citations needs a value, e.g. --verify-citations fix'],
     [['--max-turns', '--depth', '2', 'q'], '--max-turns needs a value'],
     [['--sarif', 'x', 'q'], '--sarif only works with the audit subcommand'],
     [['--sarif', 'x', '--fail-on', 'low', 'q'], '--sarif and --fail-on only work with the audit subcommand'],
