@@ -34,6 +34,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     const question = await gatherQuestion(parsed, config, io);
     if (question === DECLINED) return EXIT.usage;
+    if (question === INTERRUPTED) return EXIT.interrupted;
     if (question !== null && !config.interactive) return await runOnce(config, question, io);
     if (config.outputFormat !== 'text') throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
     if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
@@ -50,15 +51,16 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/** The user said no to sending a large question on the terminal. */
+/** The user said no to sending a large question on the terminal (exit 2), or pressed Ctrl+C there (exit 130). */
 const DECLINED = Symbol('declined');
+const INTERRUPTED = Symbol('interrupted');
 
 /**
  * The question as the model will get it: the argument, or all of stdin when there is none; with both, the piped text
  * follows the question in a delimited block (capped, with a notice when cut). A question over LARGE_QUESTION_BYTES
  * is confirmed on a terminal and refused elsewhere unless --allow-large-question.
  */
-async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: Config, io: Io): Promise<string | null | typeof DECLINED> {
+async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: Config, io: Io): Promise<string | null | typeof DECLINED | typeof INTERRUPTED> {
   // With -i, piped stdin is the REPL's input, a question a line, not one question.
   const stdinIsInput = !io.stdin.isTTY && !(config.interactive && !parsed.audit);
   let question = parsed.question;
@@ -81,7 +83,8 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
   if (io.stdin.isTTY !== true || io.stderr.isTTY !== true) {
     throw new UsageError(`${what}; over ${LARGE_QUESTION_LABEL} a question is sent only with --allow-large-question (or when confirmed on a terminal)`);
   }
-  if (await confirmOnTerminal(io, `${what}. Send it? [y/N] `)) return question;
-  io.stderr.write('spelunk: not sent\n');
-  return DECLINED;
+  const answer = await confirmOnTerminal(io, `${what}. Send it? [y/N] `);
+  if (answer === 'yes') return question;
+  io.stderr.write(answer === 'interrupted' ? '\nspelunk: interrupted; not sent\n' : 'spelunk: not sent\n');
+  return answer === 'interrupted' ? INTERRUPTED : DECLINED;
 }

@@ -309,7 +309,7 @@ function toModelError(error: unknown, state: AttemptState, model: string, retrie
       case 400:
       case 413:
         if (isContextOverflow(error.status, detail)) {
-          return new ModelError(`the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or pipe less text${id}`, error.status, type, requestId, afterOutput, true);
+          return new ModelError(`the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`, error.status, type, requestId, afterOutput, true);
         }
         return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
       case 403:

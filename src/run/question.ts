@@ -102,17 +102,22 @@ export function largeGate(line: string, held: string | null, opts: { model: stri
   return { question: null, held: line, say: `${what}. Send it? Type y to send it, anything else to drop it` };
 }
 
-/** Asks on the terminal (`prompt` on stderr, the answer from stdin); true only for y or yes. */
-export async function confirmOnTerminal(io: Pick<Io, 'stdin' | 'stderr'>, prompt: string): Promise<boolean> {
+/** Asks on the terminal (`prompt` on stderr, the answer a line of stdin): yes only for y or yes; Ctrl+C interrupts. */
+export async function confirmOnTerminal(io: Pick<Io, 'stdin' | 'stderr' | 'signals'>, prompt: string): Promise<'yes' | 'no' | 'interrupted'> {
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  let onInterrupt = (): void => {};
   try {
     io.stderr.write(prompt);
-    const answer = await new Promise<string>((resolve) => {
-      rl.once('line', resolve);
-      rl.once('close', () => resolve(''));
+    return await new Promise((resolve) => {
+      onInterrupt = () => resolve('interrupted');
+      io.signals.on('SIGINT', onInterrupt);
+      io.signals.on('SIGTERM', onInterrupt);
+      rl.once('line', (answer) => resolve(/^\s*y(es)?\s*$/i.test(answer) ? 'yes' : 'no'));
+      rl.once('close', () => resolve('no'));
     });
-    return /^\s*y(es)?\s*$/i.test(answer);
   } finally {
+    io.signals.off('SIGINT', onInterrupt);
+    io.signals.off('SIGTERM', onInterrupt);
     rl.close();
   }
 }

@@ -103,7 +103,7 @@ describe('the context window: exit 3, as the README says', () => {
     api.enqueue(httpError(400, 'invalid_request_error', 'prompt is too long: 1204381 tokens > 1000000 maximum'), httpError(413, 'request_too_large', 'Request exceeds the maximum size'));
     const first = await run(['q']);
     expect(first.code).toBe(3);
-    expect(first.stderr).toContain("the question does not fit claude-sonnet-5-5's context window (API 400: prompt is too long: 1204381 tokens > 1000000 maximum); ask a narrower question or pipe less text");
+    expect(first.stderr).toContain("the question does not fit claude-sonnet-5-5's context window (API 400: prompt is too long: 1204381 tokens > 1000000 maximum); ask a narrower question or send less text");
     expect(first.stderr).not.toContain('internal error');
     const second = await run(['q']);
     expect(second.code).toBe(3);

@@ -120,6 +120,16 @@ describe('a large question on a terminal asks first', () => {
     expect(api.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
   });
 
+  it('Ctrl+C at the prompt: interrupted (exit 130), nothing sent', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const p = openLarge();
+    await p.waitFor(/Send it\? \[y\/N\] $/);
+    p.type('\x03');
+    expect(await p.exited).toBe(130);
+    expect(p.screen()).toContain('spelunk: interrupted; not sent');
+    expect(api.requests).toHaveLength(0);
+  });
+
   it('anything but y: not sent, exit 2', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     const p = openLarge();
