@@ -3,7 +3,17 @@ import type { RawFlags } from './config.js';
 import { UsageError } from './errors.js';
 import { EXIT_SUMMARY } from './exit-codes.js';
 import { closest } from './suggest.js';
+import { checkFlags, rejectRepeats, type FlagTable } from './flags.js';
+import { MODEL_ALIASES } from './agent/model.js';
+import { LARGE_QUESTION_LABEL } from './run/question.js';
 import { VERSION } from './version.js';
+
+/** The part of yargs' option table the flag check reads. */
+interface YargsOptions {
+  key: Record<string, unknown>;
+  boolean: string[];
+  alias: Record<string, string[]>;
+}
 
 /** Subcommands a single mistyped word is compared with (one edit away gets a hint instead of a model request). */
 const COMMANDS = ['audit', 'help', 'mcp'] as const;
@@ -13,7 +23,8 @@ export type Parsed =
   | { kind: 'run'; audit: boolean; mcp: boolean; question: string | null; flags: RawFlags };
 
 const EPILOG = `Exit codes: ${EXIT_SUMMARY}
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
+Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
+Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
@@ -35,7 +46,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
     })
     .options({
       dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
-      model: { alias: 'm', type: 'string', describe: 'model id', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
+      model: { alias: 'm', type: 'string', describe: 'model id, or an alias: opus, sonnet, haiku (the newest of each family)', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
       interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
       'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
       'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },
@@ -63,7 +74,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'previous-review': { type: 'string', describe: 'audit: the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
       quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
       continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
-      resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it)' },
+      resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it); alone: list this repository\'s sessions' },
+      'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
       'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
       'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
       render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
@@ -76,7 +88,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       sandbox: { type: 'string', describe: 'kernel sandbox (bubblewrap) for every program spelunk starts: auto | required | off', defaultDescription: 'auto; env SPELUNK_SANDBOX' },
     })
     .strict()
-    .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true })
+    // No dot-notation: `--model.x 1` would hand config an object where it expects a string.
+    .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true, 'dot-notation': false })
     .help()
     .alias('h', 'help')
     .version(VERSION)
@@ -88,12 +101,16 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       throw new UsageError(`${message ?? error?.message ?? 'invalid arguments'}; see spelunk --help`);
     });
 
+  // getOptions is yargs' own option table (not in @types/yargs 17): the flag check cannot drift from the options.
+  const table = flagTable((parser as unknown as { getOptions(): YargsOptions }).getOptions());
+  checkFlags(argv, table);
   const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
     captured = output;
   });
   // `spelunk help` is yargs' help command too: it fills `captured` without setting args.help.
   if (args.help || args.version || captured !== '') return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
   rejectNaN(argv, args as Record<string, unknown>);
+  rejectRepeats(args as Record<string, unknown>, valueFlags(table), table);
   const words = (args.question as string[] | undefined) ?? [];
   const question = words.join(' ').trim();
   if (!audit && !mcp) rejectNearCommand(question);
@@ -121,4 +138,27 @@ function rejectNaN(argv: readonly string[], args: Record<string, unknown>): void
     const typed = at < 0 ? undefined : argv[at]!.startsWith(`${flag}=`) ? argv[at]!.slice(flag.length + 1) : argv[at + 1];
     throw new UsageError(`${flag} needs a number, e.g. ${flag} 10 (got ${typed === undefined ? 'nothing' : `"${typed}"`})`);
   }
+}
+
+/** The flag check's view of yargs' option table: every name and alias, which take no value, and the long names. */
+function flagTable(options: YargsOptions): FlagTable {
+  const long = new Map<string, string>();
+  const booleans = new Set(options.boolean);
+  const names = new Set(Object.keys(options.key));
+  // yargs keys its alias table either way round (`model: ['m']`, `h: ['help']`): each entry is one group of names.
+  for (const [key, aliases] of Object.entries(options.alias)) {
+    const group = [key, ...aliases];
+    const name = group.reduce((a, b) => (b.length > a.length ? b : a));
+    for (const alias of group) {
+      names.add(alias);
+      if (alias.length === 1) long.set(alias, name);
+      if (group.some((g) => booleans.has(g))) booleans.add(alias);
+    }
+  }
+  return { names, booleans, optionalValue: new Set(['resume']), long };
+}
+
+/** The long names that take a value, as yargs keys them after camel-case expansion. */
+function valueFlags(table: FlagTable): string[] {
+  return [...table.names].filter((n) => n.length > 1 && !table.booleans.has(n));
 }

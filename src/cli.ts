@@ -1,5 +1,5 @@
-import { parseArgs } from './args.js';
-import { resolveConfig } from './config.js';
+import { parseArgs, type Parsed } from './args.js';
+import { resolveConfig, type Config } from './config.js';
 import { publishRunRoot } from './run-root.js';
 import { UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -8,6 +8,8 @@ import { runOnce } from './run/oneshot.js';
 import { runRepl } from './run/repl.js';
 import { chooseSandbox } from './sandbox/choose.js';
 import { useSandbox } from './sandbox/exec.js';
+import { confirmOnTerminal, describeLarge, LARGE_QUESTION_LABEL, largeQuestion, PIPED_MAX_BYTES, pipedCutWarning, readStdin, withPipedText } from './run/question.js';
+import { sessionListing } from './run/session-list.js';
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
@@ -16,6 +18,12 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     const parsed = await parseArgs(argv, io.stdout.columns);
     if (parsed.kind === 'output') {
       io.stdout.write(parsed.text);
+      return EXIT.ok;
+    }
+    // `--resume` with no id lists the sessions to pick from (no key needed: nothing is sent).
+    if (parsed.flags.resume?.trim() === '' && !parsed.audit && !parsed.mcp) {
+      if (parsed.question !== null) throw new UsageError('--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest');
+      io.stdout.write(await sessionListing(parsed.flags.dir ?? '.', io));
       return EXIT.ok;
     }
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
@@ -31,17 +39,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       const { runMcp } = await import('./mcp/server.js');
       return await runMcp(config, io);
     }
-    // With -i, piped stdin is the REPL's input, a question a line, not one question.
-    const stdinIsQuestion = !io.stdin.isTTY && !(config.interactive && !parsed.audit);
-    const question = parsed.question ?? (stdinIsQuestion ? await readQuestion(io.stdin) : null);
-    if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
-    if (question === null && stdinIsQuestion) {
-      throw new UsageError('no question: pass it as an argument (spelunk "where is X?") or on stdin, or run in a terminal for the REPL');
-    }
+    const question = await gatherQuestion(parsed, config, io);
+    if (question === DECLINED) return EXIT.usage;
+    if (question === INTERRUPTED) return EXIT.interrupted;
     if (question !== null && !config.interactive) return await runOnce(config, question, io);
     if (config.outputFormat !== 'text') throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
     if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
-    return await runRepl(config, io, question);
+    return await runRepl(config, io, question, { allowLargeQuestion: parsed.flags.allowLargeQuestion === true });
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`spelunk: ${error.message}\n`);
@@ -54,10 +58,40 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/** All of stdin is one question (trailing whitespace trimmed); empty stdin means none. */
-async function readQuestion(stdin: NodeJS.ReadableStream): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  return text === '' ? null : text;
+/** The user said no to sending a large question on the terminal (exit 2), or pressed Ctrl+C there (exit 130). */
+const DECLINED = Symbol('declined');
+const INTERRUPTED = Symbol('interrupted');
+
+/**
+ * The question as the model will get it: the argument, or all of stdin when there is none; with both, the piped text
+ * follows the question in a delimited block (capped, with a notice when cut). A question over LARGE_QUESTION_BYTES
+ * is confirmed on a terminal and refused elsewhere unless --allow-large-question.
+ */
+async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: Config, io: Io): Promise<string | null | typeof DECLINED | typeof INTERRUPTED> {
+  // With -i, piped stdin is the REPL's input, a question a line, not one question.
+  const stdinIsInput = !io.stdin.isTTY && !(config.interactive && !parsed.audit);
+  let question = parsed.question;
+  if (question === null && stdinIsInput) {
+    const text = (await readStdin(io.stdin)).text.trim();
+    question = text === '' ? null : text;
+  } else if (question !== null && stdinIsInput) {
+    const onSlow = (): void => void io.stderr.write('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
+    const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, ...(config.quiet ? {} : { onSlow }) });
+    if (piped.text.trim() !== '') question = withPipedText(question, piped);
+    if (piped.cut && !config.quiet) io.stderr.write(`warning: ${pipedCutWarning(piped)}\n`);
+  }
+  if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
+  if (question === null && stdinIsInput) {
+    throw new UsageError('no question: pass it as an argument (spelunk "where is X?") or on stdin, or run in a terminal for the REPL');
+  }
+  const large = question === null || parsed.flags.allowLargeQuestion ? null : largeQuestion(question, config.model);
+  if (large === null) return question;
+  const what = describeLarge(large, config.model);
+  if (io.stdin.isTTY !== true || io.stderr.isTTY !== true) {
+    throw new UsageError(`${what}; over ${LARGE_QUESTION_LABEL} a question is sent only with --allow-large-question (or when confirmed on a terminal)`);
+  }
+  const answer = await confirmOnTerminal(io, `${what}. Send it? [y/N] `);
+  if (answer === 'yes') return question;
+  io.stderr.write(answer === 'interrupted' ? '\nspelunk: interrupted; not sent\n' : 'spelunk: not sent\n');
+  return answer === 'interrupted' ? INTERRUPTED : DECLINED;
 }

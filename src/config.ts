@@ -3,6 +3,8 @@ import path from 'node:path';
 import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './agent/effort.js';
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
+import { resolveModelAlias } from './agent/model.js';
+import { resolveBaseUrl, resolveCredential } from './endpoint.js';
 import type { Severity } from './tools/report-findings.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
@@ -53,7 +55,10 @@ export interface Config {
   render: boolean;
   /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
   editorUrl: string | null;
+  /** The credential's value: ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN (which `credential` then says). */
   apiKey: string;
+  /** Absent or 'apiKey': ANTHROPIC_API_KEY; 'authToken': ANTHROPIC_AUTH_TOKEN (a gateway's or proxy's bearer token). */
+  credential?: 'apiKey' | 'authToken';
   baseURL: string | undefined;
 }
 
@@ -122,13 +127,13 @@ export interface RawFlags {
   verifyCitations?: string;
   render?: boolean;
   sandbox?: string;
+  allowLargeQuestion?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
 export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean, mcp = false): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
-  const apiKey = env.ANTHROPIC_API_KEY?.trim();
-  if (!apiKey) throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com)');
+  const { apiKey, credential } = resolveCredential(env);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
@@ -139,7 +144,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     flags.maxConcurrentCalls !== undefined && '--max-concurrent-calls',
     flags.maxMemoryGib !== undefined && '--max-memory-gib',
   ].filter(Boolean);
-  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only work with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only ${mcpOnly.length === 1 ? 'works' : 'work'} with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
   const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
@@ -152,7 +157,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
   }
   const sandbox = sandboxMode(flags.sandbox, env.SPELUNK_SANDBOX);
   if (sandbox === null) throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(flags.sandbox ?? env.SPELUNK_SANDBOX ?? '')}")`);
-  const model = (flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim();
+  const model = resolveModelAlias((flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim());
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   const thinking = flags.thinking ?? false;
   const effort = resolveEffort(flags.effort, model, thinking, audit || outputFormat !== 'text');
@@ -191,7 +196,8 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     render: flags.render !== false,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
-    baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+    ...(credential === 'authToken' ? { credential } : {}),
+    baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
   };
 }
 
@@ -212,7 +218,7 @@ function refuseAuditFlags(flags: RawFlags): void {
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;
   const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
-  throw new UsageError(`${names} only work with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
+  throw new UsageError(`${names} only ${given.length === 1 ? 'works' : 'work'} with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
 }
 
 /** The audit settings; the SARIF-shaping flags need --sarif, or they would be silently ignored. */

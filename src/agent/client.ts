@@ -21,6 +21,8 @@ const REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
 
 export interface ClientOptions {
   apiKey: string;
+  /** Which variable `apiKey` came from (default ANTHROPIC_API_KEY); named in the 401 message. */
+  credential?: 'apiKey' | 'authToken';
   baseURL?: string;
   /** The transport under the retry observer (tests); default the global fetch. */
   fetchImpl?: typeof fetch;
@@ -57,8 +59,10 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     return response;
   };
   // Only the Messages resource: the full client pulls in every API resource (~1 MB more to compile at start-up).
+  // The SDK takes exactly one credential; passing it explicitly also keeps the SDK from reading the environment.
+  const credential = opts.credential === 'authToken' ? { authToken: opts.apiKey } : { apiKey: opts.apiKey };
   const base = new BaseAnthropic({
-    apiKey: opts.apiKey,
+    ...credential,
     baseURL: opts.baseURL ?? null,
     maxRetries: MAX_RETRIES,
     timeout: REQUEST_TIMEOUT_MS,
@@ -136,10 +140,10 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
             return;
           } catch (second) {
             if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
-            throw toModelError(second, again, request.model, true);
+            throw toModelError(second, again, request.model, true, opts.credential);
           }
         }
-        throw toModelError(error, state, request.model, false);
+        throw toModelError(error, state, request.model, false, opts.credential);
       }
     },
     async countTokens(request, signal) {
@@ -153,6 +157,15 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
       }
     },
   };
+}
+
+/**
+ * A request too large for the model: the API's 400 "prompt is too long: N tokens > M maximum" (and its wordings for
+ * the context window), or a 413 for a body over the request size limit. Both mean the same to a user: send less.
+ */
+function isContextOverflow(status: number, detail: string): boolean {
+  if (status === 413) return true;
+  return /prompt is too long|context (window|length)|too many (input )?tokens|exceeds? the maximum (number of )?tokens/i.test(detail);
 }
 
 /** True for Anthropic's own API (no base URL, or api.anthropic.com), the one endpoint known to accept `diagnostics`. */
@@ -273,7 +286,7 @@ function describe(error: unknown): string {
 }
 
 /** One line per failure that says what happened and what to do, ending with the request id when there is one. */
-function toModelError(error: unknown, state: AttemptState, model: string, retriedOnce: boolean): ModelError {
+function toModelError(error: unknown, state: AttemptState, model: string, retriedOnce: boolean, credential: ClientOptions['credential']): ModelError {
   if (error instanceof ModelError) return error;
   const afterOutput = state.text;
   if (error instanceof Errors.APIConnectionTimeoutError) {
@@ -290,7 +303,15 @@ function toModelError(error: unknown, state: AttemptState, model: string, retrie
     const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
     switch (error.status) {
       case 401:
-        return fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
+        return credential === 'authToken'
+          ? fail(`API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`)
+          : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
+      case 400:
+      case 413:
+        if (isContextOverflow(error.status, detail)) {
+          return new ModelError(`the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`, error.status, type, requestId, afterOutput, true);
+        }
+        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
       case 403:
         return fail(`API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`);
       case 404:

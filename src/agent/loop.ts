@@ -127,7 +127,8 @@ export async function* askQuestion(
         return yield aborted(conversation, signal, config, lastText, turns);
       }
       const message = error instanceof ModelError ? error.message : `unexpected failure: ${String(error)}`;
-      return yield done('api_error', lastText, turns, message);
+      // The API's "prompt is too long" is the same end as stop_reason model_context_window_exceeded (exit 3).
+      return yield done(error instanceof ModelError && error.contextExceeded ? 'context_exceeded' : 'api_error', lastText, turns, message);
     }
     if (!response) return yield done('api_error', lastText, turns, 'the API stream ended without a message');
 

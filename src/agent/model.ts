@@ -1,6 +1,21 @@
 import type { Effort } from './effort.js';
 import type { Usage } from './events.js';
 
+/**
+ * `-m opus|sonnet|haiku`: the newest model of each family (ids with a row in pricing.ts, so budgets and costs work).
+ * An alias is resolved before the first request, so the request, the usage lines and saved sessions name the real id.
+ */
+export const MODEL_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['opus', 'claude-opus-5-5'],
+  ['sonnet', 'claude-sonnet-5-5'],
+  ['haiku', 'claude-haiku-5-5'],
+]);
+
+/** The model id `name` stands for: an alias (any case) becomes its id; anything else is passed on as typed. */
+export function resolveModelAlias(name: string): string {
+  return MODEL_ALIASES.get(name.toLowerCase()) ?? name;
+}
+
 /** A content block as spelunk stores it in the conversation (the Messages API shapes it uses). */
 export type Block =
   | { type: 'text'; text: string; cache_control?: CacheControl }
@@ -99,6 +114,8 @@ export class ModelError extends Error {
     readonly requestId: string | null,
     /** True when text of this request was already shown (a cut stream is then reported, not retried). */
     readonly afterOutput: boolean,
+    /** The request did not fit the model's context window (a 400 "prompt is too long", a 413): a limit, not a fault. */
+    readonly contextExceeded = false,
   ) {
     super(message);
     this.name = 'ModelError';

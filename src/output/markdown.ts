@@ -1,6 +1,7 @@
 import type { MarkedExtension, Tokens } from 'marked';
 import { escapeControls } from '../escape.js';
 import { createPalette } from './color.js';
+import { terminalLists } from './markdown-lists.js';
 
 /** Renders an answer's markdown for a terminal as it streams: a block is drawn as soon as it is complete. */
 export interface MarkdownView {
@@ -23,7 +24,7 @@ const SGR = /\x1b\[[0-9;]*m/g;
 export async function loadMarkdown(): Promise<(opts: { width: number; color: boolean }) => MarkdownView> {
   const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
   return ({ width, color }) => {
-    const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }), plainLinks());
+    const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }), plainLinks(), terminalLists(width));
     const render = (markdown: string): string => {
       const safe = escapeControls(markdown.replace(/\r/g, ''), '\n\t');
       const out = marked.parse(safe, { async: false }) as string;

@@ -156,8 +156,9 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     brokeAnswerLine = false;
     if (text === '') return;
     if (sharedTerminal) closeStderrLine();
-    // On a terminal, escape sequences echoed from repository content must not drive the terminal.
-    stdout.write(stdout.isTTY ? sanitizeBlock(text) : text);
+    // Only a terminal gets live text (elsewhere the answer is held): escape sequences echoed from repository content
+    // must not drive it, --no-render or not.
+    stdout.write(sanitizeBlock(text));
     stdoutOpen = !text.endsWith('\n');
     lastLineTag = null;
   };
@@ -242,7 +243,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
       case 'tool_start': {
         spinner.stop();
         endTurnText();
-        const label = truncate(oneLine(event.display ? `${event.name} ${event.display}` : event.name), MAX_LABEL_CHARS);
+        const label = truncate(oneLine(toolLabel(event.name, event.display)), MAX_LABEL_CHARS);
         calls.set(event.id, label);
         errLine(`${p.cyan('●')} ${label}`, toolTag(event.id));
         return;
@@ -253,6 +254,8 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
         return;
       case 'usage':
         spinner.stop();
+        // The request's text is complete: its last block is drawn now, so the usage line comes after the answer.
+        if (markdown) writeRendered(markdown.end());
         ledger.add({ turn: event.turn, model: event.model, usage: event.usage, durationMs: event.durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
         errLine(formatUsageLine(event.model, event.usage, { color: opts.color, interrupted: event.interrupted === true, effort: event.effort }));
         return;
@@ -316,6 +319,12 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   const note = (message: string): void => errLine(p.yellow(oneLine(message)));
 
   return { handle, finishAnswer, showSources, note, close, settled: queue.settled };
+}
+
+/** `bash ls src`, `read_file src/a.ts`; a display that already starts with the tool's name (`git log -3`) is not doubled. */
+function toolLabel(name: string, display: string | undefined): string {
+  if (!display) return name;
+  return display === name || display.startsWith(`${name} `) ? display : `${name} ${display}`;
 }
 
 function toolTag(id: string): string {

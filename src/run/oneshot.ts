@@ -20,6 +20,7 @@ import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
 import { linkSaved, saveQuestion, stepSaver } from './resume.js';
+import { continueLine } from './session-list.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
@@ -27,6 +28,9 @@ import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { findingFingerprints } from '../output/sarif.js';
 import { describeSandbox } from '../sandbox/kernel.js';
+
+/** How a run may end that a saved session can go on from (the work so far is in it). */
+const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set(['api_error', 'max_turns', 'max_tokens', 'max_budget', 'timeout', 'aborted']);
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -148,6 +152,10 @@ export async function runOnce(
   text?.close();
   await text?.settled();
   writeOutcome(config, io, result, stream, sink?.warnings ?? []);
+  // A cut stream or a limit leaves the tool results so far in the saved session: -c picks them up, not a new run
+  // (a run that failed before any tool ran has nothing to continue from: asking again is the same).
+  const workSaved = result.tool_calls.length > 0;
+  if (text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
   return exitCodeFor(result, config.audit?.failOn);
 }
 

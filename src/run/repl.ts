@@ -12,6 +12,8 @@ import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession } from './session.js';
+import { continueLine } from './session-list.js';
+import { largeGate } from './question.js';
 import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
@@ -34,7 +36,7 @@ Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
 // Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
-export async function runRepl(config: Config, io: Io, firstQuestion: string | null): Promise<number> {
+export async function runRepl(config: Config, io: Io, firstQuestion: string | null, opts: { allowLargeQuestion?: boolean } = {}): Promise<number> {
   const view = loadTextView(config, io);
   const session = await openSession(config);
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
@@ -71,6 +73,9 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
   let pasteBuffer: string[] = [];
   let pasteTimer: NodeJS.Timeout | null = null;
   let wake: (() => void) | null = null;
+  // A pasted question over the size limit, waiting for the `y` that sends it.
+  let heldLarge: string | null = null;
+  let pastFirst = false;
   const notify = (): void => {
     wake?.();
     wake = null;
@@ -139,8 +144,19 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
         await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
-      const question = next.trim();
-      await appendHistory(historyFile, question);
+      const line = next.trim();
+      await appendHistory(historyFile, line);
+      // The command line's question is first in the queue and was already let through there (asked, or the flag).
+      const allowed = opts.allowLargeQuestion === true || (firstQuestion !== null && !pastFirst);
+      const gate: ReturnType<typeof largeGate> = largeGate(line, heldLarge, { model: state.config.model, terminal, allowed });
+      pastFirst = true;
+      heldLarge = gate.held;
+      if (gate.say) io.stderr.write(`${gate.say}\n`);
+      if (gate.question === null) {
+        if (!closed) prompt();
+        continue;
+      }
+      const question = gate.question;
       if (question.startsWith('/resume')) {
         await resumeCommand(question, { io, session, config: state.config, link });
       } else if (question.startsWith('/')) {
@@ -170,6 +186,8 @@ export async function runRepl(config: Config, io: Io, firstQuestion: string | nu
     rl.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
+  // What Claude Code says on exit too: the saved conversation is only useful if the user knows how to get back to it.
+  if (session.ledger.rows().length > 0 && link.current.writer) io.stderr.write(`${continueLine(config.root, io.cwd, link.current.id)}\n`);
   return terminated ? EXIT.interrupted : EXIT.ok;
 }
 

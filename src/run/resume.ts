@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { gitCommit } from '../sandbox/readonly.js';
-import { escapeControls } from '../escape.js';
-import { formatCostUsd } from '../output/usage.js';
-import { describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
+import { formatSessionList } from './session-list.js';
+import { findSession, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
 import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
@@ -67,21 +66,9 @@ function hashOf(session: Session): string {
   return preambleHash(session.system, session.registry.definitions());
 }
 
-/** Sessions `/resume` lists. */
-const RESUME_LIST = 10;
-
 /** `/resume` without an argument: the repository's recent sessions (time, first question, cost), newest first. */
-export async function renderSessionList(dir: string | null, currentId: string): Promise<string> {
-  const all = dir ? await listSessions(dir) : [];
-  if (all.length === 0) return 'no saved sessions for this repository yet';
-  const rows = await Promise.all(all.slice(0, RESUME_LIST).map((s) => describeSession(s).catch(() => s)));
-  const lines = rows.map((s) => {
-    const when = new Date(s.mtimeMs).toISOString().slice(0, 16).replace('T', ' ');
-    const question = escapeControls(s.firstQuestion.replace(/\s+/g, ' ')).slice(0, 60);
-    const mark = s.id === currentId ? '*' : ' ';
-    return `${mark} ${s.id.slice(0, 8)}  ${when}  ${formatCostUsd(s.costUsd).padStart(9)}  ${String(s.questions).padStart(3)} q  ${question}`;
-  });
-  return `${lines.join('\n')}\n/resume <id> continues one (a prefix is enough); * is this session`;
+export function renderSessionList(dir: string | null, currentId: string): Promise<string> {
+  return formatSessionList(dir, currentId, '/resume <id> continues one (a prefix is enough); * is this session');
 }
 
 /** A fresh saved session in `dir` (after /clear). */

@@ -79,7 +79,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   });
   const tools = sessionTools(programs, opts.audit ?? null, git.available ? git.git : null);
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
-  const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, baseURL: config.baseURL });
+  const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, ...(config.credential ? { credential: config.credential } : {}), baseURL: config.baseURL });
   return {
     system,
     registry,

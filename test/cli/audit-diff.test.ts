@@ -142,6 +142,6 @@ describe('bad audit-scope flags: exit 2 with one line', () => {
   it('--diff without the audit subcommand is a usage error', async () => {
     const run = await runCli(['-C', root, '--diff', 'main', 'q'], { env: { ANTHROPIC_API_KEY: 'k' }, cwd: ws });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--diff only work with the audit subcommand');
+    expect(run.stderr).toContain('--diff only works with the audit subcommand');
   });
 });

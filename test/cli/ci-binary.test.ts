@@ -172,9 +172,9 @@ describe('spelunk audit: the rest of issue 14 (the built binary)', () => {
   });
 
   it.each([
-    [['--sarif', 'x', 'q'], '--sarif only work with the audit subcommand'],
-    [['--fail-on', 'high', 'q'], '--fail-on only work with the audit subcommand'],
-    [['--sarif-category', 'c', 'q'], '--sarif-category only work with the audit subcommand'],
+    [['--sarif', 'x', 'q'], '--sarif only works with the audit subcommand'],
+    [['--fail-on', 'high', 'q'], '--fail-on only works with the audit subcommand'],
+    [['--sarif-category', 'c', 'q'], '--sarif-category only works with the audit subcommand'],
   ])('%j without audit → exit 2, one line on stderr, no file written, nothing sent', async (args, fragment) => {
     await serve();
     const before = await fs.readdir(repo.root);

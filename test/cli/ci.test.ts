@@ -280,11 +280,11 @@ describe('audit mode', () => {
   });
 
   it.each([
-    [['--sarif', 'x.sarif', 'q'], '--sarif only work with the audit subcommand'],
-    [['--fail-on', 'low', 'q'], '--fail-on only work with the audit subcommand'],
+    [['--sarif', 'x.sarif', 'q'], '--sarif only works with the audit subcommand'],
+    [['--fail-on', 'low', 'q'], '--fail-on only works with the audit subcommand'],
     [['--sarif', 'x.sarif', '--fail-on', 'low', 'q'], '--sarif and --fail-on only work with the audit subcommand'],
-    [['--sarif-category', 'ci/auth', 'q'], '--sarif-category only work with the audit subcommand'],
-    [['--sarif-on-error', 'notification', 'q'], '--sarif-on-error only work with the audit subcommand'],
+    [['--sarif-category', 'ci/auth', 'q'], '--sarif-category only works with the audit subcommand'],
+    [['--sarif-on-error', 'notification', 'q'], '--sarif-on-error only works with the audit subcommand'],
     [['--sarif', 'x', '--sarif-category', 'c', '--sarif-on-error', 'none', 'q'], '--sarif, --sarif-category and --sarif-on-error only work'],
     [['audit', '--sarif-category', 'ci/auth', 'q'], '--sarif-category shape the SARIF file: add --sarif <file>'],
     [['audit', '--sarif', 'x.sarif', '--sarif-on-error', 'upload', 'q'], '--sarif-on-error must be none or notification (got "upload")'],

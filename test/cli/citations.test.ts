@@ -66,7 +66,7 @@ describe('text mode: the answer alone on stdout, the Sources block on stderr (is
     expect(run.stderr).not.toContain('Sources');
   });
 
-  it.each([['maybe'], ['']])('--verify-citations %j is a usage error with the choices', async (mode) => {
+  it.each([['maybe']])('--verify-citations %j is a usage error with the choices', async (mode) => {
     const run = await runCli(['--verify-citations', mode, 'q'], { env: { ANTHROPIC_API_KEY: 'k' }, cwd: repo.root });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`spelunk: --verify-citations must be off, report or fix (got "${mode}")\n`);

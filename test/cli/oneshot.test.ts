@@ -34,7 +34,7 @@ describe('command line contract', () => {
     [['q'], {}, 'ANTHROPIC_API_KEY is not set'],
     [['-C', '/definitely/not/here', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'no such directory'],
     [['-C', '/etc/hostname', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'not a directory'],
-    [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'Unknown argument'],
+    [['--bogus', 'q'], { ANTHROPIC_API_KEY: 'k' }, 'unknown flag --bogus; see spelunk --help'],
     [['--max-turns', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns must be a whole number'],
     [['--max-turns', 'lots', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--max-turns needs a number, e.g. --max-turns 10 (got "lots")'],
     [['--map-tokens', '0', 'q'], { ANTHROPIC_API_KEY: 'k' }, '--map-tokens must be a whole number of at least 1 (got 0)'],

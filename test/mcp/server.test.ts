@@ -276,7 +276,7 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   });
 
   it.each([
-    [['--max-budget-usd-per-call', '1', 'q'], /--max-budget-usd-per-call only work with the mcp subcommand/],
+    [['--max-budget-usd-per-call', '1', 'q'], /--max-budget-usd-per-call only works with the mcp subcommand/],
     [['mcp', '--max-budget-usd-total', '0'], /--max-budget-usd-total must be a number greater than 0/],
     [['mcp', '-m', 'claude-unknown-9', '--max-budget-usd-per-call', '1'], /a budget needs a known price, and claude-unknown-9 has none/],
   ])('spelunk %j is a usage error (exit 2)', async (argv, message) => {

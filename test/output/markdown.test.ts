@@ -71,6 +71,43 @@ describe('loadMarkdown: marked + marked-terminal for a terminal', () => {
   });
 });
 
+describe('lists on a terminal (issue 24): inline markdown rendered, items wrapped under their marker', () => {
+  const LIST = [
+    'Where it happens:',
+    '',
+    '- `app.listen()` in **lib/application.js** starts the server',
+    '- a long item that explains, in more words than fit on one line of a forty-column terminal, what `handle` does',
+    '  1. nested `route.dispatch` item',
+    '  2. second nested item that is also long enough to need wrapping here',
+    '- [x] a task item with `code`',
+    '',
+    '3. ordered from three',
+    '4. and four',
+    '',
+  ].join('\n');
+
+  it('no raw backticks or stars; every line within the width; wrapped lines hang under the text', async () => {
+    const out = (await loadMarkdown())({ width: 40, color: false }).render(LIST);
+    expect(out).not.toContain('`');
+    expect(out).not.toContain('**');
+    expect(out).toContain('  * app.listen() in lib/application.js\n    starts the server\n');
+    for (const line of out.split('\n')) expect(line.length).toBeLessThanOrEqual(40);
+    expect(out).toMatch(/^ {2}\* a long item that explains, in more\n {4}words/m);
+    expect(out).toMatch(/^ {4}1\. nested route\.dispatch item\n {4}2\. second nested item that is also\n {7}long/m);
+    expect(out).toContain('  * [x] a task item with code\n');
+    expect(out).toMatch(/^ {2}3\. ordered from three\n {2}4\. and four\n/m);
+  });
+
+  it('a code span in an item is styled like one in a paragraph', async () => {
+    const make = await loadMarkdown();
+    const inItem = make({ width: 80, color: true }).render('- see `x()` here\n');
+    const inParagraph = make({ width: 80, color: true }).render('see `x()` here\n');
+    const styled = /\x1b\[33mx\(\)\x1b\[39m/;
+    expect(inParagraph).toMatch(styled);
+    expect(inItem).toMatch(styled);
+  });
+});
+
 function tty() {
   const writes: Array<{ at: number; text: string }> = [];
   return {

@@ -315,3 +315,26 @@ describe('createTextRenderer with quiet (--quiet)', () => {
     expect(stderr.text).toContain(fragment);
   });
 });
+
+describe('issue 24: the text view on a terminal', () => {
+  it.each([
+    ['\x1b]0;pwned\x07', '\\x1b]0;pwned\\x07'],
+    ['\x1b[2J', '\\x1b[2J'],
+    ['\x9b31m', '\\x9b31m'],
+    ['\u202eevil', '\\u202eevil'],
+  ])('--no-render (plain text to a terminal): %j from a repository is escaped, never sent raw', (raw, shown) => {
+    const { stdout, feed } = setup({ tty: [true, true] });
+    feed([{ type: 'text', text: `quoted ${raw} here\n` }, { type: 'done', stop: 'end_turn', text: `quoted ${raw} here\n`, turns: 1 }]);
+    expect(stdout.text).toBe(`quoted ${shown} here\n`);
+  });
+
+  it('the git tool shows as ● git log …, other tools with their name', () => {
+    const { stderr, feed } = setup();
+    feed([
+      { type: 'tool_start', id: 't1', name: 'git', display: 'git log -3 --stat', input: {} },
+      { type: 'tool_start', id: 't2', name: 'bash', display: 'ls src', input: {} },
+      { type: 'tool_start', id: 't3', name: 'read_file', display: 'src/a.js', input: {} },
+    ] as AgentEvent[]);
+    expect(stderr.text.split('\n').filter((l) => l.startsWith('● '))).toEqual(['● git log -3 --stat', '● bash ls src', '● read_file src/a.js']);
+  });
+});
