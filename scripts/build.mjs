@@ -115,6 +115,7 @@ await build({
   banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [lazyStringWidth, vendorStubs],
   minifySyntax: true,
+  minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -155,6 +155,6 @@ describe('review and SARIF paths: usage errors, one line each, before any reques
   it('--review-output without the audit subcommand is refused', async () => {
     const run = await runCli(['-C', root, '--review-output', 'r.json', 'q'], { env: { ANTHROPIC_API_KEY: 'k' }, cwd: ws });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--review-output only work with the audit subcommand');
+    expect(run.stderr).toContain('--review-output only works with the audit subcommand');
   });
 });

@@ -53,13 +53,19 @@ describe('the start-up bundle', () => {
     expect(system).toContain('Cargo.toml [workspace]');
   });
 
-  it('draws the audit table through the table chunk', async () => {
+  it('draws the REPL usage table through the table chunk', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
-    api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'one injection', findings: [appFinding()] })), reply(text('Done.')));
-    const run = await runBinary(['-C', repo.root, 'audit', 'Is user input passed to a shell?'], { cwd: repo.root, env: { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
-    expect(run.code, run.stderr).toBe(4);
-    expect(run.stdout).toMatch(/┌.*┐/);
-    expect(run.stdout).toContain('src/auth.js:4');
+    api.enqueue(reply(text('The login is in src/auth.js:4.')));
+    const pty = new PtySession(['-C', repo.root], { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+    try {
+      await pty.waitFor(/\/help for commands[\s\S]*› $/);
+      pty.type('where is the login?\r');
+      const at = await pty.waitFor(/src\/auth\.js:4/);
+      pty.type('/usage\r');
+      await pty.waitFor(/┌.*┐/, { from: at });
+    } finally {
+      pty.kill();
+    }
   });
 
   it('renders a markdown table on a terminal (marked-terminal through the shared table chunk)', async () => {

@@ -51,7 +51,7 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     // Four requests, four rows: the cancelled one is counted and marked.
     expect(p.screen().slice(-2000)).toMatch(/│ 2 │ claude-sonnet-5-5 \(interrupted\)[\s\S]*│ 4 │ claude-sonnet-5-5 /);
     p.type('/context\r');
-    mark = await p.waitFor(/instructions\s+AGENTS\.md[\s\S]*listing\s+\d+ entries shown[\s\S]*map\s+~\d+ of 2,000 tokens · \d+ directories named[\s\S]*› $/, { from: mark });
+    mark = await p.waitFor(/instructions\s+AGENTS\.md[\s\S]*listing\s+\d+ entries shown[\s\S]*map\s+~\d+ of 2,000 tokens · \d+ directories named[\s\S]*sandbox\s+(kernel \(bubblewrap|tables \(no kernel sandbox)[\s\S]*› $/, { from: mark });
     p.type('\x04');
     expect(await p.exited).toBe(0);
     expect(p.screen(mark)).toMatch(/│ 2 │ claude-sonnet-5-5 \(interrupted\)[\s\S]*│ 4 │[\s\S]*TOTAL[\s\S]*interrupted: cancelled mid-answer/);
