@@ -19,7 +19,9 @@ interface NameRule {
  */
 export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: string[]; named: Set<string> } {
   const named = new Set<string>();
-  if (ws.members.length === 0) return { lines: [], named };
+  // A declaration left out is said once, so the model does not take a missing member list for no workspace.
+  const skipped = ws.skipped.length > 0 ? [`Workspace declarations skipped: ${ws.skipped.map((s) => escapeControls(s)).join('; ')}`] : [];
+  if (ws.members.length === 0) return { lines: skipped, named };
   const rule = nameRule(ws.members);
   const byParent = new Map<string, WorkspaceMember[]>();
   for (const member of ws.members) {
@@ -44,7 +46,7 @@ export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: str
   }
   const omitted = left + ws.omitted;
   if (omitted > 0) lines.push(`… (${omitted} more members not named)`);
-  return { lines, named };
+  return { lines: [...lines, ...skipped], named };
 }
 
 function display(member: WorkspaceMember, rule: NameRule | null): string {
