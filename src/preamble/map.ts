@@ -55,7 +55,11 @@ async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budge
     const next: DirView[] = [];
     for (const v of candidates) {
       // Out of budget: nothing more can be named, so no directory needs reading.
-      if (budget.chars <= 0 || budget.entries <= 0) break;
+      if (budget.entries <= 0) {
+        note(cut, 'entries: --max-entries reached, no more directories expanded');
+        break;
+      }
+      if (budget.chars <= 0) break;
       if (isPushedDown(v.name)) {
         note(cut, `${v.rel}/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`);
         continue;
