@@ -118,6 +118,7 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     memberPaths: workspaces.members.map((m) => m.path),
     discover,
     deepen,
+    deepenChars: DEEPER_NOTE.length,
   });
   // Directories found without files (discovered while planning) count as entries too.
   const total = summarise(collector.tree);
@@ -134,8 +135,11 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
   };
 }
 
+/** What the header adds when the core source was opened below the depth limit (paid from the map's budget). */
+const DEEPER_NOTE = `; the main source directories are opened ${DEEP_LEVELS} levels further`;
+
 function header(depth: number, shown: number, total: number, deeper = false): string {
-  const below = deeper ? `; the main source directories are opened ${DEEP_LEVELS} levels further` : '';
+  const below = deeper ? DEEPER_NOTE : '';
   return (
     `Map of the repository to depth ${depth}${below}: ${shown} of ${total} entries named. Directories come first, end with "/" ` +
     `and give the files below them (to depth ${depth}); "{a,b}/" names sibling directories on one line; ` +

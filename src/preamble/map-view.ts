@@ -97,6 +97,8 @@ export interface MapPlanInput {
    * opened below the limit; false when it cannot (the map then stays at the limit). Absent: never deeper.
    */
   deepen?: (rels: string[]) => Promise<boolean>;
+  /** Characters the map's header grows by when it opens the source below the limit (it says so). */
+  deepenChars?: number;
 }
 
 export interface Budget {

@@ -212,9 +212,11 @@ async function openDeep(root: DirView, input: MapPlanInput, budget: Budget, cut:
     .sort((a, b) => b.key - a.key || compareUtf8(a.v.rel, b.v.rel))
     .slice(0, DEEP_DIRS_MAX)
     .map((c) => c.v);
-  if (chosen.length === 0) return;
+  const note = input.deepenChars ?? 0;
+  if (chosen.length === 0 || note >= budget.chars) return;
   const before = chosen.map((v) => dirLine(v).length);
   if (!(await input.deepen(chosen.map((v) => v.rel)))) return;
+  budget.chars -= note;
   // The walk filled in their file counts: a line that stays closed shows its count, so it is paid for now.
   chosen.forEach((v, i) => {
     budget.chars -= dirLine(v).length - before[i]!;
