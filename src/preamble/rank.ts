@@ -22,6 +22,7 @@ const CONVENTIONAL = new Set([
   'src', 'lib', 'cmd', 'pkg', 'packages', 'crates', 'apps', 'internal', 'app', 'core', 'cli', 'server', 'client',
   'api', 'libs', 'modules', 'components', 'services', 'runtime', 'ext', 'include', 'source', 'scripts', 'tools', 'bin',
 ]);
+
 /** Whether a root file belongs on the "Key files" line. */
 export function isKeyFile(name: string): boolean {
   return KEY_FILES.has(name.toLowerCase());

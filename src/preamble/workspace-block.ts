@@ -44,7 +44,7 @@ export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: str
     const prefix = parent === '.' ? '' : `${escapeControls(parent)}/`;
     const full = `${prefix}${braceList(shown)}`;
     const long = full.length > DEMOTED_LINE_MAX && parent.split('/').some(isDemoted);
-    const line = long ? `${prefix || "./"} ${members.length} members, not named here (examples, tests or docs)` : full;
+    const line = long ? `${prefix || './'} ${members.length} members, not named here (examples, tests or docs)` : full;
     if (used + line.length + 1 > capChars) {
       left += members.length;
       continue;
