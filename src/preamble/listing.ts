@@ -1,7 +1,7 @@
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorCode, walkFiles } from './rg-walk.js';
-import { MARKER_CHARS, planMap, type MapStats } from './map.js';
+import { DEEP_LEVELS, MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
 import { compareUtf8, newDir, summarise, TreeCollector, type DirNode } from './tree.js';
@@ -30,6 +30,11 @@ const DISCOVER_MAX_FILES = 256;
 const KEEP_FILES_MAX = 200;
 /** Key files named on their line. */
 const KEY_FILES_MAX = 24;
+/**
+ * Files the walk below the depth limit may return (map.ts openDeep); past it the map stays at the limit. The set a
+ * walk returns is fixed for a tree, so the cut-off is too.
+ */
+const DEEP_FILES_MAX = 20_000;
 
 /** The map of the repository that goes into the system prompt. */
 export interface Listing {
@@ -87,7 +92,10 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     await workspacesPromise;
     return unavailable(walk.reason);
   }
-  const discover = (rel: string, level: number, node: DirNode) => discoverDirs(root, rel, level, node, depth, collector);
+  const deepened: string[] = [];
+  const limitOf = (rel: string) => (deepened.some((d) => rel === d || rel.startsWith(`${d}/`)) ? depth + DEEP_LEVELS : depth);
+  const discover = (rel: string, level: number, node: DirNode) => discoverDirs(root, rel, level, node, limitOf(rel), collector);
+  const deepen = (rels: string[]) => walkDeeper(root, rels, opts, collector, deepened);
   discover('', 0, collector.tree);
   if (summarise(collector.tree) === 0) {
     return { text: '(no files: the repository is empty or everything in it is ignored)', shown: 0, omitted: 0, truncatedDirs: 0 };
@@ -109,11 +117,13 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
     workspaceNamed: block.named,
     memberPaths: workspaces.members.map((m) => m.path),
     discover,
+    deepen,
+    deepenChars: DEEPER_NOTE.length,
   });
   // Directories found without files (discovered while planning) count as entries too.
   const total = summarise(collector.tree);
   const shown = plan.shown + keyFiles.length;
-  const text = [header(depth, shown, total), ...head.slice(1), ...plan.lines].join('\n');
+  const text = [header(depth, shown, total, deepened.length > 0), ...head.slice(1), ...plan.lines].join('\n');
   const tokens = Math.ceil(text.length / CHARS_PER_TOKEN);
   return {
     text,
@@ -125,12 +135,43 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
   };
 }
 
-function header(depth: number, shown: number, total: number): string {
+/** What the header adds when the core source was opened below the depth limit (paid from the map's budget). */
+const DEEPER_NOTE = `; the main source directories are opened ${DEEP_LEVELS} levels further`;
+
+function header(depth: number, shown: number, total: number, deeper = false): string {
+  const below = deeper ? DEEPER_NOTE : '';
   return (
-    `Map of the repository to depth ${depth}: ${shown} of ${total} entries named. Directories come first, end with "/" ` +
+    `Map of the repository to depth ${depth}${below}: ${shown} of ${total} entries named. Directories come first, end with "/" ` +
     `and give the files below them (to depth ${depth}); "{a,b}/" names sibling directories on one line; ` +
     `"… (N more)" marks entries left out. Ignored files, .git and symlinks are not listed.`
   );
+}
+
+/**
+ * Walks `rels` (directories at the depth limit) DEEP_LEVELS + 1 levels further with the same ripgrep rules, and adds
+ * what it finds to the tree only when the whole walk succeeded within DEEP_FILES_MAX files, so the tree, and the map,
+ * depend only on the repository. The extra level gives the deepest named directories their file counts.
+ */
+async function walkDeeper(root: string, rels: string[], opts: ListingOptions, collector: TreeCollector, deepened: string[]): Promise<boolean> {
+  const paths: string[] = [];
+  const ignored: string[] = [];
+  const walk = await walkFiles({
+    rgPath: opts.rgPath,
+    cwd: root,
+    args: ['--max-depth', String(DEEP_LEVELS + 1), '--', ...rels],
+    signal: opts.signal,
+    timeoutMs: LISTING_TIMEOUT_MS,
+    onPath: (rel) => {
+      if (paths.length <= DEEP_FILES_MAX) paths.push(rel);
+    },
+    onIgnored: (rel) => ignored.push(rel),
+  });
+  if (!walk.ok || paths.length > DEEP_FILES_MAX) return false;
+  for (const rel of paths) collector.add(rel);
+  for (const rel of ignored) collector.ignore(rel);
+  deepened.push(...rels);
+  summarise(collector.tree);
+  return true;
 }
 
 /** Member directories and every directory above one. */

@@ -1,5 +1,5 @@
 import { braceList, braceListAffix, quote, sharedPattern, stemOf } from './names.js';
-import { isPushedDown, score, type RankHints } from './rank.js';
+import { isDemoted, isPushedDown, score, type RankHints } from './rank.js';
 import { compareUtf8, type DirNode } from './tree.js';
 import { groupDigits } from '../digits.js';
 
@@ -54,6 +54,8 @@ export interface DirView {
   files: string[];
   /** A collapsed group's member shown on its own line too (not counted again). */
   pulled?: boolean;
+  /** It or a directory above it holds examples, tests, assets or docs: expanded after the core source (kinds.ts). */
+  demoted: boolean;
 }
 
 export interface GroupView {
@@ -90,6 +92,13 @@ export interface MapPlanInput {
   memberPaths: readonly string[];
   /** Completes a directory with subdirectories ripgrep saw no file in (see listing.ts). */
   discover: (rel: string, level: number, node: DirNode) => void;
+  /**
+   * Walks the given directories (at the depth limit) DEEP_LEVELS further into the tree, so the core source can be
+   * opened below the limit; false when it cannot (the map then stays at the limit). Absent: never deeper.
+   */
+  deepen?: (rels: string[]) => Promise<boolean>;
+  /** Characters the map's header grows by when it opens the source below the limit (it says so). */
+  deepenChars?: number;
 }
 
 export interface Budget {
@@ -98,7 +107,8 @@ export interface Budget {
 }
 
 export function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
-  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, hiddenNames: [], moreHint: '', filesShown: 0, files: [] };
+  const demoted = rel.split('/').some(isDemoted);
+  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, hiddenNames: [], moreHint: '', filesShown: 0, files: [], demoted };
 }
 
 export function isDir(item: Item): item is DirView {

@@ -1,13 +1,13 @@
-import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, patternHint, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
-import { patternOf, quote } from './names.js';
-import { isPushedDown } from './rank.js';
+import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
+import { quote } from './names.js';
+import { isPushedDown, score } from './rank.js';
 import { compareUtf8 } from './tree.js';
+import { coverage, expandedViews, fileTotal, hintMore, MARKER_CHARS, render } from './map-render.js';
 
 export type { MapPlanInput, MapStats } from './map-view.js';
 export { SIBLINGS_MAX } from './map-view.js';
+export { MARKER_CHARS };
 
-/** Characters a "… (N more)" line can take beyond its indent. */
-export const MARKER_CHARS = 20;
 /** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
 const HIGHLIGHT_MAX = 5;
 const HIGHLIGHT_SHARE = 0.5;
@@ -18,6 +18,12 @@ const HIGHLIGHT_SHARE = 0.5;
 const PULL_MAX = 64;
 /** Cut reasons kept for `/context`. */
 const CUT_NOTES_MAX = 8;
+/** Levels the core source is opened below the depth limit, and how many directories at the limit may be. */
+export const DEEP_LEVELS = 2;
+const DEEP_DIRS_MAX = 8;
+/** Of the budget left after the core levels, the share the opening below the limit may use; then the demoted trees'. */
+const DEEP_SHARE = 0.6;
+const DEMOTED_SHARE = 0.5;
 
 /**
  * Plans and renders the tree part of the map: every depth-1 directory named, then directories expanded level by
@@ -30,9 +36,13 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
   const cut: string[] = [];
   const root = view(input, '', '', 0, input.tree);
   expand(root, input, budget, cut);
-  await expandLevels(root.items.filter(isDir), input, budget, cut);
-  await expandLevels(pullFromCrowds(root, input, budget, cut), input, budget, cut);
+  // The core source first: examples, tests, assets and docs wait in `deferred` until it has been opened.
+  const deferred: DirView[] = [];
+  await expandLevels(root.items.filter(isDir), input, budget, cut, input.depth, deferred);
+  await expandLevels(pullFromCrowds(root, input, budget, cut), input, budget, cut, input.depth, deferred);
   await highlight(root, input, budget, cut);
+  await openDeep(root, input, budget, cut);
+  await expandDeferred(deferred, input, budget, cut);
   addFiles(root, input, budget);
   // Expansions that named nothing print no "more" line: give back what they reserved and let files use it.
   refundEmpty(root, budget);
@@ -47,17 +57,28 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
   return { lines, ...counts, stats: { ...coverage(root, input), cut } };
 }
 
-/** Expands directories level by level, each level in rank order, down to the depth limit. */
-async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+/**
+ * Expands directories level by level, each level in rank order, down to `limit`. With `deferred`, demoted directories
+ * (examples, tests, assets, docs) are set aside there instead.
+ */
+async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budget, cut: string[], limit: number, deferred?: DirView[]): Promise<void> {
   let level = first;
-  while (level.length > 0 && level[0]!.level < input.depth) {
+  while (level.length > 0 && level[0]!.level < limit) {
     const candidates = [...level].sort(byRank);
     const next: DirView[] = [];
     for (const v of candidates) {
       // Out of budget: nothing more can be named, so no directory needs reading.
-      if (budget.chars <= 0 || budget.entries <= 0) break;
+      if (budget.entries <= 0) {
+        note(cut, 'entries: --max-entries reached, no more directories expanded');
+        break;
+      }
+      if (budget.chars <= 0) break;
       if (isPushedDown(v.name)) {
         note(cut, `${v.rel}/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`);
+        continue;
+      }
+      if (deferred && v.demoted) {
+        deferred.push(v);
         continue;
       }
       input.discover(v.rel, v.level, v.node);
@@ -84,7 +105,7 @@ function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut:
     const rel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
     const ranked = group.members
       .map((name) => view(input, name, rel(name), group.level, parent.node.dirs.get(name)!))
-      .filter((v) => !isPushedDown(v.name))
+      .filter((v) => !isPushedDown(v.name) && !v.demoted)
       .sort(byRank);
     const indent = 2 * parent.level;
     const gone = new Set<string>();
@@ -148,7 +169,7 @@ async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut
   for (const { parent, group } of groups) {
     const candidates = group.members
       .map((name) => view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!))
-      .filter((v) => !isPushedDown(v.name) && (v.node.dirs.size > 0 || v.node.fileCount > 0))
+      .filter((v) => !isPushedDown(v.name) && !v.demoted && (v.node.dirs.size > 0 || v.node.fileCount > 0))
       .sort(byRank)
       .slice(0, HIGHLIGHT_MAX);
     for (const v of candidates) {
@@ -168,9 +189,59 @@ async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut
   // Their contents come out of the same half: what is not used goes back to the files.
   const rest = budget.chars - Math.floor(budget.chars * (1 - HIGHLIGHT_SHARE));
   const sub: Budget = { chars: Math.max(0, rest), entries: budget.entries };
-  await expandLevels(pulled, input, sub, cut);
+  await expandLevels(pulled, input, sub, cut, input.depth, []);
   budget.chars -= Math.max(0, rest) - sub.chars;
   budget.entries = sub.entries;
+}
+
+/**
+ * Opens the core source below the depth limit: the best-ranked directories named at the limit (not demoted, under
+ * expanded core directories: `packages/vite/src/`) are walked DEEP_LEVELS further and expanded like any level, within
+ * DEEP_SHARE of the budget left. Only when budget is left, so a tight map stays as it was.
+ */
+async function openDeep(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  if (!input.deepen || budget.chars <= 0 || budget.entries <= 0) return;
+  const candidates: Array<{ v: DirView; key: number }> = [];
+  for (const parent of expandedViews(root)) {
+    if (parent.demoted) continue;
+    for (const item of parent.items) {
+      if (isDir(item) && item.level === input.depth && !item.demoted && !isPushedDown(item.name)) candidates.push({ v: item, key: parent.score + item.score });
+    }
+  }
+  const chosen = candidates
+    .sort((a, b) => b.key - a.key || compareUtf8(a.v.rel, b.v.rel))
+    .slice(0, DEEP_DIRS_MAX)
+    .map((c) => c.v);
+  const note = input.deepenChars ?? 0;
+  if (chosen.length === 0 || note >= budget.chars) return;
+  const before = chosen.map((v) => dirLine(v).length);
+  if (!(await input.deepen(chosen.map((v) => v.rel)))) return;
+  budget.chars -= note;
+  // The walk filled in their file counts: a line that stays closed shows its count, so it is paid for now.
+  chosen.forEach((v, i) => {
+    budget.chars -= dirLine(v).length - before[i]!;
+    v.score = score(v.rel, v.name, v.node, input.hints);
+  });
+  // Only source is opened: a directory of data or documents at the limit stays closed, as --depth asked.
+  const source = chosen.filter((v) => v.node.coreFiles > 0);
+  await withShare(budget, DEEP_SHARE, (share) => expandLevels(source, input, share, cut, input.depth + DEEP_LEVELS, []));
+}
+
+/** The demoted directories set aside, level by level, within DEMOTED_SHARE of the budget left (files get the rest). */
+async function expandDeferred(deferred: DirView[], input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
+  const levels = [...new Set(deferred.map((v) => v.level))].sort((a, b) => a - b);
+  await withShare(budget, DEMOTED_SHARE, async (share) => {
+    for (const level of levels) await expandLevels(deferred.filter((v) => v.level === level), input, share, cut, input.depth);
+  });
+}
+
+/** Runs `spend` on `share` of the budget's characters (and all its entries), then charges what it used. */
+async function withShare(budget: Budget, share: number, spend: (part: Budget) => Promise<void>): Promise<void> {
+  const part: Budget = { chars: Math.floor(Math.max(0, budget.chars) * share), entries: budget.entries };
+  const start = part.chars;
+  await spend(part);
+  budget.chars -= start - part.chars;
+  budget.entries = part.entries;
 }
 
 function note(cut: string[], text: string): void {
@@ -215,15 +286,6 @@ function expand(parent: DirView, input: MapPlanInput, budget: Budget, cut: strin
   if (parent.level > 0) budget.chars -= reserve;
 }
 
-/** Expanded directories, root first, then level by level in rank order. */
-function expandedViews(root: DirView): DirView[] {
-  const views: DirView[] = [];
-  for (let level: DirView[] = [root]; level.length > 0; level = level.flatMap((v) => v.items.filter(isDir)).sort(byRank)) {
-    views.push(...level.filter((v) => v.expanded));
-  }
-  return views;
-}
-
 function refundEmpty(root: DirView, budget: Budget): void {
   for (const v of expandedViews(root)) {
     if (v.level === 0 || v.items.length > 0 || v.filesShown > 0) continue;
@@ -233,12 +295,19 @@ function refundEmpty(root: DirView, budget: Budget): void {
   }
 }
 
-/** Files last: passes of growing quota over the expanded directories, root first, then by level and rank. */
+/**
+ * Files last: passes of growing quota over the expanded directories, root first, then by level and rank. After the
+ * first pass (a few files each), the core directories' passes all come before the demoted ones' (a source file's
+ * name says more than a doc page's).
+ */
 function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
   const views = expandedViews(root);
   for (const v of views) v.files = v.level === 0 ? v.node.files.filter((f) => !input.keyFiles.has(f)) : v.node.files;
-  for (const quota of [3, 10, 40, Infinity]) {
-    for (const v of views) {
+  const core = views.filter((v) => !v.demoted);
+  const demoted = views.filter((v) => v.demoted);
+  const passes: Array<[DirView[], number]> = [[views, 3], [core, 10], [core, 40], [core, Infinity], [demoted, 10], [demoted, 40], [demoted, Infinity]];
+  for (const [group, quota] of passes) {
+    for (const v of group) {
       while (v.filesShown < Math.min(quota, v.files.length) && budget.entries > 0) {
         const cost = 2 * v.level + quote(v.files[v.filesShown]!).length + 1;
         if (cost > budget.chars) break;
@@ -248,106 +317,4 @@ function addFiles(root: DirView, input: MapPlanInput, budget: Budget): void {
       }
     }
   }
-}
-
-/**
- * Where what a "… (N more)" line leaves out follows one pattern, the line says so (`… (37 more, all *.md)`). The
- * hint is paid from the budget left or, failing that, by showing one file fewer when the pattern still holds; else
- * the line stays as it was. In a fixed order, so the bytes depend only on the tree.
- */
-function hintMore(root: DirView, input: MapPlanInput, budget: Budget): void {
-  const extra = (v: DirView, hint: string) => Math.max(0, moreLine(v, input, hint).length - MARKER_CHARS);
-  for (const v of expandedViews(root)) {
-    const hint = hiddenCount(v, input) > 0 ? hintFor(v, input) : '';
-    if (hint === '') continue;
-    if (extra(v, hint) <= budget.chars) {
-      budget.chars -= extra(v, hint);
-      v.moreHint = hint;
-      continue;
-    }
-    if (v.filesShown === 0) continue;
-    const gain = 2 * v.level + quote(v.files[v.filesShown - 1]!).length + 1;
-    v.filesShown--;
-    const wider = hintFor(v, input);
-    if (wider !== '' && extra(v, wider) <= budget.chars + gain) {
-      budget.chars += gain - extra(v, wider);
-      budget.entries++;
-      v.moreHint = wider;
-      continue;
-    }
-    v.filesShown++;
-  }
-}
-
-/** The pattern of what `v` leaves out (`, all *.md`), or '' when there is none or it is not known. */
-function hintFor(v: DirView, input: MapPlanInput): string {
-  const filesHidden = fileTotal(v, input) - v.filesShown;
-  // Only the smallest names of a large directory are kept; of the rest, the walk knows only the tail they all share.
-  if (filesHidden > 0 && v.node.files.length < v.node.fileCount) {
-    const pattern = v.hiddenDirs === 0 ? patternOf(v.node.stem, v.node.tail, v.node.shortest) : null;
-    return pattern === null ? '' : `, all ${pattern}`;
-  }
-  return patternHint([...v.hiddenNames, ...v.files.slice(v.filesShown)]);
-}
-
-function hiddenCount(v: DirView, input: MapPlanInput): number {
-  return v.expanded ? v.hiddenDirs + fileTotal(v, input) - v.filesShown : 0;
-}
-
-/** The "… (N more)" line of `v`, without its indent. */
-function moreLine(v: DirView, input: MapPlanInput, hint: string): string {
-  return `… (${hiddenCount(v, input)} more${hint})`;
-}
-
-function fileTotal(v: DirView, input: MapPlanInput): number {
-  return v.level === 0 ? v.node.fileCount - input.keyFiles.size : v.node.fileCount;
-}
-
-function render(v: DirView, lines: string[], counts: { shown: number; truncatedDirs: number }, input: MapPlanInput): void {
-  const indent = '  '.repeat(Math.max(0, v.level));
-  for (const item of v.items) {
-    counts.shown += item.kind === 'group' ? item.members.length : item.pulled ? 0 : 1;
-    lines.push(indent + lineOf(item));
-    if (item.kind === 'dir' && item.expanded) render(item, lines, counts, input);
-  }
-  for (let i = 0; i < v.filesShown; i++) lines.push(indent + quote(v.files[i]!));
-  counts.shown += v.filesShown;
-  if (hiddenCount(v, input) > 0) {
-    counts.truncatedDirs++;
-    lines.push(indent + moreLine(v, input, v.moreHint));
-  }
-}
-
-function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'tokens' | 'budgetTokens' | 'cut'> {
-  const named = new Set<string>(input.workspaceNamed);
-  let dirsNamed = 0;
-  let dirsCollapsed = 0;
-  const visit = (v: DirView) => {
-    for (const item of v.items) {
-      if (item.kind === 'dir') {
-        if (!item.pulled) dirsNamed++;
-        named.add(item.rel);
-        visit(item);
-        continue;
-      }
-      const names = item.inWorkspaceBlock ? item.members : item.shown;
-      dirsCollapsed += names.length;
-      for (const m of names) {
-        const rel = v.rel === '' ? m : `${v.rel}/${m}`;
-        named.add(rel);
-        // A shape that lists every subdirectory of the members names them too (tldr's pages.xx/{android,common,…}).
-        if (item.shapeNames && item.shown.length === item.members.length) for (const child of item.shapeNames) named.add(`${rel}/${child}`);
-      }
-    }
-  };
-  visit(root);
-  const depth1 = [...input.tree.dirs.keys()];
-  const depth2 = [...input.tree.dirs.entries()].flatMap(([name, node]) => [...node.dirs.keys()].map((child) => `${name}/${child}`));
-  return {
-    dirsNamed,
-    dirsCollapsed,
-    depth1: { named: depth1.filter((rel) => named.has(rel)).length, total: depth1.length },
-    depth2: { named: depth2.filter((rel) => named.has(rel)).length, total: depth2.length },
-    members: { named: input.memberPaths.filter((rel) => named.has(rel)).length, total: input.memberPaths.length },
-  };
 }

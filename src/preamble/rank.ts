@@ -1,4 +1,7 @@
+import { isDemoted, isPushedDown } from './kinds.js';
 import type { DirNode } from './tree.js';
+
+export { isDemoted, isPushedDown };
 
 /**
  * Root files shown first, on the map's "Key files" line: what a newcomer opens first (README), the manifests and
@@ -19,25 +22,10 @@ const CONVENTIONAL = new Set([
   'src', 'lib', 'cmd', 'pkg', 'packages', 'crates', 'apps', 'internal', 'app', 'core', 'cli', 'server', 'client',
   'api', 'libs', 'modules', 'components', 'services', 'runtime', 'ext', 'include', 'source', 'scripts', 'tools', 'bin',
 ]);
-/**
- * Trees that are rarely where an answer starts: vendored, generated, fixture, snapshot and CI-template directories
- * (and tool caches). They stay on the map as one collapsed line, never expanded.
- */
-const PUSHED_DOWN = new Set([
-  'vendor', 'vendored', 'third_party', 'third-party', 'thirdparty', 'external', 'node_modules', 'generated',
-  '__generated__', 'gen', 'fixtures', 'fixture', '__fixtures__', 'testdata', 'test-data', 'snapshots', '__snapshots__',
-  'issue_template', 'pull_request_template', 'discussion_template', '.yarn', '.pnpm-store', '.cache', 'dist', 'out',
-  'coverage', 'target', '.husky', '.vscode', '.idea', '.devcontainer', '.codesandbox', '.changeset', 'patches',
-]);
 
 /** Whether a root file belongs on the "Key files" line. */
 export function isKeyFile(name: string): boolean {
   return KEY_FILES.has(name.toLowerCase());
-}
-
-/** Whether a directory is kept collapsed: vendored, generated, fixtures, snapshots, CI templates, caches. */
-export function isPushedDown(name: string): boolean {
-  return PUSHED_DOWN.has(name.toLowerCase());
 }
 
 /** Segments of a mentioned path that count (deeper ones are below any map depth worth asking for). */
@@ -92,15 +80,17 @@ export interface RankHints {
 }
 
 /**
- * A directory's weight among its siblings: tracked files (log scale, so size matters but does not swamp the rest),
- * +8 when the instructions name it, +4 for a workspace member or a directory holding members, +3 for a conventional
- * code directory, −20 for a pushed-down tree.
+ * A directory's weight among its siblings: its source code first (files of programming languages outside tests,
+ * examples, fixtures and assets, log scale), all its files a little (log scale, so size matters but does not swamp
+ * the rest), +8 when the instructions name it, +4 for a workspace member or a directory holding members, +3 for a
+ * conventional code directory, −10 for examples, tests, assets and docs, −20 for a pushed-down tree.
  */
 export function score(rel: string, name: string, node: DirNode, hints: RankHints): number {
-  let value = Math.log2(1 + node.totalFiles + node.dirs.size);
+  let value = 2 * Math.log2(1 + node.coreFiles) + 0.5 * Math.log2(1 + node.totalFiles + node.dirs.size);
   if (hints.mentioned.has(rel)) value += 8;
   if (hints.workspace.has(rel)) value += 4;
   if (CONVENTIONAL.has(name.toLowerCase())) value += 3;
+  if (isDemoted(name)) value -= 10;
   if (isPushedDown(name)) value -= 20;
   return value;
 }

@@ -10,10 +10,11 @@ const WALK_MAX_BYTES = 512 * 1024 * 1024;
 const RG_WALK_FLAGS = ['--files', '--null', '--no-config', '--no-require-git', '--no-ignore-global', '--hidden', '-g', '!.git'];
 /**
  * ripgrep never prints directories, and `--debug` is the only place it says which ones its ignore rules pruned:
- * `rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:N: ignoring ./node_modules: Ignore(…)`. The format is pinned by
+ * `rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:N: ignoring ./node_modules: Ignore(…)` (without `./` under a path
+ * given on the command line). The format is pinned by
  * the @vscode/ripgrep version; test/preamble/listing.test.ts fails if it changes (an ignored directory would show).
  */
-const IGNORED_LINE = /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring \.\/(.+?): (?:Ignore|Override|Hidden|Type|Dir)\b/;
+const IGNORED_LINE = /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring (?:\.\/)?(.+?): (?:Ignore|Override|Hidden|Type|Dir)\b/;
 
 export type WalkResult = { ok: true } | { ok: false; reason: string };
 

@@ -16,6 +16,8 @@ export function tailOf(name: string): string {
   return '';
 }
 
+import { isDemoted, isPushedDown, isSourceFile } from './kinds.js';
+
 /** Code units at or above U+D800, where UTF-16 order and UTF-8 byte order can disagree. */
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
 /** Ignored paths remembered from ripgrep; beyond this, directories not seen through a file are not shown. */
@@ -51,6 +53,9 @@ export interface DirNode {
   files: string[];
   fileCount: number;
   totalFiles: number;
+  /** Source files directly inside (see kinds.ts), and source files below it outside demoted and pushed-down trees. */
+  sourceCount: number;
+  coreFiles: number;
   /**
    * The stem and the tail every file directly inside shares, or '' (see stemOf, tailOf), and the shortest file name's
    * length: what the files not kept have in common. Whatever order the files arrive in, the result is the same.
@@ -61,7 +66,7 @@ export interface DirNode {
 }
 
 export function newDir(): DirNode {
-  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0, stem: '', tail: '', shortest: 0 };
+  return { dirs: new Map(), files: [], fileCount: 0, totalFiles: 0, sourceCount: 0, coreFiles: 0, stem: '', tail: '', shortest: 0 };
 }
 
 /**
@@ -87,6 +92,7 @@ export class TreeCollector {
     const dir = this.byPath.get(dirPart) ?? this.create(dirPart);
     const name = rel.slice(slash + 1);
     dir.fileCount++;
+    if (isSourceFile(name)) dir.sourceCount++;
     // Two comparisons per file: whether a large directory's files, most of them not kept, follow one pattern.
     if (dir.fileCount === 1) {
       dir.stem = stemOf(name);
@@ -136,13 +142,15 @@ function insertSmallest(list: string[], name: string, keep: number): void {
   if (list.length > keep) list.pop();
 }
 
-/** Fills `totalFiles` bottom-up and returns the number of entries (files and directories) in the tree. */
+/** Fills `totalFiles` and `coreFiles` bottom-up and returns the number of entries (files and directories) in the tree. */
 export function summarise(node: DirNode): number {
   let entries = node.dirs.size + node.fileCount;
   node.totalFiles = node.fileCount;
-  for (const child of node.dirs.values()) {
+  node.coreFiles = node.sourceCount;
+  for (const [name, child] of node.dirs) {
     entries += summarise(child);
     node.totalFiles += child.totalFiles;
+    if (!isDemoted(name) && !isPushedDown(name)) node.coreFiles += child.coreFiles;
   }
   return entries;
 }

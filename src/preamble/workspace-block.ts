@@ -1,11 +1,17 @@
 import path from 'node:path';
 import { escapeControls } from '../escape.js';
+import { isDemoted } from './kinds.js';
 import { braceList } from './names.js';
 import { compareUtf8 } from './tree.js';
 import type { WorkspaceMember, Workspaces } from './workspaces.js';
 
 /** The block may take this share of the map's budget; members past it are counted, not named. */
 export const WORKSPACE_SHARE = 0.45;
+/**
+ * Members under examples, tests or docs (vite's 76 `playground/` fixtures) are named here only when their line is at
+ * most this long; else the line counts them, and the tree names them if its budget allows.
+ */
+const DEMOTED_LINE_MAX = 160;
 
 /** How member names derive from directory names: `namePrefix` + the directory name without `dirPrefix`. */
 interface NameRule {
@@ -19,7 +25,9 @@ interface NameRule {
  */
 export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: string[]; named: Set<string> } {
   const named = new Set<string>();
-  if (ws.members.length === 0) return { lines: [], named };
+  // A declaration left out is said once, so the model does not take a missing member list for no workspace.
+  const skipped = ws.skipped.length > 0 ? [`Workspace declarations skipped: ${ws.skipped.map((s) => escapeControls(s)).join('; ')}`] : [];
+  if (ws.members.length === 0) return { lines: skipped, named };
   const rule = nameRule(ws.members);
   const byParent = new Map<string, WorkspaceMember[]>();
   for (const member of ws.members) {
@@ -33,18 +41,21 @@ export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: str
   for (const parent of [...byParent.keys()].sort(compareUtf8)) {
     const members = byParent.get(parent)!;
     const shown = members.map((m) => display(m, rule));
-    const line = `${parent === '.' ? '' : `${escapeControls(parent)}/`}${braceList(shown)}`;
+    const prefix = parent === '.' ? '' : `${escapeControls(parent)}/`;
+    const full = `${prefix}${braceList(shown)}`;
+    const long = full.length > DEMOTED_LINE_MAX && parent.split('/').some(isDemoted);
+    const line = long ? `${prefix || './'} ${members.length} members, not named here (examples, tests or docs)` : full;
     if (used + line.length + 1 > capChars) {
       left += members.length;
       continue;
     }
     used += line.length + 1;
     lines.push(line);
-    for (const m of members) named.add(m.path);
+    if (!long) for (const m of members) named.add(m.path);
   }
   const omitted = left + ws.omitted;
   if (omitted > 0) lines.push(`… (${omitted} more members not named)`);
-  return { lines, named };
+  return { lines: [...lines, ...skipped], named };
 }
 
 function display(member: WorkspaceMember, rule: NameRule | null): string {

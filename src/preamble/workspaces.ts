@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { compileSegment, expandGlob, globMatch, MAX_GLOB_WILDCARDS } from '../sandbox/policy/glob.js';
 import { confine } from '../sandbox/paths.js';
+import { JSON_BUDGET, overBudget, TOML_BUDGET, tomlTable, YAML_BUDGET, yamlEntry, type ParseBudget } from './declaration-text.js';
 import { readContained } from './read-contained.js';
 import type { DirNode } from './tree.js';
 
@@ -31,6 +32,8 @@ export interface Workspaces {
   omitted: number;
   /** Declarations that could not be used (refused symlink, parse error), for warnings. */
   problems: string[];
+  /** The same, in the map's words (`pnpm-workspace.yaml (over the parse budget …)`): no parser message, no file content. */
+  skipped: string[];
 }
 
 type Manifest = 'package.json' | 'Cargo.toml' | 'go.mod' | 'pyproject.toml';
@@ -44,16 +47,30 @@ interface Declaration {
 
 /**
  * The parsers of each declaration file: a library for each format (JSON, YAML, TOML); go.work is line-based. The
- * YAML and TOML parsers are loaded only when such a file exists, so start-up does not pay for them.
+ * YAML and TOML parsers are loaded only when such a file exists, so start-up does not pay for them, and they get only
+ * the part of the file that holds the members (`part`, see declaration-text.ts), within the parse budget.
  */
-const DECLARATIONS: ReadonlyArray<{ file: string; read: (text: string) => Promise<Declaration | null> }> = [
-  { file: 'package.json', read: async (text) => npmWorkspaces(JSON.parse(text), 'package.json workspaces') },
-  { file: 'pnpm-workspace.yaml', read: async (text) => npmWorkspaces({ workspaces: asRecord(await parseYaml(text))?.packages }, 'pnpm-workspace.yaml') },
-  { file: 'lerna.json', read: async (text) => npmWorkspaces({ workspaces: asRecord(JSON.parse(text))?.packages ?? ['packages/*'] }, 'lerna.json') },
-  { file: 'Cargo.toml', read: async (text) => tableMembers(await parseToml(text), ['workspace'], 'Cargo.toml [workspace]', 'Cargo.toml') },
-  { file: 'pyproject.toml', read: async (text) => tableMembers(await parseToml(text), ['tool', 'uv', 'workspace'], 'pyproject.toml [tool.uv.workspace]', 'pyproject.toml') },
-  { file: 'go.work', read: async (text) => goWork(text) },
+const DECLARATIONS: ReadonlyArray<{ file: string; part: (text: string) => string; budget: ParseBudget; read: (text: string) => Promise<Declaration | null> }> = [
+  { file: 'package.json', part: whole, budget: JSON_BUDGET, read: async (text) => npmWorkspaces(JSON.parse(text), 'package.json workspaces') },
+  { file: 'pnpm-workspace.yaml', part: (text) => section(text, yamlEntry(text, 'packages'), 'packages', YAML_BUDGET), budget: YAML_BUDGET, read: async (text) => npmWorkspaces({ workspaces: asRecord(await parseYaml(text))?.packages }, 'pnpm-workspace.yaml') },
+  { file: 'lerna.json', part: whole, budget: JSON_BUDGET, read: async (text) => npmWorkspaces({ workspaces: asRecord(JSON.parse(text))?.packages ?? ['packages/*'] }, 'lerna.json') },
+  { file: 'Cargo.toml', part: (text) => section(text, tomlTable(text, 'workspace'), 'workspace', TOML_BUDGET), budget: TOML_BUDGET, read: async (text) => tableMembers(await parseToml(text), ['workspace'], 'Cargo.toml [workspace]', 'Cargo.toml') },
+  { file: 'pyproject.toml', part: (text) => section(text, tomlTable(text, 'tool.uv.workspace'), 'workspace', TOML_BUDGET), budget: TOML_BUDGET, read: async (text) => tableMembers(await parseToml(text), ['tool', 'uv', 'workspace'], 'pyproject.toml [tool.uv.workspace]', 'pyproject.toml') },
+  { file: 'go.work', part: whole, budget: { bytes: DECLARATION_MAX_BYTES, nesting: Infinity, items: Infinity }, read: async (text) => goWork(text) },
 ];
+
+function whole(text: string): string {
+  return text;
+}
+
+/**
+ * The section that holds the members when the file has one; else the whole file when it is small or names `word`
+ * (an inline or unusual form: the budget then decides), else nothing (a large file that declares no workspace).
+ */
+function section(text: string, found: string, word: string, budget: ParseBudget): string {
+  if (found !== '') return found;
+  return overBudget(text, budget) === null || text.includes(word) ? text : '';
+}
 
 async function parseToml(text: string): Promise<Record<string, unknown>> {
   return (await import('smol-toml')).parse(text);
@@ -76,24 +93,35 @@ function asRecord(value: unknown): Record<string, unknown> | null {
  * size cap. Never throws.
  */
 export async function findWorkspaces(root: string, tree: DirNode | Promise<DirNode>): Promise<Workspaces> {
-  const result: Workspaces = { sources: [], members: [], omitted: 0, problems: [] };
+  const result: Workspaces = { sources: [], members: [], omitted: 0, problems: [], skipped: [] };
   const found = new Map<string, Manifest>();
-  for (const { file, read } of DECLARATIONS) {
+  const skip = (file: string, problem: string, why: string) => {
+    result.problems.push(`${file} not read for workspaces: ${problem}`);
+    result.skipped.push(`${file} (${why})`);
+  };
+  for (const { file, part, budget, read } of DECLARATIONS) {
     const loaded = await readContained(root, file, DECLARATION_MAX_BYTES);
     if (loaded.kind === 'missing') continue;
     if (loaded.kind === 'refused') {
-      result.problems.push(`${file} not read for workspaces: ${loaded.reason}`);
+      skip(file, loaded.reason, `not read: ${loaded.reason}`);
       continue;
     }
     if (loaded.truncatedBytes > 0) {
-      result.problems.push(`${file} not read for workspaces: larger than ${DECLARATION_MAX_BYTES / 1024} KiB`);
+      skip(file, `larger than ${DECLARATION_MAX_BYTES / 1024} KiB`, `larger than ${DECLARATION_MAX_BYTES / 1024} KiB`);
+      continue;
+    }
+    const text = part(loaded.text);
+    if (text === '') continue;
+    const over = overBudget(text, budget);
+    if (over !== null) {
+      skip(file, over, over);
       continue;
     }
     let declaration: Declaration | null;
     try {
-      declaration = await read(loaded.text);
+      declaration = await read(text);
     } catch (error) {
-      result.problems.push(`${file} not read for workspaces: ${String((error as Error)?.message ?? error).split('\n')[0]!.slice(0, 120)}`);
+      skip(file, String((error as Error)?.message ?? error).split('\n')[0]!.slice(0, 120), 'could not be parsed');
       continue;
     }
     if (declaration === null || declaration.include.length === 0) continue;
@@ -274,8 +302,11 @@ async function nameIn(manifest: Manifest, text: string): Promise<string | null> 
   const pick = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
   if (manifest === 'package.json') return pick(asRecord(JSON.parse(text))?.name);
   if (manifest === 'go.mod') return pick(/^module[ \t]+(\S+)/m.exec(text)?.[1]);
-  const doc = await parseToml(text);
-  return pick(asRecord(doc[manifest === 'Cargo.toml' ? 'package' : 'project'])?.name);
+  const table = manifest === 'Cargo.toml' ? 'package' : 'project';
+  // Only the one table is parsed (a crate's manifest can be 150 KB of examples), within the declarations' budget.
+  const part = tomlTable(text, table) || text;
+  if (overBudget(part, TOML_BUDGET) !== null) return null;
+  return pick(asRecord((await parseToml(part))[table])?.name);
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -42,17 +42,20 @@ describe('buildListing', () => {
     expect(listing.text.split('\n')[0]).toContain('6 of 6 entries named');
   });
 
-  it('stops at the depth limit; directories at the limit are shown but not expanded', async () => {
+  it('stops at the depth limit where no source lies below; directories at the limit are shown but not expanded', async () => {
     const root = await makeRepo({ 'a/b/c/d/e.txt': '', 'top.txt': '' });
-    expect(body((await list(root, 2)).text)).toEqual(['a/', '  b/', 'top.txt']);
+    // b/ was walked further to see whether it holds source: its count says what was found.
+    expect(body((await list(root, 2)).text)).toEqual(['a/', '  b/ (1 file)', 'top.txt']);
     expect(body((await list(root, 1)).text)).toEqual(['a/', 'top.txt']);
     expect(body((await list(root, 5)).text)).toEqual(['a/', '  b/', '    c/', '      d/', '        e.txt', 'top.txt']);
   });
 
-  it('shows a directory whose files all lie deeper than the depth (src/main/java)', async () => {
+  it('shows a directory whose files all lie deeper than the depth (src/main/java), and opens the source below it', async () => {
     const root = await makeRepo({ 'src/main/java/com/example/App.java': '', 'pom.xml': '' });
     const text = (await list(root, 3)).text;
-    expect(body(text)).toEqual(['src/', '  main/', '    java/']);
+    expect(body(text)).toEqual(['src/', '  main/', '    java/', '      com/', '        example/ (1 file)']);
+    expect(text.split('\n')[0]).toMatch(/^Map of the repository to depth 3; the main source directories are opened 2 levels further: /);
+    expect(body((await list(root, 5)).text)).toEqual(['src/', '  main/', '    java/', '      com/', '        example/', '          App.java']);
     expect(text.split('\n')[1]).toBe('Key files: pom.xml');
   });
 
@@ -67,6 +70,9 @@ describe('buildListing', () => {
         'build/deep/er/bundle.js': '',
         'build/top.js': '',
         'tools/lib/x/y/z.js': '',
+        // Below the depth limit, where the map opens the source: ignored there too.
+        'tools/lib/x/build/out.js': '',
+        'tools/lib/x/build/deeper/more.js': '',
         'debug.log': '',
         'secret.txt': '',
         'src/index.js': '',
@@ -75,7 +81,7 @@ describe('buildListing', () => {
       { git },
     );
     const listing = await list(root, 2);
-    expect(body(listing.text)).toEqual(['src/', '  index.js', 'tools/', '  lib/', '.gitignore', '.ignore']);
+    expect(body(listing.text)).toEqual(['src/', '  index.js', 'tools/', '  lib/', '    x/', '      y/ (1 file)', '.gitignore', '.ignore']);
     expect(listing.text).not.toMatch(/build|\.log|secret/);
   });
 

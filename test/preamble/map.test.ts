@@ -171,7 +171,8 @@ describe('the repository map on a 148-package workspace monorepo', () => {
   it('gives the largest members of a collapsed workspace crowd lines of their own when budget is left', async () => {
     const text = (await map(monorepo.root)).text;
     expect(text).toContain('\n  acme-*/ 148 dirs, 168 files (workspace members, named above)\n');
-    expect(text).toMatch(/\n  acme-parser-050\/\n    src\/\n    test\/\n    gen-000\.ts\n/);
+    // Its src/ lies at the depth limit: it is opened below it (the core source), and test/ is not (demoted).
+    expect(text).toMatch(/\n  acme-parser-050\/\n    src\/\n      index\.ts\n    test\/\n    gen-000\.ts\n/);
     expect(text.match(/\n  acme-parser-\d+\//g)!.length).toBeLessThanOrEqual(5);
   });
 
@@ -318,7 +319,7 @@ describe('the repository map on siblings sharing a shape but no stem', () => {
 
 const notes = useRepo(
     files([
-      ...Array.from({ length: 300 }, (_, i): [string, string] => [`docs/${WORDS[i % 44]}${pad(i)}.md`, '']),
+      ...Array.from({ length: 300 }, (_, i): [string, string] => [`guides/${WORDS[i % 44]}${pad(i)}.md`, '']),
       ...Array.from({ length: 100 }, (_, i): [string, string] => [`mixed/${WORDS[i % 44]}${pad(i)}.${i % 2 ? 'md' : 'txt'}`, '']),
     ]),
   );

@@ -5,6 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TreeCollector, type DirNode } from '../../src/preamble/tree.js';
 import { findWorkspaces } from '../../src/preamble/workspaces.js';
+import { buildListing } from '../../src/preamble/listing.js';
+import { rgPath } from '@vscode/ripgrep';
 
 const temps: string[] = [];
 afterAll(async () => {
@@ -85,7 +87,7 @@ describe('findWorkspaces', () => {
   });
 
   it('finds nothing in a repository without declarations, or with a package.json without workspaces', async () => {
-    expect(await workspacesOf({ 'src/a.js': '' })).toEqual({ sources: [], members: [], omitted: 0, problems: [] });
+    expect(await workspacesOf({ 'src/a.js': '' })).toEqual({ sources: [], members: [], omitted: 0, problems: [], skipped: [] });
     expect((await workspacesOf({ 'package.json': '{"name":"solo"}', 'Cargo.toml': '[package]\nname = "solo"\n' })).members).toEqual([]);
   });
 
@@ -143,4 +145,41 @@ describe('findWorkspaces', () => {
     });
     expect(ws.members).toEqual([{ path: 'a/b/c/d/deep', name: 'deep' }]);
   });
+
+  /** About 1 MB (under the 1 MiB read cap) of `[[[…]]]`: 4.6 s of YAML parsing before the budget. */
+  const nestedFlow = `packages:\n  - ${'[[[[[[[[[[a]]]]]]]]]],'.repeat(45_000)}\n`;
+  const catalog = Array.from({ length: 8_000 }, (_, i) => `  dep-${i}: ^1.0.${i}`).join('\n');
+  const examples = Array.from({ length: 4_000 }, (_, i) => `[[example]]\nname = "example_${i}"\npath = "examples/e${i}.rs"\n`).join('\n');
+
+  it.each([
+    ['1 MB of nested flow sequences in pnpm-workspace.yaml', { 'pnpm-workspace.yaml': nestedFlow }, /^pnpm-workspace\.yaml \(over the parse budget \(more than 16 KiB to parse\)\)$/],
+    ['a short packages list nested 5 levels', { 'pnpm-workspace.yaml': `packages: [${'['.repeat(4)}'packages/*'${']'.repeat(4)}]\n` }, /^pnpm-workspace\.yaml \(over the parse budget \(brackets nested more than 4 levels\)\)$/],
+    ['a 2 KB packages list of 300 flow items', { 'pnpm-workspace.yaml': `packages: [${'[a], '.repeat(150)}]\n` }, /^pnpm-workspace\.yaml \(over the parse budget \(more than 256 items\)\)$/],
+    ['a 400 KB Cargo.toml [workspace] table', { 'Cargo.toml': `[workspace]\nmembers = ["crates/*"]\n${'# pad\n'.repeat(70_000)}` }, /^Cargo\.toml \(over the parse budget \(more than 64 KiB to parse\)\)$/],
+    ['package.json nested 65 levels', { 'package.json': `{"workspaces":["packages/*"],"x":${'['.repeat(65)}${']'.repeat(65)}}` }, /^package\.json \(over the parse budget \(brackets nested more than 64 levels\)\)$/],
+  ])('skips %s past the parse budget, and says so in the skipped list', async (_, files, skipped) => {
+    const ws = await workspacesOf({ ...npmMembers, ...files });
+    expect(ws.members).toEqual([]);
+    expect(ws.skipped).toEqual([expect.stringMatching(skipped)]);
+    expect(ws.problems).toEqual([expect.stringMatching(/ not read for workspaces: over the parse budget/)]);
+  });
+
+  it('parses only the members part of a large legitimate declaration (a catalog, 4,000 examples)', async () => {
+    const pnpm = await workspacesOf({ ...npmMembers, 'pnpm-workspace.yaml': `catalog:\n${catalog}\npackages:\n  - packages/*\n# the end\nonlyBuiltDependencies:\n  - esbuild\n` });
+    expect(pnpm.skipped).toEqual([]);
+    expect(pnpm.members.map((m) => m.path)).toEqual(['packages/a', 'packages/b']);
+    const cargo = await workspacesOf({
+      'Cargo.toml': `[package]\nname = "root"\n\n${examples}\n[workspace]\nmembers = [\n  "crates/*",\n]\n\n[workspace.dependencies]\nserde = "1"\n`,
+      'crates/a/Cargo.toml': `[lib]\npath = "lib.rs"\n${examples}\n[package]\nname = "a"\n`,
+    });
+    expect(cargo.skipped).toEqual([]);
+    expect(cargo.members).toEqual([{ path: 'crates/a', name: 'a' }]);
+  });
+
+  it('puts the skipped declaration on the map', async () => {
+    const root = await makeRepo({ ...npmMembers, 'pnpm-workspace.yaml': nestedFlow });
+    const listing = await buildListing(root, { depth: 3, rgPath });
+    expect(listing.text).toContain('\nWorkspace declarations skipped: pnpm-workspace.yaml (over the parse budget (more than 16 KiB to parse))\nDirectories:\n');
+  });
 });
+

@@ -58,7 +58,7 @@ describe('/context and the session', () => {
     const session = await openSession(configFor(root, 200));
     expect(session.listing.text).toMatch(/\ntools\/\n {2}cmd\/ \(1 file\)\n/);
     // The larger big/ is cut for it, not the other way round.
-    expect(session.listing.map!.cut).toContain('big/: 23 directories not named (token budget)');
+    expect(session.listing.map!.cut).toContainEqual(expect.stringMatching(/^big\/: \d+ directories not named \(token budget\)$/));
     expect(session.listing.map!.cut.some((reason) => reason.startsWith('tools/'))).toBe(false);
   });
 
