@@ -8,7 +8,7 @@ import { runOnce } from './run/oneshot.js';
 import { runRepl } from './run/repl.js';
 import { chooseSandbox } from './sandbox/choose.js';
 import { useSandbox } from './sandbox/exec.js';
-import { confirmOnTerminal, describeLarge, LARGE_QUESTION_LABEL, largeQuestion, PIPED_MAX_BYTES, pipedCutWarning, readStdin, withPipedText } from './run/question.js';
+import { confirmOnTerminal, describeLarge, LARGE_QUESTION_LABEL, largeQuestion, PIPED_MAX_BYTES, pipedCutWarning, readStdin, STDIN_IDLE_MS, withPipedText } from './run/question.js';
 import { sessionListing } from './run/session-list.js';
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
@@ -76,7 +76,8 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
     question = text === '' ? null : text;
   } else if (question !== null && stdinIsInput) {
     const onSlow = (): void => void io.stderr.write('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
-    const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, ...(config.quiet ? {} : { onSlow }) });
+    const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, firstDataMs: STDIN_IDLE_MS, ...(config.quiet ? {} : { onSlow }) });
+    if (piped.idle && !config.quiet) io.stderr.write(`spelunk: no stdin data within ${STDIN_IDLE_MS / 1000} s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n`);
     if (piped.text.trim() !== '') question = withPipedText(question, piped);
     if (piped.cut && !config.quiet) io.stderr.write(`warning: ${pipedCutWarning(piped)}\n`);
   }

@@ -12,41 +12,68 @@ export const LARGE_QUESTION_BYTES = 250_000;
 export const LARGE_QUESTION_LABEL = '250 KB';
 /** Said once when stdin has not ended after this long, so a stdin nobody closes is not a silent hang. */
 const STDIN_NOTICE_MS = 3_000;
+/** With a question given, a stdin that sends nothing for this long is taken to have nothing to say. */
+export const STDIN_IDLE_MS = 3_000;
 
 /** What was read from stdin: the first `PIPED_MAX_BYTES` at most when `cap` was asked for, and the full size. */
 export interface StdinText {
   text: string;
   totalBytes: number;
   cut: boolean;
+  /** True when nothing came within `firstDataMs` and stdin was given up on. */
+  idle: boolean;
 }
 
+/** Past this many bytes stdin is no longer read, not even counted: `yes | spelunk "q"` must end, and in bounded memory. */
+const STDIN_READ_LIMIT = 64 * 1024 * 1024;
+
 /**
- * Reads stdin to its end. With `cap`, keeps only the first `cap` bytes (cut at the last line break before the cap
- * when there is one) but still counts the rest, so the notice can say how much was left out. `onSlow` is called once
- * if the stream has not ended after a few seconds.
+ * Reads stdin to its end, or to STDIN_READ_LIMIT (then `totalBytes` is that much and the rest is never read). With
+ * `cap`, keeps only the first `cap` bytes (cut at the last line break before the cap when there is one) but counts the
+ * rest, so the notice can say how much was left out. `onSlow` is called once if the stream has not ended after a few
+ * seconds. With `firstDataMs`, a stdin that gives neither data nor its end within that time is given up on (`idle`):
+ * a caller that left an empty pipe open (a script's execFile, a CI step) must not hang the run, as in Claude Code.
  */
-export async function readStdin(stdin: NodeJS.ReadableStream, opts: { cap?: number; onSlow?: () => void } = {}): Promise<StdinText> {
+export async function readStdin(stdin: NodeJS.ReadableStream, opts: { cap?: number; onSlow?: () => void; firstDataMs?: number } = {}): Promise<StdinText> {
   const chunks: Buffer[] = [];
+  const cap = opts.cap ?? STDIN_READ_LIMIT;
   let kept = 0;
   let totalBytes = 0;
-  const timer = opts.onSlow ? setTimeout(opts.onSlow, STDIN_NOTICE_MS) : null;
-  timer?.unref();
-  try {
-    for await (const chunk of stdin) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+  let idle = false;
+  await new Promise<void>((resolve) => {
+    const timers = [
+      // After the idle limit, if there is one: a stdin that never sends anything gets the idle line alone.
+      opts.onSlow ? setTimeout(opts.onSlow, STDIN_NOTICE_MS + (opts.firstDataMs ?? 0)) : null,
+      opts.firstDataMs === undefined ? null : setTimeout(() => ((idle = true), finish()), opts.firstDataMs),
+    ];
+    const onData = (chunk: Buffer | string): void => {
+      if (timers[1]) clearTimeout(timers[1]);
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       totalBytes += buffer.length;
-      const room = (opts.cap ?? Number.POSITIVE_INFINITY) - kept;
-      if (room <= 0) continue;
-      const part = buffer.length <= room ? buffer : buffer.subarray(0, room);
-      chunks.push(part);
+      const room = cap - kept;
+      const part = buffer.length <= room ? buffer : buffer.subarray(0, Math.max(0, room));
+      if (part.length > 0) chunks.push(part);
       kept += part.length;
-    }
-  } finally {
-    if (timer) clearTimeout(timer);
-  }
+      if (totalBytes >= STDIN_READ_LIMIT) finish();
+    };
+    const finish = (): void => {
+      for (const timer of timers) if (timer) clearTimeout(timer);
+      stdin.off('data', onData);
+      stdin.off('end', finish);
+      stdin.off('error', finish);
+      stdin.off('close', finish);
+      // Nothing more is wanted from it; an open pipe must not keep the process alive.
+      if (idle || totalBytes >= STDIN_READ_LIMIT) (stdin as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      resolve();
+    };
+    stdin.on('data', onData);
+    stdin.once('end', finish);
+    stdin.once('error', finish);
+    stdin.once('close', finish);
+  });
   const cut = totalBytes > kept;
   const raw = Buffer.concat(chunks).toString('utf8');
-  return { text: cut ? cutAtLine(raw) : raw, totalBytes, cut };
+  return { text: cut ? cutAtLine(raw) : raw, totalBytes, cut, idle };
 }
 
 /** The end of a cut text at its last line break (when that keeps most of it), and never half a character. */

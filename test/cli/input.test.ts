@@ -82,6 +82,24 @@ describe('piped stdin with a question', () => {
     expect(firstMessage()).toContain('<stdin>\nfirst part\nsecond part\n</stdin>');
   });
 
+  it('an empty stdin left open (a script that never closes it) is given up on after 3 s: the question alone, no hang', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('ok')));
+    const child = spawn(process.execPath, [BIN, 'what is this?'], {
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('spelunk: no stdin data within 3 s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n');
+    expect(stderr).not.toContain('waiting for stdin');
+    expect(firstMessage()).toBe('what is this?');
+    child.stdin.destroy();
+  });
+
   it('without a question, stdin is the question, as before', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('ok')));

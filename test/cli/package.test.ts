@@ -31,7 +31,10 @@ let registryUrl: string;
 function npm(args: string[], cwd: string) {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: path.join(tmp, 'home') };
   const flags = ['--cache', path.join(tmp, 'cache'), '--registry', registryUrl, '--no-audit', '--no-fund', '--no-update-notifier'];
-  return run('npm', [...args, ...flags], { cwd, env, maxBuffer: 16 << 20 });
+  // npm's own flags go before a `--`: what follows it is the command's (spelunk refuses flags it does not know).
+  const end = args.indexOf('--');
+  const argv = end < 0 ? [...args, ...flags] : [...args.slice(0, end), ...flags, ...args.slice(end)];
+  return run('npm', argv, { cwd, env, maxBuffer: 16 << 20 });
 }
 
 beforeAll(async () => {
@@ -86,7 +89,7 @@ describe(`the published package (${pkg.name})`, () => {
     } finally {
       await api.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('npx (npm exec) of the tarball runs `spelunk`', async () => {
     const { stdout } = await npm(['exec', '--yes', `--package=${tarball}`, '--', 'spelunk', '--version'], tmp);
