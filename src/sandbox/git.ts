@@ -2,6 +2,7 @@ import { lstatSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
+import { locateGitDir } from './git-repo.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /** git's output for the small queries spelunk makes (HEAD, config names); more means something is wrong. */
@@ -36,6 +37,15 @@ function overrides(emptyDir: string): string[] {
     'core.quotepath=false',
     // Read from anywhere the configuration says; an empty value is "no file".
     'mailmap.file=',
+    'mailmap.blob=',
+    'core.attributesFile=/dev/null',
+    'core.excludesFile=/dev/null',
+    // Caches git can do without, each one more file it would open (and echo in a parse error: "invalid
+    // commit-graph chain: line '…'"); the answers are the same without them.
+    'core.commitGraph=false',
+    'core.multiPackIndex=false',
+    // GIT_GRAFT_FILE (see environment) names /dev/null, which exists: without this git would advise on every call.
+    'advice.graftFileDeprecated=false',
   ];
   return ['--no-pager', '--no-optional-locks', ...settings.flatMap((setting) => ['-c', setting])];
 }
@@ -59,6 +69,8 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
     GIT_OPTIONAL_LOCKS: '0',
     GIT_NO_LAZY_FETCH: '1',
     GIT_CEILING_DIRECTORIES: ceiling,
+    // Grafts are long deprecated; the file's lines come back in "bad graft data: …" errors.
+    GIT_GRAFT_FILE: '/dev/null',
     // Stryker disable next-line StringLiteral: with --no-pager git exports GIT_PAGER=cat to its children itself; kept in case that flag goes.
     GIT_PAGER: 'cat',
   };
@@ -67,7 +79,8 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
 /** The git binary: from TRUSTED_PATH only, never from the inherited PATH (a repository's `bin/git`). */
 export const GIT_BINARY: string | null = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/git`));
 
-export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null };
+/** A failure with `unsafe` is the repository refused for a special file in its git directory (see git-metadata.ts). */
+export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null; unsafe?: true };
 
 /**
  * The work tree containing `root`, found by looking for `.git` (a directory or a gitdir file) from `root` upwards
@@ -98,11 +111,16 @@ export interface GitCallOptions {
 }
 
 /**
- * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
+ * Runs git in `root` with the isolation above, once the repository passes locateGitDir's checks (from the top of the
+ * work tree, which may be above `root`); `git` is the binary (null: not installed), `timeoutMs` its time limit.
  * Every filter driver the effective configuration defines (includes and worktree configuration counted, since git
  * itself reports them) is overridden with empty commands first. Never throws.
  */
 export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitRun> {
+  const top = findWorkTree(root);
+  // The repository git will discover is checked like the git tool's (special files, pointers out of the work tree).
+  const location = top === null ? null : await locateGitDir(top);
+  if (location !== null && !location.ok) return { ok: false, error: location.reason, exitCode: null, ...(location.unsafe ? { unsafe: true as const } : {}) };
   const run = await execGit(root, args, { timeoutMs, maxBytes: GIT_MAX_BYTES }, git);
   if ('error' in run) return { ok: false, error: run.error, exitCode: null };
   if (run.exitCode === 0) return { ok: true, stdout: run.stdout };

@@ -70,15 +70,15 @@ export interface ProofOptions {
 /** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
 export async function snapshotRepoState(root: string, opts: ProofOptions = {}): Promise<RepoState> {
   const coarse = coarseTimestamps(root);
-  const [head, clock] = await Promise.all([gitCommit(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
+  const [git, clock] = await Promise.all([gitHead(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
   const sinceRef = clock ?? `@${((Date.now() - (coarse ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS)) / 1000).toFixed(3)}`;
   const reads = new Map<string, Stamp | null>();
   const find = findOf(opts);
   return {
     root,
     sinceRef,
-    head,
-    warning: find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
+    head: git.head,
+    warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.refused].filter((w) => w !== null).join('; ') || null,
     reads,
     noteRead(absPath) {
       if (!reads.has(absPath)) reads.set(absPath, stampSync(absPath));
@@ -117,8 +117,14 @@ function findOf(opts: ProofOptions): string | null {
 
 /** Full SHA of HEAD, or null outside git, before the first commit, or when git is missing or refuses. */
 export async function gitCommit(root: string): Promise<string | null> {
+  return (await gitHead(root)).head;
+}
+
+/** gitCommit, and why git is not used at all when the repository holds a special file where git reads (said once, as the snapshot's warning). */
+async function gitHead(root: string): Promise<{ head: string | null; refused: string | null }> {
   const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  return head.ok ? head.stdout.trim() || null : null;
+  if (head.ok) return { head: head.stdout.trim() || null, refused: null };
+  return { head: null, refused: head.unsafe === true ? `git is not used for this repository: ${head.error}` : null };
 }
 
 interface ChangedEntry {
