@@ -67,7 +67,7 @@ async function gitDiff(root: string, base: string, head: string): Promise<string
     throw new UsageError(`--diff needs git and a repository at the root (${why}); pass a diff with --diff-file pr.diff instead`);
   }
   const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, `${base}...${head}`, '--'];
-  const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, gitDir: location.gitDir });
+  const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, location });
   if ('error' in run) throw new UsageError(`--diff ${base}...${head}: ${run.error}`);
   if (run.capped) throw new UsageError(`--diff ${base}...${head}: the diff is larger than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);
   if (run.exitCode !== 0) {

@@ -153,12 +153,12 @@ function judgeLines<B extends Pick<VerifiedCitation, 'path' | 'start_line' | 'en
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
-type History = { ok: true; gitDir: string } | { ok: false; reason: string };
+type History = { ok: true; location: { gitDir: string; commonDir: string } } | { ok: false; reason: string };
 
 async function openHistory(root: string): Promise<History> {
   if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
   const location = await locateGitDir(root);
-  return location.ok ? { ok: true, gitDir: location.gitDir } : { ok: false, reason: location.reason };
+  return location.ok ? { ok: true, location } : { ok: false, reason: location.reason };
 }
 
 /**
@@ -177,7 +177,7 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   const history = await historyOf();
   if (!history.ok) return bad('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
-  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, gitDir: history.gitDir });
+  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, location: history.location });
   const type = await git(['cat-file', '-t', spec], 1024);
   if ('error' in type) return bad('missing_file', `git could not run: ${type.error}`);
   if (type.exitCode !== 0) {

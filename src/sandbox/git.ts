@@ -2,6 +2,7 @@ import { lstatSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
+import { checkIncludes, includeQueryArgs } from './git-includes.js';
 import { locateGitDir } from './git-repo.js';
 import { TRUSTED_PATH } from './programs.js';
 
@@ -104,49 +105,57 @@ export interface GitCallOptions {
   maxBytes: number;
   signal?: AbortSignal;
   /**
-   * The verified git directory (locateGitDir): given as GIT_DIR with the root as GIT_WORK_TREE, so git reads exactly
-   * the repository that was checked instead of discovering one.
+   * The verified repository (locateGitDir of the root): its git directory is given as GIT_DIR with the root as
+   * GIT_WORK_TREE, so git reads exactly the repository that was checked instead of discovering one. Without it the
+   * call checks the repository of the work tree containing the root itself.
    */
-  gitDir?: string;
+  location?: { gitDir: string; commonDir: string };
 }
 
+/** Why a call did not get as far as running git; `unsafe` as in GitRun. */
+export type GitRefusal = { error: string; unsafe?: true };
+
 /**
- * Runs git in `root` with the isolation above, once the repository passes locateGitDir's checks (from the top of the
- * work tree, which may be above `root`); `git` is the binary (null: not installed), `timeoutMs` its time limit.
- * Every filter driver the effective configuration defines (includes and worktree configuration counted, since git
- * itself reports them) is overridden with empty commands first. Never throws.
+ * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
+ * The first line of git's complaint, or the reason the repository is refused, is the error. Never throws.
  */
 export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitRun> {
-  const top = findWorkTree(root);
-  // The repository git will discover is checked like the git tool's (special files, pointers out of the work tree).
-  const location = top === null ? null : await locateGitDir(top);
-  if (location !== null && !location.ok) return { ok: false, error: location.reason, exitCode: null, ...(location.unsafe ? { unsafe: true as const } : {}) };
   const run = await execGit(root, args, { timeoutMs, maxBytes: GIT_MAX_BYTES }, git);
-  if ('error' in run) return { ok: false, error: run.error, exitCode: null };
+  if ('error' in run) return { ok: false, error: run.error, exitCode: null, ...(run.unsafe ? { unsafe: true as const } : {}) };
   if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
   if (run.timedOut) return { ok: false, error: `git took longer than ${timeoutMs / 1000} s`, exitCode: null };
   return { ok: false, error: run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`, exitCode: run.exitCode };
 }
 
 /**
- * The hardened call behind runGit and the git tool: the filter query, then `args` under the same overrides and
- * environment, bounded by `opts`. The process result comes back whole (the tool shapes it like bash output); only a
- * failure to get that far is an `error`. Never throws.
+ * The hardened call behind runGit and the git tool. The repository is checked first (locateGitDir: pointers inside
+ * the work tree, no special file where git reads; then every configuration include, see git-includes.ts), then the
+ * filter query, then `args` under the same overrides and environment, bounded by `opts`. The process result comes
+ * back whole (the tool shapes it like bash output); only a failure to get that far is an `error`. Never throws.
  */
-export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | { error: string }> {
+export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | GitRefusal> {
   if (git === null) return { error: 'git is not installed' };
   const top = findWorkTree(root);
   if (top === null) return { error: 'not a git repository' };
+  // A root below the work tree's top: the repository is checked from the top (git reads it from there).
+  const located = opts.location === undefined ? await locateGitDir(top) : { ok: true as const, ...opts.location };
+  if (!located.ok) return { error: located.reason, ...(located.unsafe ? { unsafe: true as const } : {}) };
   const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
   try {
-    const pinned: Record<string, string> = opts.gitDir === undefined ? {} : { GIT_DIR: opts.gitDir, GIT_WORK_TREE: root };
-    const env = { ...environment(emptyDir, path.dirname(top)), ...pinned };
+    const base = environment(emptyDir, path.dirname(top));
+    // Outside any repository (an empty directory, discovery stopped above it): the query reads only the file named.
+    const query = (file: string): Promise<ExecResult> =>
+      execCapped(git, [...overrides(emptyDir), ...includeQueryArgs(file)], { cwd: emptyDir, env: { ...base, GIT_CEILING_DIRECTORIES: path.dirname(emptyDir) }, argv0: 'git', signal: opts.signal, timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
+    const configs = [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')];
+    const included = await checkIncludes(top, configs, query);
+    if (included !== null) return { error: included, unsafe: true };
+    const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
     const run = (argv: readonly string[], limits: { timeoutMs: number; maxBytes: number }): Promise<ExecResult> =>
       execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, ...limits });
     const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
-    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts);
+    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], { timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
   } finally {
     // Stryker disable next-line BooleanLiteral: the directory was made above, so `force` (ignore a missing path) never matters.
     await fs.rm(emptyDir, { recursive: true, force: true });

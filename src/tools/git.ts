@@ -45,7 +45,7 @@ export function createGitTool(git: string): Tool<CommandInput> {
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
       const verdict = await checkGitCommand(input.command, ctx.root);
       if (!verdict.ok) return refusal(verdict.reason);
-      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
+      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
       // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
       if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
       const outcome = shape(`git ${verdict.subcommand}`, run, ctx.timeoutMs);

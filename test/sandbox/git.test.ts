@@ -122,7 +122,7 @@ describe('execGit pins the checked git directory', () => {
       };
       commit(root, 'discovered');
       commit(path.join(root, 'checked'), 'pinned');
-      const run = await execGit(root, ['log', '--format=%s', '-n', '1'], { timeoutMs: 20_000, maxBytes: 65_536, gitDir: path.join(root, 'checked', '.git') });
+      const run = await execGit(root, ['log', '--format=%s', '-n', '1'], { timeoutMs: 20_000, maxBytes: 65_536, location: { gitDir: path.join(root, 'checked', '.git'), commonDir: path.join(root, 'checked', '.git') } });
       expect(run).toMatchObject({ exitCode: 0, stdout: 'pinned\n' });
     } finally {
       await fs.rm(root, { recursive: true, force: true });
