@@ -178,10 +178,10 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   if (!history.ok) return bad('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
   const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, location: history.location });
-  const type = await git(['cat-file', '-t', spec], 1024);
+  const type = await git(['cat-file', '-t', '--end-of-options', spec], 1024);
   if ('error' in type) return bad('missing_file', `git could not run: ${type.error}`);
   if (type.exitCode !== 0) {
-    const known = await git(['cat-file', '-e', `${commit}^{commit}`], 1024);
+    const known = await git(['cat-file', '-e', '--end-of-options', `${commit}^{commit}`], 1024);
     const noCommit = 'error' in known || known.exitCode !== 0;
     return bad('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
   }
@@ -189,7 +189,7 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   if (kind === 'tree') return first.startLine === null ? { ...base, status: 'ok', excerpt: null, detail: null, abs: null } : bad('not_a_file', 'a directory, not a file');
   if (kind !== 'blob') return bad('not_a_file', `a ${kind} object, not a file`);
   if (first.startLine === null || first.endLine === null) return { ...base, status: 'ok', excerpt: null, detail: null, abs: null };
-  const blob = await git(['cat-file', 'blob', spec], COMMIT_READ_MAX_BYTES);
+  const blob = await git(['cat-file', 'blob', '--end-of-options', spec], COMMIT_READ_MAX_BYTES);
   if ('error' in blob || blob.exitCode !== 0 || blob.capped) return bad('missing_file', 'the file at that commit could not be read whole');
   const all = blob.stdout.split('\n');
   if (all.at(-1) === '') all.pop();

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { gitCommit } from '../sandbox/readonly.js';
 import { escapeControls } from '../escape.js';
 import { formatCostUsd } from '../output/usage.js';
-import { describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
+import { DamagedSession, describeSession, findSession, listSessions, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
 import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
@@ -24,7 +24,13 @@ export async function linkSaved(config: Config, env: Readonly<Record<string, str
   const dir = sessionsDir(env, config.root);
   const warning = config.session.persist && dir === null ? unsavedReason(env) : null;
   if (config.session.resume === null) return { ...newSession(config, dir), dir, warning };
-  const loaded = await loadSession(await findSession(dir, config.session.resume, config.root));
+  const found = await findSession(dir, config.session.resume, config.root);
+  const loaded = await loadSession(found).catch((error: unknown) => {
+    if (error instanceof DamagedSession) return error;
+    throw error;
+  });
+  // A damaged or edited file is said in one line and not used: the run goes on as a new session.
+  if (loaded instanceof DamagedSession) return { ...newSession(config, dir), dir, warning: [loaded.message, warning].filter(Boolean).join('; ') };
   return { ...(await switchTo(loaded, config, session, dir)), warning };
 }
 
