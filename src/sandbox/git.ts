@@ -140,22 +140,25 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
   // A root below the work tree's top: the repository is checked from the top (git reads it from there).
   const located = opts.location === undefined ? await locateGitDir(top) : { ok: true as const, ...opts.location };
   if (!located.ok) return { error: located.reason, ...(located.unsafe ? { unsafe: true as const } : {}) };
+  // One time limit for the whole call: the include and filter queries spend from it too.
+  const deadline = Date.now() + opts.timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
   const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
   try {
     const base = environment(emptyDir, path.dirname(top));
     // Outside any repository (an empty directory, discovery stopped above it): the query reads only the file named.
     const query = (file: string): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...includeQueryArgs(file)], { cwd: emptyDir, env: { ...base, GIT_CEILING_DIRECTORIES: path.dirname(emptyDir) }, argv0: 'git', signal: opts.signal, timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
+      execCapped(git, [...overrides(emptyDir), ...includeQueryArgs(file)], { cwd: emptyDir, env: { ...base, GIT_CEILING_DIRECTORIES: path.dirname(emptyDir) }, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes: GIT_MAX_BYTES });
     const configs = [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')];
     const included = await checkIncludes(top, configs, query);
     if (included !== null) return { error: included, unsafe: true };
     const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
     const run = (argv: readonly string[], limits: { timeoutMs: number; maxBytes: number }): Promise<ExecResult> =>
       execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, ...limits });
-    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
+    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: left(), maxBytes: GIT_MAX_BYTES });
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
-    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], { timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
+    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], { timeoutMs: left(), maxBytes: opts.maxBytes });
   } finally {
     // Stryker disable next-line BooleanLiteral: the directory was made above, so `force` (ignore a missing path) never matters.
     await fs.rm(emptyDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync } from './exec.js';
-import { runGit } from './git.js';
+import { GIT_BINARY, runGit } from './git.js';
 import { isInside } from './paths.js';
 import { TRUSTED_PATH } from './programs.js';
 
@@ -28,6 +28,12 @@ const CLOCK_MARGIN_MS = 25;
 const FILE_CLOCK_WAIT_MS = 100;
 const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
+/**
+ * HEAD at the start and at the end of a run: a few ms normally (about 50 ms, 180 at most, measured here on a two-core
+ * machine at load 13). Two of them and the commit citations' HISTORY budget keep a run that calls no tool under 2 s
+ * of git in total, whatever the repository does to slow git down.
+ */
+const HEAD_TIMEOUT_MS = 600;
 /** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
 const FIND_MAX_BYTES = 1024 * 1024;
 /** Differences listed in the detail line; the rest are counted. */
@@ -93,8 +99,9 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
 export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<{ verified: boolean; detail: string | null }> {
   const find = findOf(opts);
   const changes: string[] = [];
-  const head = await gitCommit(before.root);
-  if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
+  const { head, refused } = await gitHead(before.root);
+  if (refused !== null && before.head !== null) changes.push(`HEAD could not be read after the run (${refused})`);
+  else if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
     const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
     if (typeof changed === 'string') return { verified: false, detail: changed };
@@ -120,11 +127,16 @@ export async function gitCommit(root: string): Promise<string | null> {
   return (await gitHead(root)).head;
 }
 
-/** gitCommit, and why git is not used at all when the repository holds a special file where git reads (said once, as the snapshot's warning). */
+/**
+ * gitCommit, and why HEAD is unknown when git was not used or gave up: the repository holds a special file where git
+ * reads, or git did not answer within HEAD_TIMEOUT_MS (said once, as the snapshot's warning or the proof's detail).
+ */
 async function gitHead(root: string): Promise<{ head: string | null; refused: string | null }> {
-  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD'], GIT_BINARY, HEAD_TIMEOUT_MS);
   if (head.ok) return { head: head.stdout.trim() || null, refused: null };
-  return { head: null, refused: head.unsafe === true ? `git is not used for this repository: ${head.error}` : null };
+  if (head.unsafe === true) return { head: null, refused: `git is not used for this repository: ${head.error}` };
+  if (head.error.startsWith('git took longer')) return { head: null, refused: `git gave up reading HEAD after ${HEAD_TIMEOUT_MS / 1000} s` };
+  return { head: null, refused: null };
 }
 
 interface ChangedEntry {
