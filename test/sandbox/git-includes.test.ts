@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/sandbox/git.js';
 import { createGitTool } from '../../src/tools/git.js';
 import { GIT_BINARY } from '../../src/sandbox/git.js';
+import { runCli } from '../support/cli.js';
+import { reply, startMockApi, text } from '../support/mock-api.js';
 
 /**
  * `include.path` / `includeIf.*.path` in the repository's configuration: git follows them anywhere, so a FIFO froze
@@ -112,5 +114,30 @@ describe('configuration includes are checked before git reads them', () => {
     const plainMissing = plain();
     await fs.writeFile(outside, 'not a config line\n');
     expect(plain()).not.toBe(plainMissing);
+  });
+});
+
+describe('a one-shot question that calls no tool, in a repository with a FIFO where git reads', () => {
+  // The red team's run took 80 s: the start-up HEAD query, the commit-citation check and the end-of-run query each
+  // waited out git's 30 s on `[include] path = x`, x a FIFO.
+  it.each<[string, string[], (root: string) => Promise<void>, string]>([
+    ['include.path naming a FIFO', ['[include]', '\tpath = ../x'], fifo('x'), 'x is not a regular file'],
+    ['a FIFO at .git/shallow', [], fifo('.git/shallow'), '.git/shallow is a FIFO'],
+    ['a FIFO at .mailmap', [], fifo('.mailmap'), '.mailmap is a FIFO'],
+  ])('%s: answers within seconds, says why once, and the read-only proof holds', async (_name, lines, edit, fragment) => {
+    const root = await repo(lines, edit);
+    const api = await startMockApi();
+    try {
+      api.enqueue(reply(text(`Nothing to see; compare ${'0'.repeat(7)}:a.txt:1.`)));
+      const started = Date.now();
+      const run = await runCli(['-C', root, '--output-format', 'json', '--no-session-persistence', 'q'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(run.code, run.stderr).toBe(0);
+      const said = run.stderr.split('\n').filter((line) => line.includes(fragment));
+      expect(said).toEqual([expect.stringMatching(/^warning: git is not used for this repository: /)]);
+      expect(JSON.parse(run.stdout)).toMatchObject({ readonly_verified: true, repo: { git_commit: null } });
+    } finally {
+      await api.close();
+    }
   });
 });
