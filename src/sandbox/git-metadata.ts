@@ -10,8 +10,8 @@ import { isInside } from './paths.js';
 export const MAX_METADATA_ENTRIES = 200_000;
 /** The one special file git itself makes in its directory: the builtin fsmonitor daemon's socket (never opened as a file; core.fsmonitor is off). */
 const FSMONITOR_SOCKET = 'fsmonitor--daemon.ipc';
-/** Files of the work tree that git opens for history commands (attributes for diffs, the mailmap for log and blame). */
-const WORK_TREE_FILES = ['.gitattributes', '.mailmap'];
+/** Files of the work tree that git opens for history commands (attributes for diffs, the mailmap for log and blame, submodules for diffs). */
+const WORK_TREE_FILES = ['.gitattributes', '.mailmap', '.gitmodules'];
 
 /**
  * Why the git directory and common directory cannot be read safely, or null when they can. git never creates a

@@ -28,7 +28,7 @@ const GIT_FILES = [
   'objects/info', 'refs/heads',
 ];
 /** Work-tree files git opens for history commands. */
-const TREE_FILES = ['.gitattributes', '.mailmap'];
+const TREE_FILES = ['.gitattributes', '.mailmap', '.gitmodules'];
 
 type Kind = 'symlink to an outside file' | 'symlink to a missing outside file' | 'FIFO' | 'device';
 const KIND_WORD: Record<Kind, string> = {
