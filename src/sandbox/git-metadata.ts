@@ -39,7 +39,7 @@ export function metadataBudget(): MetadataBudget {
 }
 
 /**
- * Why the work tree's `.gitattributes` or `.mailmap` cannot be handed to git, or null. git opens both for history
+ * Why the work tree's `.gitattributes`, `.mailmap` or `.gitmodules` cannot be handed to git, or null. git opens them for history
  * commands; one that is not a regular file is a FIFO git would wait on, or a link (older gits follow it out).
  */
 export async function checkWorkTreeFiles(root: string): Promise<string | null> {
