@@ -39,8 +39,8 @@ export function metadataBudget(): MetadataBudget {
 }
 
 /**
- * Why the work tree's `.gitattributes`, `.mailmap` or `.gitmodules` cannot be handed to git, or null. git opens them for history
- * commands; one that is not a regular file is a FIFO git would wait on, or a link (older gits follow it out).
+ * Why the work tree's `.gitattributes`, `.mailmap` or `.gitmodules` cannot be handed to git, or null. git opens them
+ * for history commands; one that is not a regular file is a FIFO git would wait on, or a link (older gits follow it).
  */
 export async function checkWorkTreeFiles(root: string): Promise<string | null> {
   for (const name of WORK_TREE_FILES) {
