@@ -46,6 +46,8 @@ export function createGitTool(git: string): Tool<CommandInput> {
       const verdict = await checkGitCommand(input.command, ctx.root);
       if (!verdict.ok) return refusal(verdict.reason);
       const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
+      // The configuration's includes are checked by the call itself (they take a git process to read): a refusal, not a fault.
+      if ('error' in run && run.unsafe === true) return refusal(`the repository cannot be read safely: ${run.error}`);
       // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
       if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
       const outcome = shape(`git ${verdict.subcommand}`, run, ctx.timeoutMs);

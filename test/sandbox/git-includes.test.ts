@@ -83,7 +83,9 @@ describe('configuration includes are checked before git reads them', () => {
     const run = await runGit(root, ['rev-parse', 'HEAD']);
     expect(run).toMatchObject({ ok: false, unsafe: true, error: expect.stringContaining(fragment) });
     const tool = await createGitTool(GIT_BINARY as string).run({ command: 'log --oneline' }, { root, signal: new AbortController().signal, timeoutMs: 20_000 });
-    expect(tool.content).toContain(fragment);
+    expect(tool).toMatchObject({ isError: true, content: expect.stringContaining(fragment) });
+    // A refusal of the repository, not a fault of spelunk's (which would fail the run).
+    expect(tool.infrastructure).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
