@@ -91,7 +91,8 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     listing,
     programs: programNames,
     toolsReady: ready ?? null,
-    warnings: instructions.warnings ?? [],
+    // A repository refused for what its git directory holds is said once here (stderr), not only to the model.
+    warnings: [...(instructions.warnings ?? []), ...(!git.available && git.unsafe ? [`git is not used for this repository: ${git.reason}`] : [])],
   };
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
 import { checkIncludes, includeQueryArgs } from './git-includes.js';
-import { locateGitDir } from './git-repo.js';
+import { locateGitDir, type GitLocation } from './git-repo.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /** git's output for the small queries spelunk makes (HEAD, config names); more means something is wrong. */
@@ -143,22 +143,55 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
   // One time limit for the whole call: the include and filter queries spend from it too.
   const deadline = Date.now() + opts.timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
-  try {
+  return withEmptyDir(async (emptyDir) => {
     const base = environment(emptyDir, path.dirname(top));
-    // Outside any repository (an empty directory, discovery stopped above it): the query reads only the file named.
-    const query = (file: string): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...includeQueryArgs(file)], { cwd: emptyDir, env: { ...base, GIT_CEILING_DIRECTORIES: path.dirname(emptyDir) }, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes: GIT_MAX_BYTES });
-    const configs = [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')];
-    const included = await checkIncludes(top, configs, query);
-    if (included !== null) return { error: included, unsafe: true };
+    const included = await includesRefusal(top, located, { git, emptyDir, base, signal: opts.signal, left });
+    if (included !== null) return { error: included, unsafe: true as const };
     const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
-    const run = (argv: readonly string[], limits: { timeoutMs: number; maxBytes: number }): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, ...limits });
-    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: left(), maxBytes: GIT_MAX_BYTES });
+    const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>
+      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes });
+    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], GIT_MAX_BYTES);
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
-    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], { timeoutMs: left(), maxBytes: opts.maxBytes });
+    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts.maxBytes);
+  });
+}
+
+/**
+ * Everything execGit checks before it runs git, for a root at the top of its work tree: locateGitDir, then the
+ * configuration includes (one git process). The git tool is offered only when this passes. Never throws.
+ */
+export async function checkRepository(root: string, git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitLocation> {
+  const located = await locateGitDir(root);
+  if (!located.ok || git === null) return located;
+  const deadline = Date.now() + timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  const reason = await withEmptyDir((emptyDir) => includesRefusal(root, located, { git, emptyDir, base: environment(emptyDir, path.dirname(root)), left }));
+  return reason === null ? located : { ok: false, reason, unsafe: true };
+}
+
+interface QueryContext {
+  git: string;
+  emptyDir: string;
+  base: Record<string, string>;
+  signal?: AbortSignal;
+  left(): number;
+}
+
+/** checkIncludes over the repository's `config` and `config.worktree`, each read by git outside any repository. */
+function includesRefusal(top: string, located: { gitDir: string; commonDir: string }, q: QueryContext): Promise<string | null> {
+  // An empty directory, discovery stopped above it: the query reads only the file named.
+  const env = { ...q.base, GIT_CEILING_DIRECTORIES: path.dirname(q.emptyDir) };
+  const query = (file: string): Promise<ExecResult> =>
+    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], { cwd: q.emptyDir, env, argv0: 'git', signal: q.signal, timeoutMs: q.left(), maxBytes: GIT_MAX_BYTES });
+  return checkIncludes(top, [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')], query);
+}
+
+/** Runs `fn` with a fresh private directory (git's HOME and hooks path), removed afterwards. */
+async function withEmptyDir<T>(fn: (emptyDir: string) => Promise<T>): Promise<T> {
+  const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
+  try {
+    return await fn(emptyDir);
   } finally {
     // Stryker disable next-line BooleanLiteral: the directory was made above, so `force` (ignore a missing path) never matters.
     await fs.rm(emptyDir, { recursive: true, force: true });

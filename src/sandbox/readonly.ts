@@ -84,7 +84,8 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
     root,
     sinceRef,
     head: git.head,
-    warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.refused].filter((w) => w !== null).join('; ') || null,
+    // An unsafe repository is said once by the session (openSession's warnings), a give-up here.
+    warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.unsafe ? null : git.refused].filter((w) => w !== null).join('; ') || null,
     reads,
     noteRead(absPath) {
       if (!reads.has(absPath)) reads.set(absPath, stampSync(absPath));
@@ -129,12 +130,13 @@ export async function gitCommit(root: string): Promise<string | null> {
 
 /**
  * gitCommit, and why HEAD is unknown when git was not used or gave up: the repository holds a special file where git
- * reads, or git did not answer within HEAD_TIMEOUT_MS (said once, as the snapshot's warning or the proof's detail).
+ * reads (said by the session), or git did not answer within HEAD_TIMEOUT_MS (the snapshot's warning or the proof's
+ * detail).
  */
-async function gitHead(root: string): Promise<{ head: string | null; refused: string | null }> {
+async function gitHead(root: string): Promise<{ head: string | null; refused: string | null; unsafe?: true }> {
   const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD'], GIT_BINARY, HEAD_TIMEOUT_MS);
   if (head.ok) return { head: head.stdout.trim() || null, refused: null };
-  if (head.unsafe === true) return { head: null, refused: `git is not used for this repository: ${head.error}` };
+  if (head.unsafe === true) return { head: null, refused: `git is not used for this repository: ${head.error}`, unsafe: true };
   if (head.error.startsWith('git took longer')) return { head: null, refused: `git gave up reading HEAD after ${HEAD_TIMEOUT_MS / 1000} s` };
   return { head: null, refused: null };
 }
