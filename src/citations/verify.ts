@@ -32,7 +32,7 @@ export const QUOTE_SLACK_LINES = 3;
 /** A commit citation's blob is read whole, up to this size. */
 const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
 /** All commit citations of one answer share this much git time: with the two HEAD queries, a run's git stays under 2 s. */
-const COMMIT_CHECKS_BUDGET_MS = 800;
+const COMMIT_CHECKS_BUDGET_MS = 600;
 /** An excerpt longer than this is cut; the terminal view trims further to its width. */
 const MAX_EXCERPT_CHARS = 200;
 /** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */

@@ -176,6 +176,7 @@ export function renderContext(session: Session, config: Config): string {
     `system        ${session.system.length} blocks · ~${groupDigits(estimateTokens(systemText))} tokens`,
     `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
+    `git           ${session.git}`,
   ];
   return lines.join('\n');
 }

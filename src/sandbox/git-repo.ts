@@ -14,7 +14,7 @@ const MAX_ALTERNATE_DEPTH = 5;
  * `unsafe` marks a repository refused for what it contains (a special file, see git-metadata.ts) rather than for
  * where it is: that is worth one line to the person, a root without .git is not.
  */
-export type GitLocation = { ok: true; gitDir: string; commonDir: string } | { ok: false; reason: string; unsafe?: true };
+export type GitLocation = { ok: true; gitDir: string; commonDir: string; linked?: true } | { ok: false; reason: string; unsafe?: true };
 
 /**
  * Finds the repository of `root` (already realpath'd) and proves that every place git would read objects and refs
@@ -29,8 +29,11 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   const dotGit = path.join(root, '.git');
   const stat = await fs.lstat(dotGit).catch(() => null);
   if (stat === null) return { ok: false, reason: 'the repository root is not the top of a git work tree (no .git there)' };
-  const gitDir = stat.isFile() ? await gitdirFile(root, dotGit) : await realInside(root, dotGit, '.git');
-  if (typeof gitDir !== 'string') return gitDir;
+  const found = stat.isFile() ? await gitdirFile(root, dotGit) : await realInside(root, dotGit, '.git');
+  if (typeof found !== 'string' && !('linked' in found)) return found;
+  // A linked worktree's git directory and common directory lie outside the root, in the repository it belongs to.
+  const linked = typeof found !== 'string';
+  const gitDir = typeof found === 'string' ? found : found.linked;
   // Each directory is walked before any pointer file in it is read: a pointer that is a link out is refused as a
   // link, never opened (what it read would depend on the outside file, and on whether it exists).
   const budget = metadataBudget();
@@ -42,25 +45,47 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   if (inGitDir !== null) return inGitDir;
   const common = await pointer(path.join(gitDir, 'commondir'));
   if (common === NOT_A_FILE) return { ok: false, reason: `the commondir of .git is not ${SMALL_FILE}` };
-  const commonDir = common === null ? gitDir : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
+  const commonDir = common === null ? gitDir : linked ? await linkedCommonDir(gitDir, common) : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
   if (typeof commonDir !== 'string') return commonDir;
   const inCommonDir = commonDir === gitDir ? null : await special(commonDir);
   if (inCommonDir !== null) return inCommonDir;
-  const objects = await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
+  const objects = linked ? path.join(commonDir, 'objects') : await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
   if (typeof objects !== 'string') return objects;
   const alternates = await checkAlternates(root, objects, 0, special);
   if (alternates !== null) return alternates;
   const workTree = await checkWorkTreeFiles(root);
   if (workTree !== null) return { ok: false, reason: workTree, unsafe: true };
-  return { ok: true, gitDir, commonDir };
+  return { ok: true, gitDir, commonDir, ...(linked ? { linked: true as const } : {}) };
 }
 
-/** A `.git` file holds `gitdir: <path>` (relative to the file's directory); its target must be inside the root. */
-async function gitdirFile(root: string, dotGit: string): Promise<string | { ok: false; reason: string }> {
+/**
+ * A `.git` file holds `gitdir: <path>` (relative to the file's directory); its target must be inside the root, or be
+ * the git directory of a linked worktree of this very root (`git worktree add`): `<common>/worktrees/<name>` whose
+ * own `gitdir` file points back at this `.git`. A planted `.git` file cannot forge that pointer in another
+ * repository, so this reads no repository but the root's own. Every other outside target gets one and the same
+ * refusal, whether it exists or not.
+ */
+async function gitdirFile(root: string, dotGit: string): Promise<string | { linked: string } | { ok: false; reason: string }> {
   const text = await pointer(dotGit);
   const match = text === null || text === NOT_A_FILE ? null : /^gitdir: (.+)$/.exec(text);
   if (match?.[1] === undefined) return { ok: false, reason: '.git is a file without a "gitdir:" line' };
-  return realInside(root, path.resolve(root, match[1]), 'the gitdir: of .git');
+  const target = path.resolve(root, match[1]);
+  const inside = await realInside(root, target, 'the gitdir: of .git');
+  if (typeof inside === 'string' || !inside.reason.includes('points outside')) return inside;
+  const refused = { ok: false as const, reason: 'the gitdir: of .git points outside the repository root, and not at a linked worktree of it (git worktree add)' };
+  const real = await fs.realpath(target).catch(() => null);
+  if (real === null || path.basename(path.dirname(real)) !== 'worktrees') return refused;
+  const back = await pointer(path.join(real, 'gitdir'));
+  if (typeof back !== 'string') return refused;
+  const backReal = await fs.realpath(path.resolve(real, back)).catch(() => null);
+  return backReal === dotGit ? { linked: real } : refused;
+}
+
+/** A linked worktree's common directory: the repository holding `worktrees/<name>`, and nothing else. */
+async function linkedCommonDir(gitDir: string, common: string): Promise<string | { ok: false; reason: string }> {
+  const real = await fs.realpath(path.resolve(gitDir, common)).catch(() => null);
+  if (real !== null && real === path.dirname(path.dirname(gitDir))) return real;
+  return { ok: false, reason: 'the commondir of the linked worktree is not the repository holding it' };
 }
 
 /**

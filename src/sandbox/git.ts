@@ -109,7 +109,7 @@ export interface GitCallOptions {
    * GIT_WORK_TREE, so git reads exactly the repository that was checked instead of discovering one. Without it the
    * call checks the repository of the work tree containing the root itself.
    */
-  location?: { gitDir: string; commonDir: string };
+  location?: { gitDir: string; commonDir: string; linked?: true };
 }
 
 /** Why a call did not get as far as running git; `unsafe` as in GitRun. */
@@ -143,13 +143,15 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
   // One time limit for the whole call: the include and filter queries spend from it too.
   const deadline = Date.now() + opts.timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
+  // A linked worktree's git directories lie outside the root: the kernel sandbox must show them, read-only.
+  const visible = located.linked === true ? [located.gitDir, located.commonDir] : [];
   return withEmptyDir(async (emptyDir) => {
     const base = environment(emptyDir, path.dirname(top));
     const included = await includesRefusal(top, located, { git, emptyDir, base, signal: opts.signal, left });
     if (included !== null) return { error: included, unsafe: true as const };
     const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
     const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes });
+      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes, ...(visible.length > 0 ? { visible } : {}) });
     const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], GIT_MAX_BYTES);
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
@@ -183,7 +185,7 @@ function includesRefusal(top: string, located: { gitDir: string; commonDir: stri
   // An empty directory, discovery stopped above it: the query reads only the file named.
   const env = { ...q.base, GIT_CEILING_DIRECTORIES: path.dirname(q.emptyDir) };
   const query = (file: string): Promise<ExecResult> =>
-    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], { cwd: q.emptyDir, env, argv0: 'git', signal: q.signal, timeoutMs: q.left(), maxBytes: GIT_MAX_BYTES });
+    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], { cwd: q.emptyDir, env, argv0: 'git', signal: q.signal, timeoutMs: q.left(), maxBytes: GIT_MAX_BYTES, visible: [top, path.dirname(file)] });
   return checkIncludes(top, [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')], query);
 }
 

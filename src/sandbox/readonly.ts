@@ -30,10 +30,11 @@ const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
 /**
  * HEAD at the start and at the end of a run: a few ms normally (about 50 ms, 180 at most, measured here on a two-core
- * machine at load 13). Two of them and the commit citations' HISTORY budget keep a run that calls no tool under 2 s
- * of git in total, whatever the repository does to slow git down.
+ * machine at load 13). These two (0.5 s each), the saved session's HEAD queries (0.2 s each, resume.ts) and the
+ * commit citations (0.6 s together, citations/verify.ts) keep a run that calls no tool under 2 s of git in total,
+ * whatever the repository does to slow git down.
  */
-const HEAD_TIMEOUT_MS = 600;
+const HEAD_TIMEOUT_MS = 500;
 /** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
 const FIND_MAX_BYTES = 1024 * 1024;
 /** Differences listed in the detail line; the rest are counted. */
@@ -124,8 +125,8 @@ function findOf(opts: ProofOptions): string | null {
 }
 
 /** Full SHA of HEAD, or null outside git, before the first commit, or when git is missing or refuses. */
-export async function gitCommit(root: string): Promise<string | null> {
-  return (await gitHead(root)).head;
+export async function gitCommit(root: string, timeoutMs = HEAD_TIMEOUT_MS): Promise<string | null> {
+  return (await gitHead(root, timeoutMs)).head;
 }
 
 /**
@@ -133,11 +134,11 @@ export async function gitCommit(root: string): Promise<string | null> {
  * reads (said by the session), or git did not answer within HEAD_TIMEOUT_MS (the snapshot's warning or the proof's
  * detail).
  */
-async function gitHead(root: string): Promise<{ head: string | null; refused: string | null; unsafe?: true }> {
-  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD'], GIT_BINARY, HEAD_TIMEOUT_MS);
+async function gitHead(root: string, timeoutMs = HEAD_TIMEOUT_MS): Promise<{ head: string | null; refused: string | null; unsafe?: true }> {
+  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD'], GIT_BINARY, timeoutMs);
   if (head.ok) return { head: head.stdout.trim() || null, refused: null };
   if (head.unsafe === true) return { head: null, refused: `git is not used for this repository: ${head.error}`, unsafe: true };
-  if (head.error.startsWith('git took longer')) return { head: null, refused: `git gave up reading HEAD after ${HEAD_TIMEOUT_MS / 1000} s` };
+  if (head.error.startsWith('git took longer')) return { head: null, refused: `git gave up reading HEAD after ${timeoutMs / 1000} s` };
   return { head: null, refused: null };
 }
 

@@ -8,7 +8,7 @@ import { commandInputParser, printableCommand, refusal, type CommandInput } from
 import type { Tool, ToolOutcome } from './tool.js';
 
 /** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
-export type GitAvailability = { available: true; git: string } | { available: false; reason: string; unsafe?: true };
+export type GitAvailability = { available: true; git: string; linkedTo?: string } | { available: false; reason: string; unsafe?: true };
 
 /**
  * Decides once per session whether the git tool is offered, and why not (the system prompt says it in one line; a
@@ -17,7 +17,7 @@ export type GitAvailability = { available: true; git: string } | { available: fa
 export async function gitAvailability(root: string, git: string | null = GIT_BINARY): Promise<GitAvailability> {
   if (git === null) return { available: false, reason: 'git is not installed on this machine' };
   const location = await checkRepository(root, git);
-  if (location.ok) return { available: true, git };
+  if (location.ok) return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}) };
   return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
 }
 

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execGit } from '../../src/sandbox/git.js';
 import { locateGitDir } from '../../src/sandbox/git-repo.js';
 
 let ws: string;
@@ -197,5 +198,44 @@ describe('locateGitDir: the repository must lie inside the root', () => {
     const located = await locateGitDir(root);
     expect(located.ok).toBe(false);
     if (!located.ok) expect(located.reason).toContain(fragment);
+  });
+});
+
+describe('locateGitDir: a linked worktree (git worktree add) reads the repository it belongs to', () => {
+  it('accepts the worktree: its git directory and the common directory lie outside the root, pinned for git', async () => {
+    const main = await repo('wt-main');
+    const linked = path.join(ws, 'wt-linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    expect(await locateGitDir(linked)).toEqual({ ok: true, gitDir: path.join(main, '.git', 'worktrees', 'wt-linked'), commonDir: path.join(main, '.git'), linked: true });
+    const log = await execGit(linked, ['log', '--format=%s'], { timeoutMs: 20_000, maxBytes: 65_536 });
+    expect(log).toMatchObject({ exitCode: 0, stdout: 'init\n' });
+  });
+
+  it.each<[string, (root: string, main: string) => Promise<void>]>([
+    ['a .git file naming another repository\'s worktree (its gitdir points elsewhere)', async (root, main) => {
+      const other = path.join(ws, `wt-other-${Math.random().toString(36).slice(2)}`);
+      git(main, 'worktree', 'add', '-q', other);
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git', 'worktrees', path.basename(other))}\n`);
+    }],
+    ['a .git file naming another repository\'s own git directory', async (root, main) => {
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git')}\n`);
+    }],
+    ['a .git file naming a worktrees/ directory that does not exist', async (root, main) => {
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git', 'worktrees', 'nope')}\n`);
+    }],
+  ])('refuses %s, with the same words whatever is there', async (_name, plant) => {
+    const main = await repo(`wt-victim-${Math.random().toString(36).slice(2)}`);
+    const root = path.join(ws, `wt-planted-${Math.random().toString(36).slice(2)}`);
+    await fs.mkdir(root);
+    await plant(root, main);
+    expect(await locateGitDir(root)).toEqual({ ok: false, reason: 'the gitdir: of .git points outside the repository root, and not at a linked worktree of it (git worktree add)' });
+  });
+
+  it('keeps alternates outside the root refused in a linked worktree', async () => {
+    const main = await repo('wt-alt-main');
+    const linked = path.join(ws, 'wt-alt-linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    await fs.writeFile(path.join(main, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+    expect(await locateGitDir(linked)).toMatchObject({ ok: false, reason: expect.stringContaining('an objects/info/alternates entry points outside') });
   });
 });
