@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { escapeControls } from '../escape.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import { checkRevision, NO_DIFF_PROGRAMS } from '../sandbox/policy/git-values.js';
@@ -49,8 +50,14 @@ export function parseDiffSpec(spec: string): DiffSource {
 export async function loadDiff(source: DiffSource, root: string): Promise<DiffScope> {
   const text = source.kind === 'file' ? await readDiffFile(source.path) : await gitDiff(root, source.base, source.head);
   // The file's name only: the operator's directory layout is nobody's business in the prompt.
-  const label = source.kind === 'file' ? path.basename(source.path) : `${source.base}...${source.head}`;
-  return { label, files: parseUnifiedDiff(text), text };
+  const label = escapeControls(source.kind === 'file' ? path.basename(source.path) : `${source.base}...${source.head}`);
+  const files = parseUnifiedDiff(text);
+  if (source.kind === 'file') {
+    // A diff file is stored input: every path it names must be a path of the repository, relative and confined.
+    const bad = files.find((f) => badDiffPath(f.path) !== null);
+    if (bad !== undefined) throw new UsageError(`--diff-file ${escapeControls(source.path)}: ${badDiffPath(bad.path)}; pass a diff of this repository (git diff BASE...HEAD > pr.diff)`);
+  }
+  return { label, files, text };
 }
 
 async function readDiffFile(file: string): Promise<string> {
@@ -66,8 +73,9 @@ async function gitDiff(root: string, base: string, head: string): Promise<string
     const why = GIT_BINARY === null ? 'git is not installed' : location.ok ? '' : location.reason;
     throw new UsageError(`--diff needs git and a repository at the root (${why}); pass a diff with --diff-file pr.diff instead`);
   }
-  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, `${base}...${head}`, '--'];
-  const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, gitDir: location.gitDir });
+  // The revisions are checked (parseDiffSpec) and follow --end-of-options all the same: never read as an option.
+  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, '--end-of-options', `${base}...${head}`, '--'];
+  const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, location });
   if ('error' in run) throw new UsageError(`--diff ${base}...${head}: ${run.error}`);
   if (run.capped) throw new UsageError(`--diff ${base}...${head}: the diff is larger than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);
   if (run.exitCode !== 0) {
@@ -118,6 +126,15 @@ export function parseUnifiedDiff(text: string): ChangedFile[] {
   return files.filter((f) => f.path !== '');
 }
 
+/** Why a path a diff file names is not a repository path (absolute, or climbing out with `..`), or null. */
+function badDiffPath(p: string): string | null {
+  const shown = `"${escapeControls(p)}"`;
+  if (p.includes('\0')) return `the path ${shown} contains a NUL byte`;
+  if (path.posix.isAbsolute(p) || /^[A-Za-z]:[\\/]/.test(p)) return `the path ${shown} is absolute`;
+  if (p.split(/[\\/]/).includes('..')) return `the path ${shown} leaves the repository root`;
+  return null;
+}
+
 function addLine(file: ChangedFile, n: number): void {
   const last = file.lines.at(-1);
   if (last !== undefined && last[1] === n - 1) last[1] = n;
@@ -160,7 +177,7 @@ function unquote(s: string): string {
  */
 export function diffPreface(scope: DiffScope, kind: 'line' | 'file' | 'repo'): string {
   const counted = { line: 'only findings in changed lines fail the run', file: 'findings anywhere in the changed files fail the run', repo: 'findings anywhere in the repository fail the run' }[kind];
-  const list = scope.files.map((f) => `- ${f.path}: ${f.deleted ? 'deleted' : f.lines.length === 0 ? 'lines removed only' : f.lines.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}`);
+  const list = scope.files.map((f) => `- ${escapeControls(f.path)}: ${f.deleted ? 'deleted' : f.lines.length === 0 ? 'lines removed only' : f.lines.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}`);
   const cut = scope.text.length > MAX_DIFF_PROMPT_CHARS;
   const body = cut ? `${scope.text.slice(0, MAX_DIFF_PROMPT_CHARS)}\n[diff cut at ${MAX_DIFF_PROMPT_CHARS} characters; read the changed lines above with read_file]` : scope.text;
   let tag = 'repository-diff';

@@ -118,7 +118,7 @@ export async function reviewCommit(root: string, diff: DiffSource, head: string 
   if (diff.kind === 'file') return head;
   const location = await locateGitDir(root);
   if (!location.ok) return head;
-  const run = await execGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${diff.head}^{commit}`], { timeoutMs: REV_PARSE_TIMEOUT_MS, maxBytes: 4096, gitDir: location.gitDir });
+  const run = await execGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${diff.head}^{commit}`], { timeoutMs: REV_PARSE_TIMEOUT_MS, maxBytes: 4096, location });
   const sha = 'error' in run || run.exitCode !== 0 ? '' : run.stdout.trim();
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : head;
 }

@@ -13,6 +13,7 @@ export const SCOPES: readonly Scope[] = ['line', 'file', 'repo'];
 
 /** Largest baseline file read, in bytes. */
 const MAX_BASELINE_BYTES = 16 * 1024 * 1024;
+const FINGERPRINT = /^[0-9a-f]{64}(?::\d{1,9})?$/;
 
 /** The class of one finding: any of its lines added by the change, its file changed, or neither. */
 export function classify(finding: Pick<Finding, 'path' | 'start_line' | 'end_line'>, files: readonly ChangedFile[]): DiffClass {
@@ -78,7 +79,8 @@ export async function readBaseline(file: string, root: string, creating: boolean
     throw new UsageError(`--baseline ${file}: not JSON; write it with --update-baseline`);
   }
   const prints = (parsed as { fingerprints?: unknown }).fingerprints;
-  if (!Array.isArray(prints) || !prints.every((p) => typeof p === 'string')) {
+  // Fingerprints as writeBaseline writes them (a sha256, ":N" for repeats): stored input is checked, not trusted.
+  if (!Array.isArray(prints) || !prints.every((p) => typeof p === 'string' && FINGERPRINT.test(p))) {
     throw new UsageError(`--baseline ${file}: expected {"spelunk_baseline": 1, "fingerprints": ["…"]}; write it with --update-baseline`);
   }
   return new Set(prints as string[]);

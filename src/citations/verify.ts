@@ -33,9 +33,10 @@ export interface VerifiedCitation {
 
 /** Lines around the cited range in which a quote may occur (the issue's ±3). */
 export const QUOTE_SLACK_LINES = 3;
-/** A commit citation's blob is read whole, up to this size, and each git call bounded in time. */
+/** A commit citation's blob is read whole, up to this size. */
 const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
-const COMMIT_READ_TIMEOUT_MS = 10_000;
+/** All commit citations of one answer share this much git time: with the two HEAD queries, a run's git stays under 2 s. */
+const COMMIT_CHECKS_BUDGET_MS = 600;
 /** An excerpt longer than this is cut; the terminal view trims further to its width. */
 const MAX_EXCERPT_CHARS = 200;
 /** A mismatched quote is named in the detail by its first line, cut to this many characters. */
@@ -193,12 +194,12 @@ function mismatchDetail(quote: Quote): string {
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
-type History = { ok: true; gitDir: string } | { ok: false; reason: string };
+type History = { ok: true; location: { gitDir: string; commonDir: string }; deadline: number } | { ok: false; reason: string };
 
 async function openHistory(root: string): Promise<History> {
   if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
   const location = await locateGitDir(root);
-  return location.ok ? { ok: true, gitDir: location.gitDir } : { ok: false, reason: location.reason };
+  return location.ok ? { ok: true, location, deadline: Date.now() + COMMIT_CHECKS_BUDGET_MS } : { ok: false, reason: location.reason };
 }
 
 /**
@@ -218,11 +219,15 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   const history = await historyOf();
   if (!history.ok) return all('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
-  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: COMMIT_READ_TIMEOUT_MS, maxBytes, gitDir: history.gitDir });
-  const type = await git(['cat-file', '-t', spec], 1024);
+  const late = (): VerifiedCitation[] => all('missing_file', `not checked: git gave up after ${COMMIT_CHECKS_BUDGET_MS / 1000} s on this answer's commit citations`);
+  if (history.deadline <= Date.now()) return late();
+  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: Math.max(1, history.deadline - Date.now()), maxBytes, location: history.location });
+  const type = await git(['cat-file', '-t', '--end-of-options', spec], 1024);
   if ('error' in type) return all('missing_file', `git could not run: ${type.error}`);
+  if (type.timedOut) return late();
   if (type.exitCode !== 0) {
-    const known = await git(['cat-file', '-e', `${commit}^{commit}`], 1024);
+    const known = await git(['cat-file', '-e', '--end-of-options', `${commit}^{commit}`], 1024);
+    if (!('error' in known) && known.timedOut) return late();
     const noCommit = 'error' in known || known.exitCode !== 0;
     return all('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
   }
@@ -230,7 +235,8 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   if (kind === 'tree') return first.startLine === null ? all('ok', null) : all('not_a_file', 'a directory, not a file');
   if (kind !== 'blob') return all('not_a_file', `a ${kind} object, not a file`);
   if (first.startLine === null || first.endLine === null) return all('ok', null);
-  const blob = await git(['cat-file', 'blob', spec], COMMIT_READ_MAX_BYTES);
+  const blob = await git(['cat-file', 'blob', '--end-of-options', spec], COMMIT_READ_MAX_BYTES);
+  if (!('error' in blob) && blob.timedOut) return late();
   if ('error' in blob || blob.exitCode !== 0 || blob.capped) return all('missing_file', 'the file at that commit could not be read whole');
   const lines = blob.stdout.split('\n');
   // A final newline ends the last line; it does not start one more.

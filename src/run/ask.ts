@@ -179,6 +179,7 @@ export function renderContext(session: Session, config: Config): string {
     `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
     `sandbox       ${describeSandbox(currentSandbox().kind)}`,
+    `git           ${session.git}`,
   ];
   return lines.join('\n');
 }

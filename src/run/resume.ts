@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { gitCommit } from '../sandbox/readonly.js';
 import { formatSessionList } from './session-list.js';
-import { findSession, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
+import { DamagedSession, findSession, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
 import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
+
+/**
+ * HEAD for the session file and the resume notice: only informative (a HEAD not read is saved as none), so it gets
+ * the smallest share of a run's 2 s of git (see HEAD_TIMEOUT_MS in sandbox/readonly.ts).
+ */
+const SESSION_HEAD_TIMEOUT_MS = 200;
 
 /** A run's link to its saved session: the id the JSON output carries, and where completed questions are appended. */
 export interface SavedLink {
@@ -23,7 +29,13 @@ export async function linkSaved(config: Config, env: Readonly<Record<string, str
   const dir = sessionsDir(env, config.root);
   const warning = config.session.persist && dir === null ? unsavedReason(env) : null;
   if (config.session.resume === null) return { ...newSession(config, dir), dir, warning };
-  const loaded = await loadSession(await findSession(dir, config.session.resume, config.root));
+  const found = await findSession(dir, config.session.resume, config.root);
+  const loaded = await loadSession(found).catch((error: unknown) => {
+    if (error instanceof DamagedSession) return error;
+    throw error;
+  });
+  // A damaged or edited file is said in one line and not used: the run goes on as a new session.
+  if (loaded instanceof DamagedSession) return { ...newSession(config, dir), dir, warning: [loaded.message, warning].filter(Boolean).join('; ') };
   return { ...(await switchTo(loaded, config, session, dir)), warning };
 }
 
@@ -38,7 +50,7 @@ export async function switchTo(loaded: LoadedSession, config: Config, session: S
   session.conversation.clear();
   session.conversation.messages.push(...loaded.messages);
   session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
-  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root), preambleHash: hashOf(session), model: config.model });
+  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS), preambleHash: hashOf(session), model: config.model });
   const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
   return { id: loaded.id, dir, writer, notice };
 }
@@ -59,7 +71,7 @@ export function stepSaver(link: SavedLink, session: Session, config: Config, que
 /** Appends the question just completed; returns a warning instead of throwing. */
 export async function saveQuestion(link: SavedLink, session: Session, config: Config, question: string, costUsd: number | null): Promise<string | null> {
   if (!link.writer) return null;
-  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root), preamble_hash: hashOf(session), cost_usd: costUsd, cache: session.conversation.cacheWatch.state() });
+  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS), preamble_hash: hashOf(session), cost_usd: costUsd, cache: session.conversation.cacheWatch.state() });
 }
 
 function hashOf(session: Session): string {

@@ -9,6 +9,13 @@ import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
 import { isInside, realPrefix } from '../inside.js';
 import { stateHome } from '../state-home.js';
+import { escapeControls } from '../escape.js';
+import { checkRecord, isBad, SESSION_ID, type HeaderRecord, type TurnRecord } from './session-records.js';
+
+/** A session file that is not what spelunk writes (damaged, or edited): one line, and the file is not used. */
+export class DamagedSession extends UsageError {
+  override name = 'DamagedSession';
+}
 
 /** Sessions kept per repository; the oldest beyond this are deleted when a new one starts. */
 export const MAX_SESSIONS_PER_REPO = 50;
@@ -18,37 +25,6 @@ export const MAX_SESSION_AGE_DAYS = 30;
 const MAX_SESSION_BYTES = 64 * 1024 * 1024;
 /** Cited files named in the resume line, at most. */
 const MAX_CITED_SHOWN = 5;
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The first line of a session file. */
-interface HeaderRecord {
-  type: 'session';
-  version: 1;
-  session_id: string;
-  root: string;
-  created_at: string;
-}
-
-/**
- * One completed question. `messages` replace the conversation from index `base` on: a question added to a trailing
- * user message (after a cancelled one) rewrites that message, so a record can start one message back.
- */
-interface TurnRecord {
-  type: 'turn';
-  at: string;
-  question: string;
-  base: number;
-  messages: Message[];
-  model: string;
-  head: string | null;
-  preamble_hash: string;
-  cost_usd: number | null;
-  /** Written after a model request mid-question (the question's cost is in its final record). */
-  partial?: boolean;
-  /** The fingerprint of the last request, so a resumed run can explain a cache miss on its first request. */
-  cache?: CacheState | null;
-}
-
 /** What a listing shows of a saved session. */
 export interface SessionSummary {
   id: string;
@@ -143,7 +119,7 @@ export async function resumeNotice(loaded: LoadedSession, now: { root: string; h
   const changes: string[] = [];
   if (last.partial !== true && last.head !== now.head) changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
   if (last.preamble_hash !== now.preambleHash) changes.push('the preamble changed (AGENTS.md, the listing or the tools), so the first request re-writes the cache');
-  if (last.model !== now.model) changes.push(`the model changed (${last.model} → ${now.model})`);
+  if (last.model !== now.model) changes.push(`the model changed (${escapeControls(last.model)} → ${escapeControls(now.model)})`);
   return changes.length === 0 ? null : `resumed session ${loaded.id.slice(0, 8)}: ${changes.join('; ')}`;
 }
 
@@ -211,18 +187,27 @@ export function preambleHash(system: unknown, tools: unknown): string {
   return createHash('sha256').update(JSON.stringify({ system, tools })).digest('hex').slice(0, 16);
 }
 
+/**
+ * The file's records, each checked field by field (session-records.ts). A line that is not JSON is one cut by a crash
+ * mid-write and is skipped (everything before it is complete); a record that parses but is not what spelunk writes
+ * makes the whole file unusable: DamagedSession, whose message names the session and the fault, never stored text.
+ */
 async function readRecords(file: string): Promise<Array<HeaderRecord | TurnRecord>> {
   const stat = await fs.stat(file);
-  if (stat.size > MAX_SESSION_BYTES) throw new UsageError(`the session file ${file} is over ${MAX_SESSION_BYTES / 1024 / 1024} MB; start a new session`);
+  const name = path.basename(file, '.jsonl').slice(0, 8);
+  if (stat.size > MAX_SESSION_BYTES) throw new DamagedSession(`the saved session ${name} is over ${MAX_SESSION_BYTES / 1024 / 1024} MB; it is not used (start a new session)`);
   const records: Array<HeaderRecord | TurnRecord> = [];
   for (const line of (await fs.readFile(file, 'utf8')).split('\n')) {
     if (line.trim() === '') continue;
+    let value: unknown;
     try {
-      const value = JSON.parse(line) as HeaderRecord | TurnRecord;
-      if (value && (value.type === 'session' || (value.type === 'turn' && Array.isArray(value.messages)))) records.push(value);
+      value = JSON.parse(line);
     } catch {
-      // A line cut by a crash mid-write: everything before it is complete.
+      continue;
     }
+    const record = checkRecord(value);
+    if (isBad(record)) throw new DamagedSession(`the saved session ${name} is damaged or was edited (${record.bad}); it is not used`);
+    records.push(record);
   }
   return records;
 }
@@ -240,12 +225,13 @@ async function changedCitations(messages: Message[], root: string, from: string 
     }
   }
   if (cited.size === 0) return '';
-  const diff = await runGit(root, ['diff', '--name-only', '--no-renames', from, to, '--', ...[...cited].map((f) => `:(literal)${f}`)]);
+  // Checked object ids (session-records.ts), and after --end-of-options all the same: a revision is never an option.
+  const diff = await runGit(root, ['diff', '--name-only', '--no-renames', '--end-of-options', from, to, '--', ...[...cited].map((f) => `:(literal)${f}`)]);
   if (!diff.ok) return '';
   const changed = diff.stdout.split('\n').filter((l) => l !== '');
   if (changed.length === 0) return ', no cited file changed';
   const more = changed.length > MAX_CITED_SHOWN ? ` and ${changed.length - MAX_CITED_SHOWN} more` : '';
-  return `, cited files changed: ${changed.slice(0, MAX_CITED_SHOWN).join(', ')}${more}`;
+  return `, cited files changed: ${changed.slice(0, MAX_CITED_SHOWN).map((f) => escapeControls(f)).join(', ')}${more}`;
 }
 
 function short(head: string | null): string {

@@ -8,7 +8,9 @@ import { loadedFiles, loadProjectInstructions, type ProjectInstructions } from '
 import type { MentionSource } from '../preamble/rank.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
-import { gitAvailability } from '../tools/git.js';
+import { gitAvailability, type GitAvailability } from '../tools/git.js';
+import { escapeControls } from '../escape.js';
+import { findWorkTree } from '../sandbox/git.js';
 import { sessionTools } from '../tools/index.js';
 import type { FindingsSink } from '../tools/report-findings.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -31,6 +33,8 @@ export interface Session {
   toolsReady: Promise<void> | null;
   /** Things the person should know about the preamble (AGENTS.md cut or refused); shown once on stderr. */
   warnings: string[];
+  /** What the git tool reads here, or why it is not offered (one line, for /context). */
+  git: string;
 }
 
 export interface SessionOptions {
@@ -91,8 +95,27 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     listing,
     programs: programNames,
     toolsReady: ready ?? null,
-    warnings: instructions.warnings ?? [],
+    warnings: [...(instructions.warnings ?? []), ...gitWarnings(git, config.root)],
+    git: gitLine(git),
   };
+}
+
+/**
+ * What is worth a stderr line about the git tool, once: a repository refused for what its git directory holds, a root
+ * below a work tree (whose history would show files outside the root), and a linked worktree, whose repository
+ * outside the root the tool reads.
+ */
+function gitWarnings(git: GitAvailability, root: string): string[] {
+  if (git.available) return git.linkedTo === undefined ? [] : [`git history: this root is a linked worktree; the git tool reads its repository at ${escapeControls(git.linkedTo)} (read-only; nothing else outside the root)`];
+  if (git.unsafe) return [`git is not used for this repository: ${git.reason}`];
+  const top = findWorkTree(root);
+  if (top !== null && top !== root) return [`git history is not offered: the root is a subdirectory of the work tree at ${escapeControls(top)}, whose history would show files outside the root`];
+  return [];
+}
+
+function gitLine(git: GitAvailability): string {
+  if (!git.available) return `not offered: ${git.reason}`;
+  return git.linkedTo === undefined ? 'history of the repository at the root' : `history of the repository at ${escapeControls(git.linkedTo)} (a linked worktree)`;
 }
 
 /** The instructions as the map's ranking reads them: an ancestor's paths are re-rooted (`../../CLAUDE.md` → 2 levels). */

@@ -204,9 +204,17 @@ function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], 
   // A range (A..B, A...B) names both ends of a diff.
   const count = sub === 'diff' ? revs.reduce((n, rev) => n + (rev.includes('..') ? 2 : 1), 0) : revs.length;
   if (count < (policy.minRevisions ?? 0) || count > (policy.maxRevisions ?? Infinity)) return refuse(countReason(sub));
-  if (policy.operands === 'object' || policy.operands === 'revs') return { ok: true, value: [...revs] };
-  return { ok: true, value: [...revs, '--', ...paths] };
+  const end = END_OF_OPTIONS.has(sub) ? ['--end-of-options'] : [];
+  if (policy.operands === 'object' || policy.operands === 'revs') return { ok: true, value: [...end, ...revs] };
+  return { ok: true, value: [...end, ...revs, '--', ...paths] };
 }
+
+/**
+ * Subcommands whose revisions follow `--end-of-options`, so none can ever be read as an option. git 2.39's blame,
+ * grep and rev-parse do not take it (grep and blame fail on it, rev-parse prints it): their revisions still cannot
+ * start with `-`, since parseArgs reads every such word as a flag and checks it against the table.
+ */
+const END_OF_OPTIONS: ReadonlySet<Subcommand> = new Set<Subcommand>(['log', 'show', 'diff', 'cat-file', 'rev-list', 'merge-base', 'describe', 'name-rev', 'shortlog']);
 
 function countReason(sub: Subcommand): string {
   switch (sub) {

@@ -2,6 +2,8 @@ import { lstatSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
+import { checkIncludes, includeQueryArgs } from './git-includes.js';
+import { locateGitDir, type GitLocation } from './git-repo.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /** git's output for the small queries spelunk makes (HEAD, config names); more means something is wrong. */
@@ -36,6 +38,15 @@ function overrides(emptyDir: string): string[] {
     'core.quotepath=false',
     // Read from anywhere the configuration says; an empty value is "no file".
     'mailmap.file=',
+    'mailmap.blob=',
+    'core.attributesFile=/dev/null',
+    'core.excludesFile=/dev/null',
+    // Caches git can do without, each one more file it would open (and echo in a parse error: "invalid
+    // commit-graph chain: line '…'"); the answers are the same without them.
+    'core.commitGraph=false',
+    'core.multiPackIndex=false',
+    // GIT_GRAFT_FILE (see environment) names /dev/null, which exists: without this git would advise on every call.
+    'advice.graftFileDeprecated=false',
   ];
   return ['--no-pager', '--no-optional-locks', ...settings.flatMap((setting) => ['-c', setting])];
 }
@@ -59,6 +70,8 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
     GIT_OPTIONAL_LOCKS: '0',
     GIT_NO_LAZY_FETCH: '1',
     GIT_CEILING_DIRECTORIES: ceiling,
+    // Grafts are long deprecated; the file's lines come back in "bad graft data: …" errors.
+    GIT_GRAFT_FILE: '/dev/null',
     // Stryker disable next-line StringLiteral: with --no-pager git exports GIT_PAGER=cat to its children itself; kept in case that flag goes.
     GIT_PAGER: 'cat',
   };
@@ -67,7 +80,8 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
 /** The git binary: from TRUSTED_PATH only, never from the inherited PATH (a repository's `bin/git`). */
 export const GIT_BINARY: string | null = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/git`));
 
-export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null };
+/** A failure with `unsafe` is the repository refused for a special file in its git directory (see git-metadata.ts). */
+export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null; unsafe?: true };
 
 /**
  * The work tree containing `root`, found by looking for `.git` (a directory or a gitdir file) from `root` upwards
@@ -91,44 +105,95 @@ export interface GitCallOptions {
   maxBytes: number;
   signal?: AbortSignal;
   /**
-   * The verified git directory (locateGitDir): given as GIT_DIR with the root as GIT_WORK_TREE, so git reads exactly
-   * the repository that was checked instead of discovering one.
+   * The verified repository (locateGitDir of the root): its git directory is given as GIT_DIR with the root as
+   * GIT_WORK_TREE, so git reads exactly the repository that was checked instead of discovering one. Without it the
+   * call checks the repository of the work tree containing the root itself.
    */
-  gitDir?: string;
+  location?: { gitDir: string; commonDir: string; linked?: true };
 }
+
+/** Why a call did not get as far as running git; `unsafe` as in GitRun. */
+export type GitRefusal = { error: string; unsafe?: true };
 
 /**
  * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
- * Every filter driver the effective configuration defines (includes and worktree configuration counted, since git
- * itself reports them) is overridden with empty commands first. Never throws.
+ * The first line of git's complaint, or the reason the repository is refused, is the error. Never throws.
  */
 export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitRun> {
   const run = await execGit(root, args, { timeoutMs, maxBytes: GIT_MAX_BYTES }, git);
-  if ('error' in run) return { ok: false, error: run.error, exitCode: null };
+  if ('error' in run) return { ok: false, error: run.error, exitCode: null, ...(run.unsafe ? { unsafe: true as const } : {}) };
   if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
   if (run.timedOut) return { ok: false, error: `git took longer than ${timeoutMs / 1000} s`, exitCode: null };
   return { ok: false, error: run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`, exitCode: run.exitCode };
 }
 
 /**
- * The hardened call behind runGit and the git tool: the filter query, then `args` under the same overrides and
- * environment, bounded by `opts`. The process result comes back whole (the tool shapes it like bash output); only a
- * failure to get that far is an `error`. Never throws.
+ * The hardened call behind runGit and the git tool. The repository is checked first (locateGitDir: pointers inside
+ * the work tree, no special file where git reads; then every configuration include, see git-includes.ts), then the
+ * filter query, then `args` under the same overrides and environment, bounded by `opts`. The process result comes
+ * back whole (the tool shapes it like bash output); only a failure to get that far is an `error`. Never throws.
  */
-export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | { error: string }> {
+export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | GitRefusal> {
   if (git === null) return { error: 'git is not installed' };
   const top = findWorkTree(root);
   if (top === null) return { error: 'not a git repository' };
-  const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
-  try {
-    const pinned: Record<string, string> = opts.gitDir === undefined ? {} : { GIT_DIR: opts.gitDir, GIT_WORK_TREE: root };
-    const env = { ...environment(emptyDir, path.dirname(top)), ...pinned };
-    const run = (argv: readonly string[], limits: { timeoutMs: number; maxBytes: number }): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, ...limits });
-    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], { timeoutMs: opts.timeoutMs, maxBytes: GIT_MAX_BYTES });
+  // A root below the work tree's top: the repository is checked from the top (git reads it from there).
+  const located = opts.location === undefined ? await locateGitDir(top) : { ok: true as const, ...opts.location };
+  if (!located.ok) return { error: located.reason, ...(located.unsafe ? { unsafe: true as const } : {}) };
+  // One time limit for the whole call: the include and filter queries spend from it too.
+  const deadline = Date.now() + opts.timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  // A linked worktree's git directories lie outside the root: the kernel sandbox must show them, read-only.
+  const visible = located.linked === true ? [located.gitDir, located.commonDir] : [];
+  return withEmptyDir(async (emptyDir) => {
+    const base = environment(emptyDir, path.dirname(top));
+    const included = await includesRefusal(top, located, { git, emptyDir, base, signal: opts.signal, left });
+    if (included !== null) return { error: included, unsafe: true as const };
+    const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
+    const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>
+      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes, ...(visible.length > 0 ? { visible } : {}) });
+    const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], GIT_MAX_BYTES);
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
-    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts);
+    return await run([...(names.exitCode === 0 ? filterOverrides(names.stdout) : []), ...args], opts.maxBytes);
+  });
+}
+
+/**
+ * Everything execGit checks before it runs git, for a root at the top of its work tree: locateGitDir, then the
+ * configuration includes (one git process). The git tool is offered only when this passes. Never throws.
+ */
+export async function checkRepository(root: string, git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitLocation> {
+  const located = await locateGitDir(root);
+  if (!located.ok || git === null) return located;
+  const deadline = Date.now() + timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  const reason = await withEmptyDir((emptyDir) => includesRefusal(root, located, { git, emptyDir, base: environment(emptyDir, path.dirname(root)), left }));
+  return reason === null ? located : { ok: false, reason, unsafe: true };
+}
+
+interface QueryContext {
+  git: string;
+  emptyDir: string;
+  base: Record<string, string>;
+  signal?: AbortSignal;
+  left(): number;
+}
+
+/** checkIncludes over the repository's `config` and `config.worktree`, each read by git outside any repository. */
+function includesRefusal(top: string, located: { gitDir: string; commonDir: string }, q: QueryContext): Promise<string | null> {
+  // An empty directory, discovery stopped above it: the query reads only the file named.
+  const env = { ...q.base, GIT_CEILING_DIRECTORIES: path.dirname(q.emptyDir) };
+  const query = (file: string): Promise<ExecResult> =>
+    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], { cwd: q.emptyDir, env, argv0: 'git', signal: q.signal, timeoutMs: q.left(), maxBytes: GIT_MAX_BYTES, visible: [top, path.dirname(file)] });
+  return checkIncludes(top, [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')], query);
+}
+
+/** Runs `fn` with a fresh private directory (git's HOME and hooks path), removed afterwards. */
+async function withEmptyDir<T>(fn: (emptyDir: string) => Promise<T>): Promise<T> {
+  const emptyDir = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-git-'));
+  try {
+    return await fn(emptyDir);
   } finally {
     // Stryker disable next-line BooleanLiteral: the directory was made above, so `force` (ignore a missing path) never matters.
     await fs.rm(emptyDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync } from './exec.js';
-import { runGit } from './git.js';
+import { GIT_BINARY, runGit } from './git.js';
 import { isInside } from './paths.js';
 import { TRUSTED_PATH } from './programs.js';
 
@@ -28,6 +28,13 @@ const CLOCK_MARGIN_MS = 25;
 const FILE_CLOCK_WAIT_MS = 100;
 const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
+/**
+ * HEAD at the start and at the end of a run: a few ms normally (about 50 ms, 180 at most, measured here on a two-core
+ * machine at load 13). These two (0.5 s each), the saved session's HEAD queries (0.2 s each, resume.ts) and the
+ * commit citations (0.6 s together, citations/verify.ts) keep a run that calls no tool under 2 s of git in total,
+ * whatever the repository does to slow git down.
+ */
+const HEAD_TIMEOUT_MS = 500;
 /** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
 const FIND_MAX_BYTES = 1024 * 1024;
 /** Differences listed in the detail line; the rest are counted. */
@@ -70,15 +77,16 @@ export interface ProofOptions {
 /** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
 export async function snapshotRepoState(root: string, opts: ProofOptions = {}): Promise<RepoState> {
   const coarse = coarseTimestamps(root);
-  const [head, clock] = await Promise.all([gitCommit(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
+  const [git, clock] = await Promise.all([gitHead(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
   const sinceRef = clock ?? `@${((Date.now() - (coarse ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS)) / 1000).toFixed(3)}`;
   const reads = new Map<string, Stamp | null>();
   const find = findOf(opts);
   return {
     root,
     sinceRef,
-    head,
-    warning: find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
+    head: git.head,
+    // An unsafe repository is said once by the session (openSession's warnings), a give-up here.
+    warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.unsafe ? null : git.refused].filter((w) => w !== null).join('; ') || null,
     reads,
     noteRead(absPath) {
       if (!reads.has(absPath)) reads.set(absPath, stampSync(absPath));
@@ -93,8 +101,9 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
 export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<{ verified: boolean; detail: string | null }> {
   const find = findOf(opts);
   const changes: string[] = [];
-  const head = await gitCommit(before.root);
-  if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
+  const { head, refused } = await gitHead(before.root);
+  if (refused !== null && before.head !== null) changes.push(`HEAD could not be read after the run (${refused})`);
+  else if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
     const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
     if (typeof changed === 'string') return { verified: false, detail: changed };
@@ -116,9 +125,21 @@ function findOf(opts: ProofOptions): string | null {
 }
 
 /** Full SHA of HEAD, or null outside git, before the first commit, or when git is missing or refuses. */
-export async function gitCommit(root: string): Promise<string | null> {
-  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  return head.ok ? head.stdout.trim() || null : null;
+export async function gitCommit(root: string, timeoutMs = HEAD_TIMEOUT_MS): Promise<string | null> {
+  return (await gitHead(root, timeoutMs)).head;
+}
+
+/**
+ * gitCommit, and why HEAD is unknown when git was not used or gave up: the repository holds a special file where git
+ * reads (said by the session), or git did not answer within HEAD_TIMEOUT_MS (the snapshot's warning or the proof's
+ * detail).
+ */
+async function gitHead(root: string, timeoutMs = HEAD_TIMEOUT_MS): Promise<{ head: string | null; refused: string | null; unsafe?: true }> {
+  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD'], GIT_BINARY, timeoutMs);
+  if (head.ok) return { head: head.stdout.trim() || null, refused: null };
+  if (head.unsafe === true) return { head: null, refused: `git is not used for this repository: ${head.error}`, unsafe: true };
+  if (head.error.startsWith('git took longer')) return { head: null, refused: `git gave up reading HEAD after ${timeoutMs / 1000} s` };
+  return { head: null, refused: null };
 }
 
 interface ChangedEntry {

@@ -1,5 +1,5 @@
 import { MAX_CAPTURE_BYTES } from '../sandbox/exec.js';
-import { execGit, GIT_BINARY } from '../sandbox/git.js';
+import { checkRepository, execGit, GIT_BINARY } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { groupDigits } from '../digits.js';
@@ -8,13 +8,17 @@ import { commandInputParser, printableCommand, refusal, type CommandInput } from
 import type { Tool, ToolOutcome } from './tool.js';
 
 /** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
-export type GitAvailability = { available: true; git: string } | { available: false; reason: string };
+export type GitAvailability = { available: true; git: string; linkedTo?: string } | { available: false; reason: string; unsafe?: true };
 
-/** Decides once per session whether the git tool is offered, and why not (the system prompt says it in one line). */
+/**
+ * Decides once per session whether the git tool is offered, and why not (the system prompt says it in one line; a
+ * repository refused for what it holds, `unsafe`, is said on stderr too).
+ */
 export async function gitAvailability(root: string, git: string | null = GIT_BINARY): Promise<GitAvailability> {
   if (git === null) return { available: false, reason: 'git is not installed on this machine' };
-  const location = await locateGitDir(root);
-  return location.ok ? { available: true, git } : { available: false, reason: location.reason };
+  const location = await checkRepository(root, git);
+  if (location.ok) return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}) };
+  return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
 }
 
 /**
@@ -45,7 +49,9 @@ export function createGitTool(git: string): Tool<CommandInput> {
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
       const verdict = await checkGitCommand(input.command, ctx.root);
       if (!verdict.ok) return refusal(verdict.reason);
-      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
+      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
+      // The configuration's includes are checked by the call itself (they take a git process to read): a refusal, not a fault.
+      if ('error' in run && run.unsafe === true) return refusal(`the repository cannot be read safely: ${run.error}`);
       // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
       if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
       const outcome = shape(`git ${verdict.subcommand}`, run, ctx.timeoutMs);

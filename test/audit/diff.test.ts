@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { diffPreface, parseDiffSpec, parseUnifiedDiff } from '../../src/audit/diff.js';
-import { applyScope, classify, countsForFailOn } from '../../src/audit/scope.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { diffPreface, loadDiff, parseDiffSpec, parseUnifiedDiff } from '../../src/audit/diff.js';
+import { applyScope, classify, countsForFailOn, readBaseline } from '../../src/audit/scope.js';
 import { UsageError } from '../../src/errors.js';
 import type { Finding } from '../../src/tools/report-findings.js';
 import { findingFingerprints } from '../../src/output/sarif.js';
@@ -135,5 +138,45 @@ describe('diffPreface', () => {
     const long = diffPreface({ label: 'x', files, text: 'y'.repeat(100_000) }, 'repo');
     expect(long.length).toBeLessThan(62_000);
     expect(long).toContain('[diff cut at 60000 characters');
+  });
+});
+
+describe('stored inputs of an audit are checked before use', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'spelunk-stored-audit-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, body: string): string => {
+    const file = path.join(dir, name);
+    writeFileSync(file, body);
+    return file;
+  };
+  const fileDiff = (target: string): string => `--- a/x\n+++ ${target}\n@@ -0,0 +1 @@\n+x\n`;
+
+  it.each([
+    ['a path climbing out', fileDiff('b/../../etc/passwd'), 'leaves the repository root'],
+    ['an absolute path', fileDiff('/etc/passwd'), 'is absolute'],
+    ['a quoted path climbing out', fileDiff('"b/..\\057x"'), 'leaves the repository root'],
+    ['a Windows drive path', fileDiff('C:\\x'), 'is absolute'],
+  ])('--diff-file with %s is a usage error, its path escaped', async (_name, body, fragment) => {
+    const file = write(`${_name.replace(/\W+/g, '-')}.diff`, body);
+    await expect(loadDiff({ kind: 'file', path: file }, dir)).rejects.toThrow(fragment);
+  });
+
+  it('a path with control characters is shown escaped in the prompt', async () => {
+    const file = write('ctl.diff', fileDiff('"b/a\\033]0;t\\007.js"'));
+    const scope = await loadDiff({ kind: 'file', path: file }, dir);
+    expect(diffPreface(scope, 'line').split('Changed lines')[1]!.split('The diff below')[0]).toContain('a\\x1b]0;t\\x07.js');
+  });
+
+  it.each([
+    ['a fingerprint that is not a sha256', '{"spelunk_baseline":1,"fingerprints":["../../etc/passwd"]}'],
+    ['a fingerprint with an escape sequence', `{"spelunk_baseline":1,"fingerprints":["${'a'.repeat(64)}\\u001b[2J"]}`],
+  ])('a baseline with %s is a usage error', async (_name, body) => {
+    const file = write('baseline.json', body);
+    await expect(readBaseline(file, path.join(dir, 'repo'), false)).rejects.toThrow(/expected \{"spelunk_baseline": 1/);
+  });
+
+  it('a baseline as --update-baseline writes it is read', async () => {
+    const file = write('good.json', JSON.stringify({ spelunk_baseline: 1, fingerprints: [`${'a'.repeat(64)}:1`, 'b'.repeat(64)] }));
+    expect(await readBaseline(file, path.join(dir, 'repo'), false)).toEqual(new Set([`${'a'.repeat(64)}:1`, 'b'.repeat(64)]));
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,5 +77,39 @@ describe('/context and the session', () => {
     expect(context).toMatch(/^ {2}cut {9}vendor\/: not expanded \(vendored, generated, fixture, snapshot or CI-template tree\)$/m);
     expect(context).toContain('listing       ');
     expect(context).toContain('--map-tokens 300');
+  });
+});
+
+describe('/context and stderr say what the git tool reads, or why not', () => {
+  const gitIn = (cwd: string, ...args: string[]) =>
+    execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], { cwd, env: { PATH: '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+
+  it('a root below a work tree: not offered, and one warning says why', async () => {
+    const top = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-context-sub-')));
+    temps.push(top);
+    await fs.mkdir(path.join(top, 'pkg'));
+    await fs.writeFile(path.join(top, 'pkg', 'a.ts'), 'export {};\n');
+    gitIn(top, 'init', '-q');
+    const root = path.join(top, 'pkg');
+    const session = await openSession(configFor(root, 300));
+    expect(renderContext(session, configFor(root, 300))).toMatch(/^git {11}not offered: the repository root is not the top of a git work tree/m);
+    expect(session.warnings).toContain(`git history is not offered: the root is a subdirectory of the work tree at ${top}, whose history would show files outside the root`);
+  });
+
+  it('a linked worktree: offered, reading its repository outside the root, said once', async () => {
+    const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-context-wt-')));
+    temps.push(base);
+    const main = path.join(base, 'main');
+    await fs.mkdir(main);
+    await fs.writeFile(path.join(main, 'a.ts'), 'export {};\n');
+    gitIn(main, 'init', '-q');
+    gitIn(main, 'add', '-A');
+    gitIn(main, 'commit', '-qm', 'init');
+    gitIn(main, 'worktree', 'add', '-q', path.join(base, 'linked'));
+    const root = path.join(base, 'linked');
+    const session = await openSession(configFor(root, 300));
+    expect(session.registry.names()).toContain('git');
+    expect(renderContext(session, configFor(root, 300))).toMatch(new RegExp(`^git {11}history of the repository at ${path.join(main, '.git')} \\(a linked worktree\\)$`, 'm'));
+    expect(session.warnings.filter((w) => w.startsWith('git'))).toEqual([`git history: this root is a linked worktree; the git tool reads its repository at ${path.join(main, '.git')} (read-only; nothing else outside the root)`]);
   });
 });

@@ -148,7 +148,8 @@ describe('the session file', () => {
     cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
     return dir;
   }
-  const turn = { question: 'q', model: 'm', head: null, preamble_hash: 'h', cost_usd: 0.01 };
+  // As spelunk writes them: a model name, a 16-hex preamble hash (stored records are checked field by field).
+  const turn = { question: 'q', model: 'm', head: null, preamble_hash: '0123456789abcdef', cost_usd: 0.01 };
 
   it('round-trips a conversation whose trailing user message grew (a question after a cancelled one), and survives a cut last line', async () => {
     const dir = await tempDir();

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execGit } from '../../src/sandbox/git.js';
 import { locateGitDir } from '../../src/sandbox/git-repo.js';
 
 let ws: string;
@@ -113,7 +114,7 @@ describe('locateGitDir: the repository must lie inside the root', () => {
     }, 'the commondir of .git points outside'],
     ['a commondir that is a FIFO (git would block reading it)', async (root) => {
       execFileSync('/usr/bin/mkfifo', [path.join(root, '.git', 'commondir')]);
-    }, 'the commondir of .git is not a regular file'],
+    }, '.git/commondir is a FIFO'],
     ['objects/info/alternates naming another repository', async (root) => {
       await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
     }, 'an objects/info/alternates entry points outside'],
@@ -143,32 +144,34 @@ describe('locateGitDir: the repository must lie inside the root', () => {
     // git reads each line as it is: it trims nothing and takes `#` as a comment only in the first column, so a
     // line that looks clean once trimmed can name a link to another repository.
     ['an alternate with a trailing space naming a link to another repository', async (root) => {
-      await fs.mkdir(path.join(root, '.git', 'objects', 'evil'));
-      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', 'evil '));
-      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), 'evil \n');
+      // The link lives in the work tree: one inside .git is refused as a link before any pointer is read.
+      await fs.mkdir(path.join(root, 'evil'));
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, 'evil '));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '../../evil \n');
     }, 'an objects/info/alternates entry points outside'],
     ['an indented "#" line, which git reads as an alternate', async (root) => {
-      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', '  #x'));
-      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '  #x\n');
+      await fs.mkdir(path.join(root, '.git', 'objects', '  #x'));
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '  #x'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '  #x/../../../  #x\n');
     }, 'an objects/info/alternates entry points outside'],
     ['an alternate line ending in CRLF, which git reads with the CR', async (root) => {
-      await fs.mkdir(path.join(root, '.git', 'objects', 'evil'));
-      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects', 'evil\r'));
-      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), 'evil\r\n');
+      await fs.mkdir(path.join(root, 'evil'));
+      await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, 'evil\r'));
+      await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), '../../evil\r\n');
     }, 'an objects/info/alternates entry points outside'],
     // git reads the whole file, so reading only its first 64 KiB would miss the entries after them.
     ['alternates longer than 64 KiB with an entry pointing outside at the end', async (root) => {
       await fs.writeFile(path.join(root, '.git', 'objects', 'info', 'alternates'), `${'#'.repeat(70_000)}\n${path.join(other, '.git', 'objects')}\n`);
     }, 'objects/info/alternates is not a regular file of at most 64 KiB'],
     ['a commondir with a trailing space naming a link to another repository', async (root) => {
-      await fs.mkdir(path.join(root, '.git', 'common', 'objects'), { recursive: true });
-      await fs.symlink(path.join(other, '.git'), path.join(root, '.git', 'common '));
-      await fs.writeFile(path.join(root, '.git', 'commondir'), 'common \n');
+      await fs.mkdir(path.join(root, 'common', 'objects'), { recursive: true });
+      await fs.symlink(path.join(other, '.git'), path.join(root, 'common '));
+      await fs.writeFile(path.join(root, '.git', 'commondir'), '../common \n');
     }, 'the commondir of .git points outside'],
     ['a commondir whose second line continues the path (git reads the whole file)', async (root) => {
-      await fs.mkdir(path.join(root, '.git', 'common', 'objects'), { recursive: true });
-      await fs.symlink(path.join(other, '.git'), path.join(root, '.git', 'common\nx'));
-      await fs.writeFile(path.join(root, '.git', 'commondir'), 'common\nx\n');
+      await fs.mkdir(path.join(root, 'common', 'objects'), { recursive: true });
+      await fs.symlink(path.join(other, '.git'), path.join(root, 'common\nx'));
+      await fs.writeFile(path.join(root, '.git', 'commondir'), '../common\nx\n');
     }, 'the commondir of .git points outside'],
     ['a commondir longer than 64 KiB', async (root) => {
       await fs.writeFile(path.join(root, '.git', 'commondir'), `${'.'.repeat(70_000)}\n`);
@@ -188,12 +191,51 @@ describe('locateGitDir: the repository must lie inside the root', () => {
     ['the object directory a symlink to another repository', async (root) => {
       await fs.rm(path.join(root, '.git', 'objects'), { recursive: true });
       await fs.symlink(path.join(other, '.git', 'objects'), path.join(root, '.git', 'objects'));
-    }, 'the object directory points outside'],
+    }, '.git/objects is a symlink'],
   ])('refuses %s', async (name, edit, fragment) => {
     const made = await repo(name.replace(/\W+/g, '-'), edit);
     const root = name.startsWith('no .git') ? path.join(made, 'sub') : made;
     const located = await locateGitDir(root);
     expect(located.ok).toBe(false);
     if (!located.ok) expect(located.reason).toContain(fragment);
+  });
+});
+
+describe('locateGitDir: a linked worktree (git worktree add) reads the repository it belongs to', () => {
+  it('accepts the worktree: its git directory and the common directory lie outside the root, pinned for git', async () => {
+    const main = await repo('wt-main');
+    const linked = path.join(ws, 'wt-linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    expect(await locateGitDir(linked)).toEqual({ ok: true, gitDir: path.join(main, '.git', 'worktrees', 'wt-linked'), commonDir: path.join(main, '.git'), linked: true });
+    const log = await execGit(linked, ['log', '--format=%s'], { timeoutMs: 20_000, maxBytes: 65_536 });
+    expect(log).toMatchObject({ exitCode: 0, stdout: 'init\n' });
+  });
+
+  it.each<[string, (root: string, main: string) => Promise<void>]>([
+    ['a .git file naming another repository\'s worktree (its gitdir points elsewhere)', async (root, main) => {
+      const other = path.join(ws, `wt-other-${Math.random().toString(36).slice(2)}`);
+      git(main, 'worktree', 'add', '-q', other);
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git', 'worktrees', path.basename(other))}\n`);
+    }],
+    ['a .git file naming another repository\'s own git directory', async (root, main) => {
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git')}\n`);
+    }],
+    ['a .git file naming a worktrees/ directory that does not exist', async (root, main) => {
+      await fs.writeFile(path.join(root, '.git'), `gitdir: ${path.join(main, '.git', 'worktrees', 'nope')}\n`);
+    }],
+  ])('refuses %s, with the same words whatever is there', async (_name, plant) => {
+    const main = await repo(`wt-victim-${Math.random().toString(36).slice(2)}`);
+    const root = path.join(ws, `wt-planted-${Math.random().toString(36).slice(2)}`);
+    await fs.mkdir(root);
+    await plant(root, main);
+    expect(await locateGitDir(root)).toEqual({ ok: false, reason: 'the gitdir: of .git points outside the repository root, and not at a linked worktree of it (git worktree add)' });
+  });
+
+  it('keeps alternates outside the root refused in a linked worktree', async () => {
+    const main = await repo('wt-alt-main');
+    const linked = path.join(ws, 'wt-alt-linked');
+    git(main, 'worktree', 'add', '-q', linked);
+    await fs.writeFile(path.join(main, '.git', 'objects', 'info', 'alternates'), `${path.join(other, '.git', 'objects')}\n`);
+    expect(await locateGitDir(linked)).toMatchObject({ ok: false, reason: expect.stringContaining('an objects/info/alternates entry points outside') });
   });
 });

@@ -71,7 +71,9 @@ describe('runGit', () => {
       "'core.fsmonitor'='false'", `'core.hooksPath'='${env.get('HOME')}'`, "'diff.external'=''", "'core.pager'='cat'",
       "'pager.log'='false'", "'log.showSignature'='false'", "'core.untrackedCache'='false'", "'core.sshCommand'='false'",
       "'core.askPass'=''", "'credential.helper'=''", "'gpg.program'=''", "'gpg.ssh.program'=''", "'gpg.x509.program'=''",
-      "'format.pretty'='medium'", "'protocol.allow'='never'", "'core.quotepath'='false'", "'mailmap.file'=''", "'alias.env'=''\\!'env'",
+      "'format.pretty'='medium'", "'protocol.allow'='never'", "'core.quotepath'='false'", "'mailmap.file'=''", "'mailmap.blob'=''",
+      "'core.attributesFile'='/dev/null'", "'core.excludesFile'='/dev/null'", "'core.commitGraph'='false'", "'core.multiPackIndex'='false'",
+      "'advice.graftFileDeprecated'='false'", "'alias.env'=''\\!'env'",
     ].join(' '));
     const own = /^GIT_(PREFIX|EXEC_PATH|DIR|WORK_TREE|CONFIG_PARAMETERS)$|^(PWD|OLDPWD|SHLVL|_)$/;
     expect(Object.fromEntries([...env].filter(([key]) => !own.test(key)))).toEqual({
@@ -87,6 +89,7 @@ describe('runGit', () => {
       GIT_OPTIONAL_LOCKS: '0',
       GIT_NO_LAZY_FETCH: '1',
       GIT_CEILING_DIRECTORIES: base,
+      GIT_GRAFT_FILE: '/dev/null',
       GIT_PAGER: 'cat',
     });
     expect(existsSync(env.get('HOME') as string)).toBe(false);
@@ -119,7 +122,7 @@ describe('execGit pins the checked git directory', () => {
       };
       commit(root, 'discovered');
       commit(path.join(root, 'checked'), 'pinned');
-      const run = await execGit(root, ['log', '--format=%s', '-n', '1'], { timeoutMs: 20_000, maxBytes: 65_536, gitDir: path.join(root, 'checked', '.git') });
+      const run = await execGit(root, ['log', '--format=%s', '-n', '1'], { timeoutMs: 20_000, maxBytes: 65_536, location: { gitDir: path.join(root, 'checked', '.git'), commonDir: path.join(root, 'checked', '.git') } });
       expect(run).toMatchObject({ exitCode: 0, stdout: 'pinned\n' });
     } finally {
       await fs.rm(root, { recursive: true, force: true });
@@ -129,12 +132,13 @@ describe('execGit pins the checked git directory', () => {
 
 describe('the hardened call, step by step (a stand-in git that answers the filter query as told)', () => {
   // A shell script in git's place: `query` is its answer to the filter query (the exact argv spelunk sends), `call`
-  // its behaviour for the real call. The work tree only needs a `.git` entry: nothing here runs the real git.
+  // its behaviour for the real call. The work tree only needs `.git/objects`: nothing here runs the real git.
   let dir: string;
   let fake: (query: string, call: string) => Promise<string>;
   beforeAll(async () => {
     dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-fakegit-')));
-    await fs.mkdir(path.join(dir, 'tree', '.git'), { recursive: true });
+    // runGit checks the repository first (locateGitDir): a git directory with an object directory passes.
+    await fs.mkdir(path.join(dir, 'tree', '.git', 'objects'), { recursive: true });
     let n = 0;
     fake = async (query, call) => {
       const file = path.join(dir, `git${n++}`);
