@@ -245,8 +245,8 @@ function programOf(command: string): ProgramName | null {
   return (WHITELIST as readonly string[]).includes(head) ? (head as ProgramName) : null;
 }
 
-/** Programs the README calls optional (Debian packages tree and file); .ci/run installs them. */
-const OPTIONAL: readonly ProgramName[] = ['tree', 'file'];
+/** Programs the README calls optional (Debian packages tree, file, vim-common, bsdextrautils, binutils, jq); .ci/run installs them. */
+const OPTIONAL: readonly ProgramName[] = ['tree', 'file', 'xxd', 'hexdump', 'strings', 'jq'];
 const installed = (name: ProgramName): boolean => installedHere(name);
 const core = (command: string): boolean => !OPTIONAL.includes(programOf(command) as ProgramName);
 
