@@ -74,6 +74,9 @@ export async function checkCommand(command: string, ctx: { root: string; program
   const [head, ...words] = lexed.words;
   // Stryker disable next-line ObjectLiteral,BooleanLiteral,StringLiteral: lex() refuses a command without words, so this only narrows the type
   if (head === undefined) return { ok: false, reason: 'the command is empty' };
+  if (head.text === 'git' && words.length > 0) {
+    return { ok: false, reason: `git is not run through bash; use the git tool and send it \`${quoteCommand(words.map((w) => w.text))}\` (history; with the kernel sandbox also status and diff)` };
+  }
   const program = resolveProgram(head, ctx.programs);
   if (!program.ok) return program;
   const policy = lookup<(typeof PROGRAM_POLICIES)[keyof typeof PROGRAM_POLICIES]>(PROGRAM_POLICIES, program.name);

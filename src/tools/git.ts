@@ -5,6 +5,7 @@ import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.
 import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
 import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
 /** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
@@ -43,16 +44,24 @@ export function createGitTool(git: string): Tool<CommandInput> {
       if (!location.ok) return refusal(`the repository cannot be read safely: ${location.reason}`);
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
-      const verdict = await checkGitCommand(input.command, ctx.root, ctx.sandbox ?? 'tables');
-      if (!verdict.ok) return refusal(verdict.reason);
-      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
-      // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
-      if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
-      // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
-      const shown = verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
-      const outcome = shape(`git ${verdict.subcommand}`, shown, ctx.timeoutMs);
-      if (!/unknown revision or path not in the working tree|bad revision/.test(run.stderr)) return outcome;
-      return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
+      return answerLine(input.command, {
+        async run(command): Promise<OneRun> {
+          const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables');
+          if (!verdict.ok) return verdict;
+          const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, gitDir: location.gitDir }, git);
+          // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
+          if ('error' in run) return { ok: false, reason: `git could not run: ${run.error}` };
+          // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
+          const shown = verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
+          return { ok: true, program: `git ${verdict.subcommand}`, result: shown, notes: [] };
+        },
+        shape(program, result): ToolOutcome {
+          const outcome = shape(program, result, ctx.timeoutMs);
+          if (!/unknown revision or path not in the working tree|bad revision/.test(result.stderr)) return outcome;
+          return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
+        },
+        hint: () => 'Instead: log --grep TEXT (commit messages), log -S TEXT (code added or removed), grep -n PATTERN HEAD -- path, log --oneline -n N, rev-list --count HEAD',
+      });
     },
   };
 }

@@ -87,7 +87,7 @@ export const REFUSED: Array<[string, string]> = [
   ['busybox cat README.md', 'run the program directly'], ['exec rg x', 'run the program directly'],
   ['command rg x', 'run the program directly'], ['/usr/bin/rg x', 'by bare name (rg, not /usr/bin/rg)'], ['./rg x', 'bare name'], ['bin/rg x', 'bare name'],
   ['RG x', 'case-sensitive'], ['Rg x', 'case-sensitive'], ['CAT README.md', 'case-sensitive'], ["python3 -c 'print(1)'", 'run the program directly'],
-  ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['r* x', 'glob'],
+  ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['git log --oneline -n 5', 'use the git tool and send it `log --oneline -n 5`'], ['r* x', 'glob'],
   ['rm -rf .', 'rm is not an allowed program; nothing can be changed here'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
   // rg
   ['rg --pre=cat x', 'runs another program'], ['rg --pre cat x', 'runs another program'], ['rg --pr=cat x', 'abbreviation of --pre'],
