@@ -69,8 +69,8 @@ function stageHint(stage: string): string {
 
 function describe(installed: readonly string[]): string {
   return [
-    `Run one read-only command to search or list the repository. Available programs: ${installed.join(', ')} ` +
-      "(egrep/fgrep run as grep -E/-F; sed only as sed -n 'N,Mp' FILE).",
+    `Run one read-only command to search or list the repository. Available programs: ${installed.join(', ')}. ` +
+      "egrep/fgrep run as grep -E/-F; sed runs only as sed -n 'N,Mp' FILE.",
     'There is no shell: the command is split into words and run directly. Redirects (> <), background (&), substitution ' +
       '($(…), backticks), variables ($VAR), ~ and {a,b} are refused. A pipeline runs its first command only; head, tail, wc, ' +
       'sort, uniq, cut and grep with a plain pattern after it are applied to that output, anything else is not. a && b runs ' +

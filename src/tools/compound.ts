@@ -31,14 +31,16 @@ export function splitCompound(line: string): Compound {
   const ops = tokens.list.filter((t) => t.kind === 'op').map((t) => t.text);
   const segments: string[] = [];
   let current = '';
+  // Only blanks are trimmed: a newline or another control character stays for the lexer to refuse.
+  const trim = (text: string): string => text.replace(/^[ \t]+|[ \t]+$/g, '');
   for (const token of tokens.list) {
     if (token.kind === 'text') current += token.text;
     else {
-      segments.push(current.trim());
+      segments.push(trim(current));
       current = '';
     }
   }
-  segments.push(current.trim());
+  segments.push(trim(current));
   if (ops.length === 0) return { kind: 'single', command: segments[0] as string, dropped };
   // Anything the split cannot represent exactly (||, an empty side, too many parts) goes to the policy as written.
   const unusual = ops.some((op) => op === '||') || segments.some((s) => s === '') || segments.length > MAX_PARTS + 1;
