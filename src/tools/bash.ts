@@ -38,6 +38,7 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
     display: (input) => printableCommand(input.command),
     async run(input, ctx): Promise<ToolOutcome> {
       return answerLine(input.command, {
+        root: ctx.root,
         async run(command): Promise<OneRun> {
           // A policy check that throws is spelunk's bug: the registry reports it as a tool failure, which fails the run.
           const verdict = await checkCommand(command, { root: ctx.root, programs });

@@ -45,6 +45,7 @@ export function createGitTool(git: string): Tool<CommandInput> {
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
       return answerLine(input.command, {
+        root: ctx.root,
         async run(command): Promise<OneRun> {
           const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables');
           if (!verdict.ok) return verdict;

@@ -10,6 +10,8 @@ import type { ToolOutcome } from './tool.js';
 export type OneRun = { ok: true; program: string; result: ExecResult; notes: readonly string[] } | { ok: false; reason: string };
 
 export interface LineRunner {
+  /** The repository root: `cd ROOT && …` is answered as `…`. */
+  root: string;
   run(command: string): Promise<OneRun>;
   shape(program: string, result: ExecResult): ToolOutcome;
   /** What to say instead of a stage that is not a filter (`| awk …`), for this tool. */
@@ -38,6 +40,13 @@ async function answerCompound(compound: Compound, runner: LineRunner): Promise<T
   const sections: string[] = [];
   let last: ToolOutcome | null = null;
   for (const part of compound.parts) {
+    const cd = /^cd(?:\s+(\S+))?$/.exec(part.command);
+    if (cd !== null) {
+      const toRoot = cd[1] === undefined || cd[1] === '.' || cd[1] === './' || cd[1].replace(/\/+$/, '') === runner.root;
+      sections.push(`$ ${part.command}\n[${toRoot ? 'not needed: every command runs in the repository root' : 'not run: every command runs in the repository root; give the directory as an argument instead (ls DIR, rg -n PATTERN DIR)'}]`);
+      if (!toRoot) last = refusal('cd changes nothing here');
+      continue;
+    }
     if (part.onlyIfOk && last?.isError === true) {
       sections.push(`$ ${part.command}\n[not run: the command before && failed]`);
       continue;

@@ -96,6 +96,11 @@ describe('the bash tool answers pipelines in the same call', () => {
     expect(stopped.content).toContain('$ ls\n[not run: the command before && failed]');
     const refusedPart = await bash('ls; rm -rf src');
     expect(refusedPart.content).toContain('$ rm -rf src\nCommand refused: rm is not an allowed program');
+    const rooted = await bash(`cd ${repo.root} && ls src`);
+    expect(rooted.content).toMatch(/^\$ cd .*\n\[not needed: every command runs in the repository root\]\n\n\$ ls src\na\.ts/);
+    const elsewhere = await bash('cd src && ls');
+    expect(elsewhere.content).toContain('give the directory as an argument instead');
+    expect(elsewhere.content).toContain('$ ls\n[not run: the command before && failed]');
     const dropped = await bash('find src -name "*.ts" 2>/dev/null');
     expect(dropped.content).toContain('[2>/dev/null dropped: stderr always comes back separately, after [stderr]]');
     expect(dropped.content).toContain('src/a.ts');
