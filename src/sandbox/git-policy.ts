@@ -43,7 +43,8 @@ export async function checkGitCommand(command: string, root: string, sandbox: Sa
   if (found === undefined) return { ok: false, reason: subcommandReason(head) };
   if (found.kernelOnly === true && sandbox !== 'kernel') return { ok: false, reason: kernelOnlyReason(head) };
   const policy = sandbox === 'kernel' ? relaxed(head, found) : found;
-  const verb = policy.verbs === undefined ? [] : [rest.shift()];
+  const implied = policy.defaultVerb !== undefined && !['expire', 'delete', 'exists'].includes(rest[0] ?? '') && !policy.verbs?.includes(rest[0] ?? '');
+  const verb = policy.verbs === undefined ? [] : implied ? [policy.defaultVerb] : [rest.shift()];
   if (policy.verbs !== undefined && !policy.verbs.includes(verb[0] ?? '')) {
     const shown = verb[0] === undefined ? head : `${head} ${verb[0]}`;
     return { ok: false, reason: `git ${shown} is refused: it ${policy.verbReason ?? 'is not a listing'}` };

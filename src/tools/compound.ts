@@ -11,7 +11,15 @@ export const MAX_PARTS = 5;
 export type Compound =
   | { kind: 'single'; command: string; dropped: string[] }
   | { kind: 'pipeline'; first: string; stages: string[]; dropped: string[] }
-  | { kind: 'chain'; parts: Array<{ command: string; onlyIfOk: boolean }>; dropped: string[] };
+  | { kind: 'chain'; parts: ChainPart[]; dropped: string[] };
+
+/** `when`: after `;` always, after `&&` only if the command before succeeded, after `||` only if it failed. */
+export interface ChainPart {
+  command: string;
+  when: 'always' | 'ok' | 'failed';
+}
+
+const WHEN: Readonly<Record<string, ChainPart['when']>> = { ';': 'always', '&&': 'ok', '||': 'failed' };
 
 /** Redirects of stderr (or of output into nothing) that change nothing the tool shows: dropped with a note. */
 const DROPPABLE = /^(?:[12]?>&[12]|[12]?>>?\s*\/dev\/null|&>>?\s*\/dev\/null)(?=\s|$|[|;&])/;
@@ -42,26 +50,23 @@ export function splitCompound(line: string): Compound {
   }
   segments.push(trim(current));
   if (ops.length === 0) return { kind: 'single', command: segments[0] as string, dropped };
-  // Anything the split cannot represent exactly (||, an empty side, too many parts) goes to the policy as written.
-  const unusual = ops.some((op) => op === '||') || segments.some((s) => s === '') || segments.length > MAX_PARTS + 1;
+  // Anything the split cannot represent exactly (an empty side, too many parts) goes to the policy as written.
+  const unusual = segments.some((s) => s === '') || segments.length > MAX_PARTS + 1;
   if (unusual) return { kind: 'single', command: line, dropped: [] };
   if (ops.every((op) => op === '|')) return { kind: 'pipeline', first: segments[0] as string, stages: segments.slice(1), dropped };
-  if (ops.every((op) => op === '&&' || op === ';')) {
-    return { kind: 'chain', parts: segments.map((command, i) => ({ command, onlyIfOk: ops[i - 1] === '&&' })), dropped };
-  }
-  // A chain of pipelines (a | b && c) is kept simple: each part must itself be one command or one pipeline.
-  const parts: Array<{ command: string; onlyIfOk: boolean }> = [];
+  // A chain of pipelines (a | b && c): each part is one command or one pipeline, answered on its own.
+  const parts: ChainPart[] = [];
   let part = segments[0] as string;
-  let onlyIfOk = false;
+  let when: ChainPart['when'] = 'always';
   for (const [i, op] of ops.entries()) {
     if (op === '|') part += ` | ${segments[i + 1] as string}`;
     else {
-      parts.push({ command: part, onlyIfOk });
+      parts.push({ command: part, when });
       part = segments[i + 1] as string;
-      onlyIfOk = op === '&&';
+      when = WHEN[op] ?? 'always';
     }
   }
-  parts.push({ command: part, onlyIfOk });
+  parts.push({ command: part, when });
   return { kind: 'chain', parts, dropped };
 }
 

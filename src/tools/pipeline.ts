@@ -47,8 +47,17 @@ async function answerCompound(compound: Compound, runner: LineRunner): Promise<T
       if (!toRoot) last = refusal('cd changes nothing here');
       continue;
     }
-    if (part.onlyIfOk && last?.isError === true) {
+    if (part.when === 'ok' && last?.isError === true) {
       sections.push(`$ ${part.command}\n[not run: the command before && failed]`);
+      continue;
+    }
+    if (part.when === 'failed' && last !== null && !last.isError) {
+      sections.push(`$ ${part.command}\n[not run: the command before || succeeded]`);
+      continue;
+    }
+    if (/^(?:echo|printf|true|:)(?:\s|$)/.test(part.command)) {
+      // A fallback message (`|| echo "not found"`) says nothing the status above does not.
+      sections.push(`$ ${part.command}\n[not run: ${part.command.split(/\s/)[0] as string} only prints its arguments; the status above answers]`);
       continue;
     }
     last = await answerCompound(splitCompound(part.command), runner);

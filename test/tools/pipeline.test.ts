@@ -36,12 +36,13 @@ describe('splitCompound', () => {
     ["rg 'a|b' src", { kind: 'single', command: "rg 'a|b' src", dropped: [] }],
     ['rg "a|b" | wc -l', { kind: 'pipeline', first: 'rg "a|b"', stages: ['wc -l'], dropped: [] }],
     ['rg a\\|b', { kind: 'single', command: 'rg a\\|b', dropped: [] }],
-    ['pwd && ls', { kind: 'chain', parts: [{ command: 'pwd', onlyIfOk: false }, { command: 'ls', onlyIfOk: true }], dropped: [] }],
-    ['ls; pwd', { kind: 'chain', parts: [{ command: 'ls', onlyIfOk: false }, { command: 'pwd', onlyIfOk: false }], dropped: [] }],
+    ['pwd && ls', { kind: 'chain', parts: [{ command: 'pwd', when: 'always' }, { command: 'ls', when: 'ok' }], dropped: [] }],
+    ['ls; pwd', { kind: 'chain', parts: [{ command: 'ls', when: 'always' }, { command: 'pwd', when: 'always' }], dropped: [] }],
     ['find . -name x 2>/dev/null', { kind: 'single', command: 'find . -name x', dropped: ['2>/dev/null'] }],
     ['rg x 2>&1 | head', { kind: 'pipeline', first: 'rg x', stages: ['head'], dropped: ['2>&1'] }],
     ['rg x > out', { kind: 'single', command: 'rg x > out', dropped: [] }],
-    ['rg x || ls', { kind: 'single', command: 'rg x || ls', dropped: [] }],
+    ['rg x || ls', { kind: 'chain', parts: [{ command: 'rg x', when: 'always' }, { command: 'ls', when: 'failed' }], dropped: [] }],
+    ['ls x 2>/dev/null || echo "none"', { kind: 'chain', parts: [{ command: 'ls x', when: 'always' }, { command: 'echo "none"', when: 'failed' }], dropped: ['2>/dev/null'] }],
     ["rg '2>/dev/null'", { kind: 'single', command: "rg '2>/dev/null'", dropped: [] }],
   ])('%j', (line, expected) => {
     expect(splitCompound(line)).toEqual(expected);
@@ -94,6 +95,10 @@ describe('the bash tool answers pipelines in the same call', () => {
     expect(chained.content).toBe(`$ pwd\n${repo.root}\n[exit 0]\n\n$ ls src\na.ts\nb.ts\nvenv-x\n[exit 0]\n[the chained commands ran one at a time, in order, each checked on its own; next time send one command per call]`);
     const stopped = await bash('cat nope && ls');
     expect(stopped.content).toContain('$ ls\n[not run: the command before && failed]');
+    const fallback = await bash('cat nope 2>/dev/null || echo "not found"');
+    expect(fallback.content).toContain('$ echo "not found"\n[not run: echo only prints its arguments; the status above answers]');
+    const notNeeded = await bash('ls src || ls');
+    expect(notNeeded.content).toContain('$ ls\n[not run: the command before || succeeded]');
     const refusedPart = await bash('ls; rm -rf src');
     expect(refusedPart.content).toContain('$ rm -rf src\nCommand refused: rm is not an allowed program');
     const rooted = await bash(`cd ${repo.root} && ls src`);

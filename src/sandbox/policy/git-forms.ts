@@ -108,7 +108,37 @@ const LS_FILES: GitPolicy = {
   },
 };
 
-export const LISTING_POLICIES = { stash: STASH, worktree: WORKTREE, notes: NOTES, bisect: BISECT, remote: REMOTE } as const;
+/** reflog: where HEAD and branches pointed (read-only as `reflog` / `reflog show`; expire and delete rewrite it). */
+const REFLOG: GitPolicy = {
+  operands: 'revs',
+  forced: ['--abbrev-commit'],
+  verbs: ['show'],
+  defaultVerb: 'show',
+  verbReason: `${CHANGES}; reflog and reflog show REF list the entries`,
+  countShorthand: true,
+  short: { n: { type: 'value', value: 'count' } },
+  long: { 'max-count': { type: 'value', value: 'count' }, oneline: BOOL, date: { type: 'value', value: 'date' }, all: BOOL },
+};
+
+/** show-ref: the refs and the objects they name. */
+const SHOW_REF: GitPolicy = {
+  operands: 'patterns',
+  forced: [],
+  clusters: true,
+  short: { d: BOOL, s: BOOL, q: BOOL },
+  long: { head: BOOL, heads: BOOL, branches: BOOL, tags: BOOL, dereference: BOOL, hash: BOOL, verify: BOOL, quiet: BOOL, abbrev: { type: 'value', value: 'count', attachedOnly: true } },
+};
+
+/** count-objects: how many loose objects and packs, and their size. */
+const COUNT_OBJECTS: GitPolicy = { operands: 'none', forced: [], clusters: true, short: { v: BOOL, H: BOOL }, long: { verbose: BOOL, 'human-readable': BOOL } };
+
+/** cherry: which commits of HEAD (or a head) have an equivalent upstream. */
+const CHERRY: GitPolicy = { operands: 'revs', forced: [], maxRevisions: 3, short: { v: BOOL }, long: { abbrev: { type: 'value', value: 'count', attachedOnly: true } } };
+
+export const LISTING_POLICIES = {
+  stash: STASH, worktree: WORKTREE, notes: NOTES, bisect: BISECT, remote: REMOTE, reflog: REFLOG, 'show-ref': SHOW_REF, 'count-objects': COUNT_OBJECTS,
+  cherry: CHERRY,
+} as const;
 
 export const WORK_TREE_POLICIES = { status: STATUS, 'ls-files': LS_FILES } as const;
 

@@ -44,6 +44,8 @@ export interface GitPolicy {
   /** The first operand must be one of these verbs (`stash list`); any other is refused with `verbReason`. */
   verbs?: readonly string[];
   verbReason?: string;
+  /** The verb meant when the first word is a flag, a revision or nothing (`reflog` is `reflog show`). */
+  defaultVerb?: string;
   /** Reads the work tree or the index: runs only under the kernel sandbox (GIT_REFUSED_SUBCOMMANDS says why not otherwise). */
   kernelOnly?: true;
   /** Used when no revision is given (shortlog reads standard input without one). */
@@ -475,6 +477,7 @@ const NAME_REV: GitPolicy = {
     all: BOOL,
     always: BOOL,
     undefined: BOOL,
+    'no-undefined': BOOL,
     'annotate-stdin': deny('reads standard input, which is not available; give the revisions as arguments'),
   },
 };
@@ -490,12 +493,14 @@ const SHORTLOG: GitPolicy = {
     n: BOOL,
     s: BOOL,
     e: BOOL,
+    c: BOOL,
   },
   long: {
     ...WALK,
     numbered: BOOL,
     summary: BOOL,
     email: BOOL,
+    committer: BOOL,
     group: { type: 'value', value: 'text', choices: ['author', 'committer'] },
   },
 };
@@ -651,7 +656,6 @@ export const GIT_REFUSED_SUBCOMMANDS: Readonly<Record<string, string>> = {
   prune: WRITES,
   repack: WRITES,
   maintenance: WRITES,
-  reflog: 'reads and rewrites the reflog, local state rather than history; use log',
   init: WRITES,
   config: 'prints the configuration, which can hold credentials (tokens in URLs and headers) and include files from outside the repository; remote -v lists the remotes with credentials hidden (kernel sandbox)',
   submodule: WRITES,

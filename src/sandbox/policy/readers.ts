@@ -297,8 +297,44 @@ const JQ: ProgramPolicy = {
   },
 };
 
+const BASE64: ProgramPolicy = {
+  style: 'gnu',
+  operands: 'paths',
+  needsPath: 'always',
+  maxPaths: { count: 1, why: 'base64 reads one file' },
+  short: { d: BOOL, i: BOOL, w: TEXT },
+  long: { ...HELP, decode: BOOL, 'ignore-garbage': BOOL, wrap: TEXT },
+};
+
+const PASTE: ProgramPolicy = {
+  style: 'gnu',
+  operands: 'paths',
+  needsPath: 'always',
+  short: { d: TEXT, s: BOOL, z: BOOL },
+  long: { ...HELP, delimiters: TEXT, serial: BOOL, 'zero-terminated': BOOL },
+};
+
+/** Checksums of files inside the root; -c is refused: it reads file names from a file and opens them. */
+const CHECKSUM: ProgramPolicy = {
+  style: 'gnu',
+  operands: 'paths',
+  needsPath: 'always',
+  short: { b: BOOL, t: BOOL, z: BOOL, c: FILE_LIST },
+  long: { ...HELP, binary: BOOL, text: BOOL, tag: BOOL, zero: BOOL, check: FILE_LIST },
+};
+
+const COMM: ProgramPolicy = {
+  style: 'gnu',
+  operands: 'paths',
+  needsPath: 'always',
+  maxPaths: { count: 2, why: 'comm compares two files' },
+  short: { '1': BOOL, '2': BOOL, '3': BOOL, i: BOOL, z: BOOL },
+  long: { ...HELP, 'check-order': BOOL, 'nocheck-order': BOOL, 'output-delimiter': TEXT, total: BOOL, 'zero-terminated': BOOL },
+};
+
 /** The readers, in the order the tool description lists them after the search and listing programs. */
 export const READER_POLICIES = {
   sort: SORT, uniq: UNIQ, cut: CUT, nl: NL, tac: TAC, stat: STAT, du: DU, diff: DIFF, cmp: CMP, od: OD, xxd: XXD, hexdump: HEXDUMP,
-  strings: STRINGS, basename: BASENAME, dirname: DIRNAME, realpath: REALPATH, pwd: PWD, sed: SED, jq: JQ,
+  strings: STRINGS, basename: BASENAME, dirname: DIRNAME, realpath: REALPATH, pwd: PWD, sed: SED, jq: JQ, base64: BASE64, paste: PASTE,
+  sha256sum: CHECKSUM, sha1sum: CHECKSUM, md5sum: CHECKSUM, comm: COMM,
 } as const satisfies Readonly<Record<string, ProgramPolicy>>;
