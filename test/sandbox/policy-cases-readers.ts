@@ -48,7 +48,7 @@ export const READER_REFUSED: Array<[string, string]> = [
   ['xxd -r README.md', 'turns a hex dump back into binary'], ['xxd README.md out.bin', 'it would write'], ['xxd -ps README.md out.bin', 'give each flag as its own word'],
   ['xxd', 'standard input'], ['hexdump', 'standard input'], ['hexdump -f /etc/passwd binary.bin', 'outside the repository root'], ['strings -T elf64 binary.bin', 'object-file back end'], ['strings --target=elf64 binary.bin', 'object-file back end'],
   ['strings @patterns.txt', 'a file of further options'], ['pwd src', 'pwd takes no arguments'], ['realpath /etc', 'outside the repository root'],
-  ['sha256sum -c README.md', 'reads the list of files'], ['md5sum --check README.md', 'reads the list of files'], ['sha1sum --check README.md', 'reads the list'], ['md5sum -c README.md', 'reads the list'], ['sha256sum --check README.md', 'reads the list'],
+  ['sha256sum -c README.md', 'reads the list of files'], ['md5sum --check README.md', 'reads the list of files'], ['sha1sum --check README.md', 'reads the list'], ['sha1sum -c README.md', 'reads the list'], ['md5sum -c README.md', 'reads the list'], ['sha256sum --check README.md', 'reads the list'],
   ['base64 README.md src/a.ts', 'base64 reads one file'], ['comm README.md src/a.ts src/b.ts', 'comm compares two files'], ['paste', 'standard input'],
   ['readlink links/etc', 'ls -l LINK shows where a link points'],
   // sed prints lines, nothing else
