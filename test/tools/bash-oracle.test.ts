@@ -106,7 +106,7 @@ const RUN: string[] = [
   "tree -I 'link|ldir|lfile|rdir'", "tree -F -d --dirsfirst -I 'link|ldir|lfile|rdir'", 'tree d1 -I link', 'tree inside -I rdir',
   'ls -la', 'ls -F', 'ls -l', 'ls -lR', 'ls -p', 'ls -l --color=always', 'ls -la src d1 d2',
   'du -a', 'du -ab', 'du -sh .', 'stat -c %N a.txt', 'diff -r d1 d2', 'diff -rq d1 d2', 'diff -rN d1 d2',
-  'grep -r hello .', 'grep -rl hello', 'rg --files', 'rg -n hello', 'rg --files --sort=path', 'file -b a.txt',
+  'grep -r hello .', 'grep -rl hello', 'rg -j1 --files', 'rg -n --sort=path hello', 'rg --files --sort=path', 'file -b a.txt',
   'wc -c a.txt src/b.txt', 'realpath a.txt src',
 ];
 
