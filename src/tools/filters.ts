@@ -13,7 +13,7 @@ export type Filter =
   | { kind: 'sort'; reverse: boolean; unique: boolean; numeric: boolean }
   | { kind: 'uniq'; count: boolean }
   | { kind: 'cut'; delimiter: string; fields: Array<[number, number]> }
-  | { kind: 'grep'; pattern: RegExp; invert: boolean; count: boolean; numbers: boolean }
+  | { kind: 'grep'; test: (line: string) => boolean; invert: boolean; count: boolean; numbers: boolean }
   | { kind: 'identity' };
 
 /** The filter a stage stands for, or why it is not one (the stage is then not applied). */
@@ -75,7 +75,11 @@ function cutFilter(args: readonly string[]): Filter | null {
   return { kind: 'cut', delimiter, fields };
 }
 
-/** grep with a pattern of plain characters and the operators both grep and JavaScript read alike: . * ^ $ (and | + ? ( ) with -E). */
+/**
+ * grep with a pattern spelunk can match in linear time, without a regex engine (a backtracking regex on a 10 MB
+ * output would run in spelunk's own process, beyond any child's time limit): literal text, `.` for any character,
+ * `.*` gaps, `^` and `$` at the ends, and with -E top-level `|` alternatives. Anything else is not a filter.
+ */
 function grepFilter(args: readonly string[]): Filter | null {
   const flags = new Set<string>();
   const operands: string[] = [];
@@ -86,30 +90,82 @@ function grepFilter(args: readonly string[]): Filter | null {
   }
   const pattern = operands[0];
   if (operands.length !== 1 || pattern === undefined || pattern === '') return null;
-  const source = flags.has('F') ? escape(pattern) : translate(pattern, flags.has('E'));
-  if (source === null) return null;
-  return { kind: 'grep', pattern: new RegExp(source, flags.has('i') ? 'i' : ''), invert: flags.has('v'), count: flags.has('c'), numbers: flags.has('n') };
+  const fold = flags.has('i');
+  const alternatives = flags.has('F') ? [{ start: false, end: false, segments: [pattern] }] : compile(pattern, flags.has('E'));
+  if (alternatives === null) return null;
+  const prepared = alternatives.map((alt) => ({ ...alt, segments: alt.segments.map((seg) => (fold ? seg.toLowerCase() : seg)) }));
+  const literal = flags.has('F');
+  const test = (line: string): boolean => prepared.some((alt) => matches(fold ? line.toLowerCase() : line, alt, literal));
+  return { kind: 'grep', test, invert: flags.has('v'), count: flags.has('c'), numbers: flags.has('n') };
 }
 
-function escape(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/** A pattern alternative: literal segments (`.` is any character unless literal) separated by `.*` gaps. */
+interface Alternative {
+  start: boolean;
+  end: boolean;
+  segments: string[];
 }
 
-function translate(pattern: string, extended: boolean): string | null {
-  const plain = /^[A-Za-z0-9_ \-/:=,@#%'"!<>~&;]$/;
-  let out = '';
-  for (let i = 0; i < pattern.length; i += 1) {
-    const c = pattern[i] as string;
-    if (plain.test(c)) out += escape(c);
-    else if (c === '.' || c === '*') out += c;
-    else if (c === '^' && i === 0) out += c;
-    else if (c === '$' && i === pattern.length - 1) out += c;
-    else if (c === '\\' && /[.*[\]^$\\/]/.test(pattern[i + 1] ?? '')) out += `\\${pattern[++i] as string}`;
-    else if (extended && '|+?()'.includes(c)) out += c;
-    else if (!extended && '|+?(){}'.includes(c)) out += `\\${c}`;
-    else return null;
+/** The character standing for "any character" inside a segment (the pattern's `.`); a literal `.` stays `.`. */
+const ANY = '\u0000';
+
+function compile(pattern: string, extended: boolean): Alternative[] | null {
+  const parts = extended ? pattern.split('|') : [pattern];
+  const out: Alternative[] = [];
+  for (const part of parts) {
+    const alt: Alternative = { start: false, end: false, segments: [''] };
+    for (let i = 0; i < part.length; i += 1) {
+      const c = part[i] as string;
+      const last = alt.segments.length - 1;
+      if (c === '^' && i === 0) alt.start = true;
+      else if (c === '$' && i === part.length - 1) alt.end = true;
+      else if (c === '.' && part[i + 1] === '*') {
+        alt.segments.push('');
+        i += 1;
+      } else if (c === '.') alt.segments[last] += ANY;
+      else if (c === '\\' && /[.*[\]^$\\/|+?(){}]/.test(part[i + 1] ?? '')) alt.segments[last] += part[++i] as string;
+      else if (/[A-Za-z0-9_ \-/:=,@#%'"!<>~&;]/.test(c) || c.charCodeAt(0) > 127) alt.segments[last] += c;
+      else if (!extended && '|+?(){}'.includes(c)) alt.segments[last] += c;
+      else return null;
+    }
+    if (alt.segments.some((seg) => seg.includes(ANY) && seg.length > 64)) return null;
+    out.push(alt);
   }
   return out;
+}
+
+/** Leftmost matching of each segment in turn: exact for literal segments separated by `.*`. */
+function matches(line: string, alt: Alternative, literal: boolean): boolean {
+  const segs = alt.segments;
+  let at = 0;
+  for (let k = 0; k < segs.length; k += 1) {
+    const seg = segs[k] as string;
+    const lastSeg = k === segs.length - 1;
+    if (lastSeg && alt.end) {
+      const from = line.length - seg.length;
+      if (from < at || (k === 0 && alt.start && from !== 0)) return false;
+      return segmentAt(line, seg, from, literal);
+    }
+    const found = k === 0 && alt.start ? (segmentAt(line, seg, 0, literal) ? 0 : -1) : find(line, seg, at, literal);
+    if (found < 0) return false;
+    at = found + seg.length;
+  }
+  return true;
+}
+
+function find(line: string, seg: string, from: number, literal: boolean): number {
+  if (literal || !seg.includes(ANY)) return line.indexOf(seg, from);
+  for (let i = from; i + seg.length <= line.length; i += 1) if (segmentAt(line, seg, i, literal)) return i;
+  return -1;
+}
+
+function segmentAt(line: string, seg: string, at: number, literal: boolean): boolean {
+  if (at < 0 || at + seg.length > line.length) return false;
+  for (let j = 0; j < seg.length; j += 1) {
+    const c = seg[j] as string;
+    if (c !== line[at + j] && (literal || c !== ANY)) return false;
+  }
+  return true;
 }
 
 /** Applies the filters in order to a program's output text. */
@@ -139,7 +195,7 @@ function applyOne(lines: string[], filter: Filter): string[] {
     case 'cut':
       return lines.map((line) => cutLine(line, filter));
     case 'grep': {
-      const kept = lines.flatMap((line, i) => (filter.pattern.test(line) !== filter.invert ? [filter.numbers ? `${i + 1}:${line}` : line] : []));
+      const kept = lines.flatMap((line, i) => (filter.test(line) !== filter.invert ? [filter.numbers ? `${i + 1}:${line}` : line] : []));
       return filter.count ? [String(kept.length)] : kept;
     }
     case 'identity':

@@ -56,13 +56,23 @@ describe('filters applied by spelunk are exact for what they accept', () => {
     ['sort -n', '10 x\n9 y\n', '9 y\n10 x\n'], ['uniq -c', 'a\na\nb\n', '      2 a\n      1 b\n'], ['cut -d : -f 1', 'a:b\nc:d\n', 'a\nc\n'],
     ['grep -v x', 'ax\nb\n', 'b\n'], ['grep -i A', 'a\nb\n', 'a\n'], ['grep -c a', 'a\nab\nb\n', '2\n'], ["grep -E 'a|b'", 'a\nb\nc\n', 'a\nb\n'],
     ["grep 'a|b'", 'a|b\na\n', 'a|b\n'], ["grep '^a.*z$'", 'abz\nzab\n', 'abz\n'], ['grep -F .', 'a.b\nab\n', 'a.b\n'],
+    ["grep 'a.c'", 'abc\nac\n', 'abc\n'], ["grep '\\.py$'", 'a.py\napy\na.pyc\n', 'a.py\n'], ["grep -E '^x|y$'", 'xa\nay\nyx\n', 'xa\nay\n'],
+    ["grep -i 'ÉT'", 'été\nx\n', 'été\n'], ["grep '^$'", 'a\n\nb\n', '\n'],
   ])('%j on %j → %j', (stage, input, output) => {
     const parsed = parseFilter(stage);
     if (!parsed.ok) throw new Error(parsed.reason);
     expect(applyFilters(input, [parsed.filter])).toBe(output);
   });
 
-  it.each(["grep '[[:alpha:]]'", 'grep -w x', 'sort -k 2', 'sort -nu', "awk '{print $1}'", 'xargs cat', 'head -c 5', 'uniq -d', "sed 's/a/b/'"])(
+  it('matches in linear time: no regex engine runs in spelunk on a long line', () => {
+    const parsed = parseFilter("grep 'a.*a.*a.*a.*b'");
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const started = performance.now();
+    expect(applyFilters(`${'a'.repeat(200_000)}\n`, [parsed.filter])).toBe('');
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it.each(["grep -E '(a+)+$'", "grep -E 'a+'", "grep 'ab*'", "grep '[[:alpha:]]'", 'grep -w x', 'sort -k 2', 'sort -nu', "awk '{print $1}'", 'xargs cat', 'head -c 5', 'uniq -d', "sed 's/a/b/'"])(
     '%j is not a filter here',
     (stage) => expect(parseFilter(stage).ok).toBe(false),
   );
