@@ -146,8 +146,9 @@ async function measure(lib, rows, root) {
       const key = `${group} ${row.shape === 'piped' ? 'piped' : row.shape === 'chained' ? 'chained' : 'single'} ${sandbox}`;
       const counted = row.shape !== 'single' || (installed && !ASIDE.has(program));
       if (!counted) continue;
-      const bucket = (report.groups[key] ??= { total: 0, refused: 0, usable: 0 });
+      const bucket = (report.groups[key] ??= { total: 0, refused: 0, usable: 0, filtered: 0 });
       bucket.total += 1;
+      if (outcome.content.includes('[no shell:')) bucket.filtered += 1;
       if (refused(outcome)) bucket.refused += 1;
       if (usable) bucket.usable += 1;
       if (refused(outcome) && sandbox === 'tables') report.falseRefusals.push(`${group}: ${command} → ${outcome.content.slice(17, 150)}`);
@@ -197,7 +198,7 @@ function print(report) {
   for (const escape of report.escapes) process.stdout.write(`  ESCAPE ${escape}\n`);
   for (const [key, b] of Object.entries(report.groups).sort()) {
     const [, shape] = key.split(' ');
-    const figure = shape === 'single' ? `false refusals ${pct(b.refused, b.total)}` : `usable answers ${pct(b.usable, b.total)}`;
+    const figure = shape === 'single' ? `false refusals ${pct(b.refused, b.total)}` : `usable answers ${pct(b.usable, b.total)}${shape === 'piped' ? `, filtered exactly ${pct(b.filtered, b.total)}` : ''}`;
     process.stdout.write(`${key.padEnd(22)} ${figure}\n`);
   }
   process.stdout.write(`suggestions in refusals accepted by the tool: ${pct(report.suggestions.accepted, report.suggestions.given)}\n`);
