@@ -130,7 +130,7 @@ export const GIT_REFUSED: Array<[string, string]> = [
   ['stash', 'git stash is refused: it changes the repository'], ['stash push', 'git stash push is refused: it changes the repository'],
   ['stash pop', 'stash list and stash show'], ['stash drop', 'changes the repository'], ['notes add -m x', 'git notes add is refused'],
   ['notes remove HEAD', 'notes list and notes show'], ['worktree add ../x', 'git worktree add is refused'], ['worktree remove x', 'worktree list'],
-  ['bisect start', 'git bisect start is refused'], ['bisect good', 'bisect log'], ['bisect reset', 'changes the repository'],
+  ['bisect start', 'git bisect start is refused: it changes the repository and the work tree, and the git tool is read-only'], ['bisect good', 'bisect log'], ['bisect reset', 'changes the repository'],
   ['branch feature', 'git branch feature is refused: it creates a branch'], ['branch -v feature', 'creates a branch'],
   ['tag v9', 'git tag v9 is refused: it creates a tag'], ['tag -n v9', 'creates a tag'],
   ['remote -v', 'git remote is refused: it reads the configuration'], ['remote', 'only under the kernel sandbox'],

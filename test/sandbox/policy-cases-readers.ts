@@ -17,7 +17,7 @@ export const READER_ALLOWED: Array<[string, string[]?]> = [
   ["sed -n '/needle/p' README.md"], ["sed -n '1,+1p' src/a.ts src/b.ts"], ["sed -n '$=' README.md"], ["sed -n -e '1p' README.md"],
   ["sed --quiet '1p;2p' README.md"], ["sed -n '2q;1p' README.md"],
   ['base64 README.md'], ['base64 -d patterns.txt'], ['paste -s README.md'], ['paste -d , README.md src/a.ts'], ['sha256sum README.md src/a.ts'],
-  ['md5sum README.md'], ['sha1sum --tag README.md'], ['comm README.md src/a.ts'], ['comm -12 README.md src/a.ts'],
+  ['md5sum README.md'], ['sha1sum --tag README.md'], ['comm README.md src/a.ts'], ['comm -12 README.md src/a.ts'], ['join README.md src/a.ts'], ['join -t , -1 2 README.md src/a.ts'],
 ];
 
 /** Rows of optional programs (xxd: vim-common, hexdump: bsdextrautils, strings: binutils, jq). */
@@ -49,7 +49,7 @@ export const READER_REFUSED: Array<[string, string]> = [
   ['xxd', 'standard input'], ['hexdump', 'standard input'], ['hexdump -f /etc/passwd binary.bin', 'outside the repository root'], ['strings -T elf64 binary.bin', 'object-file back end'], ['strings --target=elf64 binary.bin', 'object-file back end'],
   ['strings @patterns.txt', 'a file of further options'], ['pwd src', 'pwd takes no arguments'], ['realpath /etc', 'outside the repository root'],
   ['sha256sum -c README.md', 'reads the list of files'], ['md5sum --check README.md', 'reads the list of files'], ['sha1sum --check README.md', 'reads the list'], ['sha1sum -c README.md', 'reads the list'], ['md5sum -c README.md', 'reads the list'], ['sha256sum --check README.md', 'reads the list'],
-  ['base64 README.md src/a.ts', 'base64 reads one file'], ['comm README.md src/a.ts src/b.ts', 'comm compares two files'], ['paste', 'standard input'],
+  ['base64 README.md src/a.ts', 'base64 reads one file'], ['comm README.md src/a.ts src/b.ts', 'comm compares two files'], ['paste', 'standard input'], ['join README.md src/a.ts src/b.ts', 'join joins two files'],
   ['readlink links/etc', 'ls -l LINK shows where a link points'],
   // sed prints lines, nothing else
   ['sed -i s/a/b/ README.md', 'edits files in place'], ['sed --in-place -n 1p README.md', 'edits files in place'], ['sed -f patterns.txt README.md', 'reads the script from a file'],

@@ -44,7 +44,7 @@ const BISECT: GitPolicy = {
   operands: 'none',
   forced: [],
   verbs: ['log'],
-  verbReason: `${CHANGES} and the work tree; bisect log shows a bisection in progress`,
+  verbReason: 'changes the repository and the work tree, and the git tool is read-only; bisect log shows a bisection in progress',
   short: {},
   long: {},
 };

@@ -332,9 +332,18 @@ const COMM: ProgramPolicy = {
   long: { ...HELP, 'check-order': BOOL, 'nocheck-order': BOOL, 'output-delimiter': TEXT, total: BOOL, 'zero-terminated': BOOL },
 };
 
+const JOIN: ProgramPolicy = {
+  style: 'gnu',
+  operands: 'paths',
+  needsPath: 'always',
+  maxPaths: { count: 2, why: 'join joins two files' },
+  short: { a: TEXT, e: TEXT, i: BOOL, j: TEXT, o: TEXT, t: TEXT, v: TEXT, z: BOOL, '1': TEXT, '2': TEXT },
+  long: { ...HELP, 'ignore-case': BOOL, 'check-order': BOOL, 'nocheck-order': BOOL, header: BOOL, 'zero-terminated': BOOL },
+};
+
 /** The readers, in the order the tool description lists them after the search and listing programs. */
 export const READER_POLICIES = {
   sort: SORT, uniq: UNIQ, cut: CUT, nl: NL, tac: TAC, stat: STAT, du: DU, diff: DIFF, cmp: CMP, od: OD, xxd: XXD, hexdump: HEXDUMP,
   strings: STRINGS, basename: BASENAME, dirname: DIRNAME, realpath: REALPATH, pwd: PWD, sed: SED, jq: JQ, base64: BASE64, paste: PASTE,
-  sha256sum: CHECKSUM, sha1sum: CHECKSUM, md5sum: CHECKSUM, comm: COMM,
+  sha256sum: CHECKSUM, sha1sum: CHECKSUM, md5sum: CHECKSUM, comm: COMM, join: JOIN,
 } as const satisfies Readonly<Record<string, ProgramPolicy>>;
