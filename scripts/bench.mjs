@@ -166,6 +166,9 @@ async function bench() {
   log(`  ms: ${citations.samples.map((x) => x.toFixed(1)).join(' ')}; statuses ${JSON.stringify(citations.statuses)}`);
   if (citations.count !== 50 || citations.statuses.ok !== 50) throw new Error(`expected 50 ok citations, got ${JSON.stringify(citations.statuses)}`);
 
+  log('command corpus: fixtures/commands through the bash and git tools …');
+  const corpus = commandCorpus();
+
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
@@ -258,6 +261,7 @@ async function bench() {
       ...(maxEntries === null ? [] : [row(`listing entries: ${name}`, `${listing.markers} "… (N more)" markers`, listing.entries, '≤', maxEntries, 'int')]),
     ]),
     ...mapRows,
+    ...corpus,
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,
@@ -355,6 +359,26 @@ function generate(kind, dir) {
 function expectExit0(run) {
   if (run.code !== 0) throw new Error(`spelunk exited ${run.code}: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return run;
+}
+
+/**
+ * scripts/command-corpus.mjs as a child (it bundles the tools from src/): escapes, false refusals of read-only single
+ * commands (tables alone) and usable answers to piped read-only commands. BENCH_CORPUS_EXTRA names more commands.
+ */
+function commandCorpus() {
+  const extra = process.env.BENCH_CORPUS_EXTRA ? ['--extra', process.env.BENCH_CORPUS_EXTRA] : [];
+  const child = spawnSync(process.execPath, [path.join(projectRoot, 'scripts/command-corpus.mjs'), '--json', ...extra], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (child.error || !child.stdout.trim().startsWith('{')) throw new Error(`command corpus failed: ${child.stderr || child.error}`);
+  const report = JSON.parse(child.stdout);
+  const group = (key) => report.groups[key] ?? { total: 0, refused: 0, usable: 0 };
+  const refusedShare = (key) => (group(key).total === 0 ? 0 : group(key).refused / group(key).total);
+  const piped = ['agent piped tables', 'tldr piped tables'].map(group).reduce((a, b) => ({ total: a.total + b.total, usable: a.usable + b.usable }), { total: 0, usable: 0 });
+  return [
+    row('corpus: accepted non-read-only commands', 'tables and kernel', report.escapes.length, '≤', 0, 'int'),
+    row('corpus: false refusals, agent single', `${group('agent single tables').refused}/${group('agent single tables').total} (tables)`, refusedShare('agent single tables'), '≤', 0.1),
+    row('corpus: false refusals, tldr single', `${group('tldr single tables').refused}/${group('tldr single tables').total} (tables)`, refusedShare('tldr single tables'), '≤', 0.2),
+    row('corpus: piped read-only answered usably', `${piped.usable}/${piped.total}`, piped.total === 0 ? 1 : piped.usable / piped.total, '≥', 0.8),
+  ];
 }
 
 function row(name, detail, value, op, target, format = 'ratio') {

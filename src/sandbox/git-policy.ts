@@ -2,7 +2,9 @@ import { confine } from './paths.js';
 import { lex } from './policy/lexer.js';
 import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS, type GitFlagRule, type GitPolicy } from './policy/git-tables.js';
 import { checkHistoryPath, checkRevision, checkValue } from './policy/git-values.js';
+import { KERNEL_RELAXED } from './policy/git-forms.js';
 import { lookup } from './policy/tables.js';
+import type { SandboxKind } from './kernel.js';
 
 /** The outcome of checking a git command: the exact argv after `git`, or a refusal written for the model. */
 export type GitVerdict = { ok: true; subcommand: string; args: string[] } | { ok: false; reason: string };
@@ -25,7 +27,7 @@ interface Parsed {
  * every flag value is attached (`--author=x`, `-n5`) so git can never read a value as an operand, and revisions and
  * paths are separated by an explicit `--`, which makes git treat everything before it strictly as revisions.
  */
-export async function checkGitCommand(command: string, root: string): Promise<GitVerdict> {
+export async function checkGitCommand(command: string, root: string, sandbox: SandboxKind = 'tables'): Promise<GitVerdict> {
   const lexed = lex(command);
   if (!lexed.ok) return { ok: false, reason: lexed.reason };
   const globbed = lexed.words.find((word) => word.glob.some(Boolean));
@@ -37,13 +39,35 @@ export async function checkGitCommand(command: string, root: string): Promise<Gi
   const [head, ...rest] = words;
   if (head === undefined) return { ok: false, reason: 'give a subcommand and its arguments, e.g. log --oneline -n 10 -- src/app.ts' };
   if (head.startsWith('-')) return { ok: false, reason: globalReason(head) };
-  const policy = lookup<GitPolicy>(GIT_POLICIES, head);
-  if (policy === undefined) return { ok: false, reason: subcommandReason(head) };
+  const found = lookup<GitPolicy>(GIT_POLICIES, head);
+  if (found === undefined) return { ok: false, reason: subcommandReason(head) };
+  if (found.kernelOnly === true && sandbox !== 'kernel') return { ok: false, reason: kernelOnlyReason(head) };
+  const policy = sandbox === 'kernel' ? relaxed(head, found) : found;
+  const implied = policy.defaultVerb !== undefined && !['expire', 'delete', 'exists'].includes(rest[0] ?? '') && !policy.verbs?.includes(rest[0] ?? '');
+  const verb = policy.verbs === undefined ? [] : implied ? [policy.defaultVerb] : [rest.shift()];
+  if (policy.verbs !== undefined && !policy.verbs.includes(verb[0] ?? '')) {
+    const shown = verb[0] === undefined ? head : `${head} ${verb[0]}`;
+    return { ok: false, reason: `git ${shown} is refused: it ${policy.verbReason ?? 'is not a listing'}` };
+  }
   const parsed = parseArgs(head, policy, rest);
   if (!parsed.ok) return parsed;
   const operands = await arrange(head as Subcommand, policy, parsed.value, root);
   if (!operands.ok) return operands;
-  return { ok: true, subcommand: head, args: [head, ...policy.forced, ...parsed.value.flags, ...operands.value] };
+  const forced = policy.forcedUnless !== undefined && parsed.value.given.has(policy.forcedUnless) ? [] : policy.forced;
+  return { ok: true, subcommand: head, args: [head, ...(verb as string[]), ...forced, ...parsed.value.flags, ...operands.value] };
+}
+
+/** Under the kernel sandbox diff, blame and grep may read the work tree and the index (KERNEL_RELAXED). */
+function relaxed(sub: string, policy: GitPolicy): GitPolicy {
+  const extra = lookup(KERNEL_RELAXED, sub);
+  if (extra === undefined) return policy;
+  return { ...policy, minRevisions: extra.minRevisions, long: { ...policy.long, ...extra.long }, forced: [...policy.forced, ...(extra.forced ?? [])] };
+}
+
+function kernelOnlyReason(sub: string): string {
+  const why = lookup(GIT_REFUSED_SUBCOMMANDS, sub);
+  if (why !== undefined) return `git ${sub} is refused: it ${why}`;
+  return `git ${sub} is refused: it reads the configuration, which may include files outside the repository; it runs only under the kernel sandbox`;
 }
 
 function globalReason(option: string): string {
@@ -70,7 +94,12 @@ function parseArgs(sub: string, policy: GitPolicy, words: readonly string[]): St
     else if (text === '--') endOfOptions = true;
     else if (text === '-') return refuse(`git ${sub} -: reading standard input is not supported; give the revisions and paths as arguments`);
     else if (!text.startsWith('-')) parsed.before.push(text);
-    else {
+    else if (isBoolCluster(policy, text)) {
+      for (const ch of text.slice(1)) {
+        parsed.flags.push(`-${ch}`);
+        parsed.given.add(`-${ch}`);
+      }
+    } else {
       const step = text.startsWith('--') ? longFlag(sub, policy, words, i) : shortFlag(sub, policy, words, i);
       if (!step.ok) return step;
       parsed.flags.push(step.value.flag);
@@ -79,6 +108,12 @@ function parseArgs(sub: string, policy: GitPolicy, words: readonly string[]): St
     }
   }
   return { ok: true, value: parsed };
+}
+
+/** `-sn` where the subcommand uses parse-options (which splits clusters) and every letter is a switch. */
+function isBoolCluster(policy: GitPolicy, text: string): boolean {
+  if (policy.clusters !== true || !/^-[A-Za-z]{2,}$/.test(text)) return false;
+  return [...text.slice(1)].every((ch) => lookup(policy.short, ch)?.type === 'bool');
 }
 
 type Flag = Step<{ flag: string; name: string; next: number }>;
@@ -145,7 +180,21 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
   switch (policy.operands) {
     case 'patterns':
       if (parsed.after.length > 0) return refuse(`git ${sub} takes patterns, not paths after --; drop the --`);
+      if (policy.createsWithoutList !== undefined && parsed.before.length > 0 && !parsed.given.has('-l') && !parsed.given.has('--list')) {
+        return refuse(`git ${sub} ${parsed.before[0]} is refused: it ${policy.createsWithoutList}`);
+      }
       return { ok: true, value: parsed.before };
+    case 'none':
+      if (parsed.before.length + parsed.after.length > 0) return refuse(`git ${sub} takes no arguments here`);
+      return { ok: true, value: [] };
+    case 'paths': {
+      const paths = [...parsed.before, ...parsed.after];
+      for (const p of paths) {
+        const bad = checkHistoryPath(p);
+        if (bad !== null) return refuse(`git ${sub}: ${bad}`);
+      }
+      return { ok: true, value: ['--', ...paths] };
+    }
     case 'object':
       if (parsed.before.length !== 1 || parsed.after.length > 0) return refuse(`git ${sub} takes exactly one object, e.g. ${sub} -p HEAD:src/app.ts`);
       // Stryker disable next-line ArrayDeclaration: an object's argv has no paths (revisions() drops them), and any plain word passes the path check.
@@ -171,7 +220,8 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
     }
     case 'revs-paths': {
       const split = await splitOperands(parsed.before, root);
-      return revisions(sub, policy, split.revs, [...split.paths, ...parsed.after]);
+      const revs = split.revs.length === 0 && policy.defaultRevision !== undefined ? [policy.defaultRevision] : split.revs;
+      return revisions(sub, policy, revs, [...split.paths, ...parsed.after]);
     }
   }
 }

@@ -1,4 +1,6 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { groupDigits } from '../digits.js';
 import { confine } from './paths.js';
 import type { Programs } from './programs.js';
 import { WHITELIST } from './programs.js';
@@ -6,7 +8,8 @@ import { parseFind } from './policy/find.js';
 import { parseFlags, type Role } from './policy/flags.js';
 import { expandGlob } from './policy/glob.js';
 import { lex, type Word } from './policy/lexer.js';
-import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES } from './policy/tables.js';
+import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES, type ProgramPolicy } from './policy/tables.js';
+import { MAX_TREE_WALK_ENTRIES, outsideLinks } from './policy/tree-walk.js';
 
 /** Most arguments after glob expansion. */
 export const MAX_EXPANDED_ARGS = 1024;
@@ -36,15 +39,29 @@ export type Verdict =
 const WRAPPERS = new Set(['env', 'sudo', 'doas', 'su', 'runuser', 'timeout', 'nice', 'ionice', 'nohup', 'setsid', 'stdbuf', 'xargs',
   'parallel', 'watch', 'time', 'exec', 'command', 'builtin', 'eval', 'source', '.', 'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish',
   'csh', 'tcsh', 'busybox', 'toybox', 'chroot', 'strace', 'ltrace', 'script', 'flock', 'taskset', 'chrt', 'unshare', 'nsenter',
-  'firejail', 'python', 'python3', 'perl', 'ruby', 'node', 'awk', 'gawk', 'sed']);
+  'firejail', 'python', 'python3', 'perl', 'ruby', 'node', 'awk', 'gawk']);
+
+/** Names that run as another program with a flag: the system egrep and fgrep are shell scripts that exec grep. */
+const ALIASES: Readonly<Record<string, readonly [string, string]>> = { egrep: ['grep', '-E'], fgrep: ['grep', '-F'] };
 
 /** Alternatives for programs the model often reaches for. */
+const WRITES_INSTEAD = 'nothing can be changed here (the sandbox is read-only); describe the change for the person to make';
+const RUNS_INSTEAD = 'spelunk only reads, it runs no build, test or script; read the file (cat, read_file) or search it (rg -n)';
 const INSTEAD: Readonly<Record<string, string>> = {
-  sed: 'use read_file with start_line/end_line to read a range, or rg -n to find lines',
-  awk: 'use rg -o / -r to extract text, or read_file to read it',
+  awk: "use rg -o / -r to extract text, cut -d ' ' -f 2 FILE for fields, or read_file to read it",
   git: 'git is not run through bash; use the git tool for history when it is offered, and rg, find and ls for the working tree',
-  echo: 'echo is not needed; just say it in your answer',
-  less: 'use read_file', more: 'use read_file', ag: 'use rg', ack: 'use rg', fd: 'use find or rg --files', du: 'use tree --du or ls -la',
+  echo: 'echo is not needed; just say it in your answer', printf: 'printf is not needed; just say it in your answer',
+  less: 'use read_file or cat -n FILE', more: 'use read_file or cat -n FILE', ag: 'use rg', ack: 'use rg', fd: 'use find or rg --files',
+  tr: 'use rg -o / -r to transform matches, or read the text with cat',
+  readlink: 'ls -l LINK shows where a link points, realpath FILE the real path of a file inside the repository', column: 'read the output as it is',
+  cd: 'every command runs in the repository root; give the directory as an argument instead (ls src, rg -n x src)',
+  which: 'the programs come from a fixed list (see the tool description)', type: 'the programs come from a fixed list (see the tool description)',
+  locate: "use find . -name 'NAME' or rg --files -g '*NAME*'", zcat: 'compressed files cannot be read here', gzip: 'compressed files cannot be read here',
+  rm: WRITES_INSTEAD, mv: WRITES_INSTEAD, cp: WRITES_INSTEAD, mkdir: WRITES_INSTEAD, touch: WRITES_INSTEAD, chmod: WRITES_INSTEAD,
+  ln: WRITES_INSTEAD, tee: WRITES_INSTEAD, dd: WRITES_INSTEAD, patch: WRITES_INSTEAD,
+  npm: RUNS_INSTEAD, npx: RUNS_INSTEAD, yarn: RUNS_INSTEAD, pnpm: RUNS_INSTEAD, make: RUNS_INSTEAD, cargo: RUNS_INSTEAD, go: RUNS_INSTEAD,
+  pytest: RUNS_INSTEAD, pip: RUNS_INSTEAD, tsc: RUNS_INSTEAD, mvn: RUNS_INSTEAD, gradle: RUNS_INSTEAD,
+  curl: 'there is no network here; read the repository\'s files instead', wget: 'there is no network here; read the repository\'s files instead',
 };
 
 /**
@@ -58,15 +75,61 @@ export async function checkCommand(command: string, ctx: { root: string; program
   const [head, ...words] = lexed.words;
   // Stryker disable next-line ObjectLiteral,BooleanLiteral,StringLiteral: lex() refuses a command without words, so this only narrows the type
   if (head === undefined) return { ok: false, reason: 'the command is empty' };
+  if (head.text === 'git' && words.length > 0) {
+    return { ok: false, reason: `git is not run through bash; use the git tool and send it \`${quoteCommand(words.map((w) => w.text))}\` (history; with the kernel sandbox also status and diff)` };
+  }
   const program = resolveProgram(head, ctx.programs);
   if (!program.ok) return program;
   const policy = lookup<(typeof PROGRAM_POLICIES)[keyof typeof PROGRAM_POLICIES]>(PROGRAM_POLICIES, program.name);
   if (policy === undefined) return { ok: false, reason: `${program.name} has no policy` };
-  const parsed = policy === FIND_EXPRESSION ? parseFind(words) : parseFlags(program.name, policy, words);
+  const given = [...program.prefix.map((text) => ({ text, glob: [] })), ...words];
+  const parsed = policy === FIND_EXPRESSION ? parseFind(given) : parseFlags(program.name, policy, given);
   if (!parsed.ok) return parsed;
-  const args = await materialise(program.name, words, parsed.roles, ctx.root);
+  const args = await materialise(program.name, given, parsed.roles, ctx.root);
   if (!args.ok) return args;
-  return { ok: true, program: program.name, file: program.file, args: args.args, paths: args.paths, notes: args.notes };
+  if (program.name === 'tree') {
+    const walked = await treeReason(lexed.words, parsed.roles, parsed.given ?? new Set(), args.operands, ctx.root);
+    if (walked !== null) return { ok: false, reason: walked };
+  }
+  const forced = policy === FIND_EXPRESSION ? [] : (policy as ProgramPolicy).forced ?? [];
+  const final = program.name === 'ls' ? almostAll(args.args, parsed.roles) : { args: args.args, notes: [] };
+  return { ok: true, program: program.name, file: program.file, args: [...forced, ...final.args], paths: args.paths, notes: [...args.notes, ...final.notes] };
+}
+
+/**
+ * ls -a lists `..`, and the `..` of the root is the directory above the repository (its link count and times change
+ * with what lies beside the repository), so -a runs as -A (everything but `.` and `..`), with a note.
+ */
+function almostAll(args: readonly string[], roles: readonly Role[]): { args: string[]; notes: string[] } {
+  const LS_VALUE_FLAGS = 'wTI';
+  const out = args.map((arg, i) => {
+    if (roles[i]?.kind !== 'flag' || !arg.startsWith('-')) return arg;
+    if (arg === '--all') return '--almost-all';
+    if (arg.startsWith('--')) return arg;
+    const valueAt = [...arg].findIndex((ch, k) => k > 0 && LS_VALUE_FLAGS.includes(ch));
+    const end = valueAt < 0 ? arg.length : valueAt;
+    return arg.slice(0, end).replaceAll('a', 'A') + arg.slice(end);
+  });
+  const changed = out.some((arg, i) => arg !== args[i]);
+  return { args: out, notes: changed ? ['ls -a ran as ls -A: the .. entry of the root is the directory above the repository, which is not shown'] : [] };
+}
+
+/**
+ * tree stats what every symbolic link points to, so it runs only where no link leads outside the root (decided from
+ * inside the root alone); otherwise the refusal names the links and the same command with them left out (-I).
+ */
+async function treeReason(words: readonly Word[], roles: readonly Role[], given: ReadonlySet<string>, operands: readonly string[], root: string): Promise<string | null> {
+  const values = (flag: string): string[] => roles.flatMap((role, i) => (role.kind === 'value' && role.flag === flag ? [(words[i + 1] as Word).text] : []));
+  const depth = Number(values('-L').at(-1));
+  const ignored = new Set(values('-I').flatMap((pattern) => pattern.split('|')).filter((name) => !/[*?[\\\]]/.test(name)));
+  const scope = { starts: operands.length > 0 ? operands : [root], depth: Number.isInteger(depth) && depth > 0 ? depth : undefined, all: given.has('-a'), ignored };
+  const walked = await outsideLinks(root, scope);
+  if (!walked.ok) return `tree: the directories hold more than ${groupDigits(MAX_TREE_WALK_ENTRIES)} entries; give -L 2 or a subdirectory (tree -L 2 src)`;
+  if (walked.outside.length === 0) return null;
+  const names = [...new Set(walked.outside.map((rel) => path.basename(rel)))];
+  const why = `tree: ${listed(walked.outside)} ${walked.outside.length === 1 ? 'is a symbolic link' : 'are symbolic links'} to outside the repository, and tree describes what a link points to (its type, the counts), which would reveal what lies outside`;
+  if (names.some((name) => /[|*?[\]\\]/.test(name))) return `${why}; list with find instead (find . -maxdepth 2)`;
+  return `${why}; leave ${walked.outside.length === 1 ? 'it' : 'them'} out: ${quoteCommand([...words.map((w) => w.text), '-I', names.join('|')])}`;
 }
 
 /**
@@ -89,10 +152,14 @@ function fundamentalReason(command: string, programs: Programs): string | null {
   return !parsed.ok && parsed.reason.includes(' is refused') ? parsed.reason : null;
 }
 
-type Resolved = { ok: true; name: string; file: string } | { ok: false; reason: string };
+/** `prefix`: flags an alias stands for (egrep is grep -E). */
+type Resolved = { ok: true; name: string; file: string; prefix: readonly string[] } | { ok: false; reason: string };
 
 function resolveProgram(head: Word, programs: Programs): Resolved {
   const name = head.text;
+  const alias = lookup(ALIASES, name);
+  const aliased = alias === undefined ? undefined : programs.get(alias[0]);
+  if (alias !== undefined && aliased !== undefined && !head.glob.some(Boolean)) return { ok: true, name: alias[0], file: aliased, prefix: [alias[1]] };
   const allowed = WHITELIST.filter((p) => programs.has(p)).join(', ');
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(name)) {
     return { ok: false, reason: 'variable assignments (NAME=value) are not supported: the environment is fixed; run the program directly' };
@@ -103,7 +170,7 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
     return { ok: false, reason: `run programs by bare name (${base}, not ${name}): they come from a trusted location, never from a path` };
   }
   const file = programs.get(name);
-  if (file !== undefined) return { ok: true, name, file };
+  if (file !== undefined) return { ok: true, name, file, prefix: [] };
   const lower = name.toLowerCase();
   if ((WHITELIST as readonly string[]).includes(lower) && lower !== name) {
     return { ok: false, reason: `program names are case-sensitive: use ${lower}, not ${name}` };
@@ -118,7 +185,8 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   return { ok: false, reason: `${name} is not an allowed program${instead ? `; ${instead}` : ''}. Allowed: ${allowed} (no shell; rg is preferred for searching)` };
 }
 
-type Materialised = { ok: true; args: string[]; paths: string[]; notes: string[] } | { ok: false; reason: string };
+/** `operands`: the real paths of the path operands alone (tree's start directories). */
+type Materialised = { ok: true; args: string[]; paths: string[]; operands: string[]; notes: string[] } | { ok: false; reason: string };
 
 /**
  * Expands operand globs and confines every path; refuses unquoted globs anywhere a shell would mangle them. Each
@@ -128,6 +196,7 @@ type Materialised = { ok: true; args: string[]; paths: string[]; notes: string[]
 async function materialise(program: string, words: readonly Word[], roles: readonly Role[], root: string): Promise<Materialised> {
   const args: string[] = [];
   const paths: string[] = [];
+  const operands: string[] = [];
   const notes: string[] = [];
   for (const [i, word] of words.entries()) {
     // Stryker disable next-line ObjectLiteral,StringLiteral: parseFlags and parseFind give every word a role; the fallback only satisfies the index type
@@ -148,6 +217,7 @@ async function materialise(program: string, words: readonly Word[], roles: reado
           return { ok: false, reason: `${program}: ${checked.error}` };
         }
         paths.push(checked.abs);
+        operands.push(checked.abs);
         args.push(childPath(checked.rel, p));
       }
       if (skipped.length > 0) {
@@ -176,7 +246,7 @@ async function materialise(program: string, words: readonly Word[], roles: reado
     // An attached value (`--ignore-file=x`, `-fx`) keeps its flag text before the checked path.
     args.push(word.text.slice(0, word.text.length - pathValue.length) + childPath(checked.rel, pathValue));
   }
-  return { ok: true, args, paths, notes };
+  return { ok: true, args, paths, operands, notes };
 }
 
 /** Characters that make a leading word an option or an operator (find's `!`, `(`): such a path gets `./`. */
@@ -191,6 +261,11 @@ function childPath(rel: string, asked: string): string {
 /** Bytes the kernel counts for an argument list: each argument and its terminating NUL. */
 function argBytes(args: readonly string[]): number {
   return args.reduce((sum, arg) => sum + Buffer.byteLength(arg) + 1, 0);
+}
+
+/** Words as a command line the lexer reads back to the same words: plain words bare, others in single quotes. */
+export function quoteCommand(words: readonly string[]): string {
+  return words.map((word) => (/^[A-Za-z0-9_./:=,+@%-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ');
 }
 
 function listed(items: readonly string[]): string {

@@ -5,6 +5,7 @@ import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.
 import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
 import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
 /** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
@@ -47,26 +48,45 @@ export function createGitTool(git: string): Tool<CommandInput> {
       if (!location.ok) return refusal(`the repository cannot be read safely: ${location.reason}`);
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
-      const verdict = await checkGitCommand(input.command, ctx.root);
-      if (!verdict.ok) return refusal(verdict.reason);
-      const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
-      // The configuration's includes are checked by the call itself (they take a git process to read): a refusal, not a fault.
-      if ('error' in run && run.unsafe === true) return refusal(`the repository cannot be read safely: ${run.error}`);
-      // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
-      if ('error' in run) return { content: `git could not run: ${run.error}`, summary: 'git could not run', isError: true, infrastructure: true };
-      const outcome = shape(`git ${verdict.subcommand}`, run, ctx.timeoutMs);
-      if (!/unknown revision or path not in the working tree|bad revision/.test(run.stderr)) return outcome;
-      return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
+      return answerLine(input.command, {
+        root: ctx.root,
+        async run(command): Promise<OneRun> {
+          const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables');
+          if (!verdict.ok) return verdict;
+          const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
+          // The configuration's includes are checked by the call itself (they take a git process to read): a refusal.
+          if ('error' in run && run.unsafe === true) return { ok: false, reason: `the repository cannot be read safely: ${run.error}` };
+          // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
+          if ('error' in run) return { ok: false, reason: `git could not run: ${run.error}` };
+          // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
+          const shown = verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
+          return { ok: true, program: `git ${verdict.subcommand}`, result: shown, notes: [] };
+        },
+        shape(program, result): ToolOutcome {
+          const outcome = shape(program, result, ctx.timeoutMs);
+          if (!/unknown revision or path not in the working tree|bad revision/.test(result.stderr)) return outcome;
+          return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
+        },
+        hint: () => 'Instead: log --grep TEXT (commit messages), log -S TEXT (code added or removed), grep -n PATTERN HEAD -- path, log --oneline -n N, rev-list --count HEAD',
+      });
     },
   };
+}
+
+/** `scheme://user:secret@host` → `scheme://***@host`, and the same for `user@` alone (a token as the user name). */
+export function hideCredentials(text: string): string {
+  return text.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@\s]+@/g, '$1***@');
 }
 
 const DESCRIPTION = [
   `Read the repository's git history (read-only). Subcommands: ${GIT_SUBCOMMANDS.join(', ')}.`,
   'Give one git command without "git" or the shell: "log --oneline -n 20 -- src/app.ts". The same splitting as bash: quote ' +
     "patterns and formats ('%h %s'), no pipes, no $VAR, no unquoted globs.",
-  'History only, never the work tree, the index or the network: diff takes two revisions (diff A B, diff A..B); blame and grep ' +
-    'take a revision (blame HEAD -- path, grep -n PATTERN HEAD -- path); paths that exist only in history go after --.',
+  'History, never the network: diff takes two revisions (diff A B, diff A..B); blame and grep take a revision (blame HEAD -- path, ' +
+    'grep -n PATTERN HEAD -- path); paths that exist only in history go after --. The work tree and the index (status, ls-files, ' +
+    'diff with fewer revisions or --cached, blame/grep without a revision) and remote -v are read only under the kernel sandbox.',
+  'No pipes: log --oneline -n 5 instead of | head, log --grep X or -S X instead of | grep, shortlog -sn for authors, ' +
+    'branch --show-current, rev-list --count HEAD. Listings: stash list, worktree list, notes list, bisect log, tag -l, branch -a.',
   'Useful: log -S TEXT / -G REGEX (when a string appeared or vanished), log -L START,END:PATH or -L :FUNC:PATH (history of lines), ' +
     'log --follow -- PATH (across renames), show REV, show REV:PATH (a file as it was), blame REV -L A,B -- PATH.',
   `--format accepts only: ${LOG_PLACEHOLDERS}. Signatures, external diff and textconv programs, pagers and -c/-C/--git-dir are refused.`,

@@ -3,7 +3,7 @@ import { checkGitCommand } from '../../src/sandbox/git-policy.js';
 import { GIT_SUBCOMMANDS } from '../../src/sandbox/policy/git-values.js';
 import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS } from '../../src/sandbox/policy/git-tables.js';
 import { makeRepo } from '../support/temp-repo.js';
-import { GIT_ALLOWED, GIT_REFUSED } from './git-policy-cases.js';
+import { GIT_ALLOWED, GIT_KERNEL_ALLOWED, GIT_KERNEL_REFUSED, GIT_REFUSED } from './git-policy-cases.js';
 
 let repo: Awaited<ReturnType<typeof makeRepo>>;
 beforeAll(async () => {
@@ -12,6 +12,28 @@ beforeAll(async () => {
 afterAll(async () => repo.cleanup());
 
 const check = (command: string) => checkGitCommand(command, repo.root);
+const checkKernel = (command: string) => checkGitCommand(command, repo.root, 'kernel');
+
+describe('under the kernel sandbox the work tree, the index and remote -v are read too', () => {
+  it.each(GIT_KERNEL_ALLOWED)('%j → %j (and refused under the tables alone)', async (command, args) => {
+    const verdict = await checkKernel(command);
+    if (!verdict.ok) throw new Error(`refused: ${verdict.reason}`);
+    expect(verdict.args).toEqual(args);
+    const tables = await check(command);
+    if (tables.ok) throw new Error(`allowed without the kernel sandbox: ${JSON.stringify(tables.args)}`);
+    expect(tables.reason).toMatch(/work tree|the index|kernel sandbox/);
+  });
+
+  it.each(GIT_KERNEL_REFUSED)('%j is refused (%s)', async (command, fragment) => {
+    const verdict = await checkKernel(command);
+    if (verdict.ok) throw new Error(`allowed: ${JSON.stringify(verdict.args)}`);
+    expect(verdict.reason).toContain(fragment);
+  });
+
+  it.each(GIT_ALLOWED)('%j is accepted under the kernel sandbox as well', async (command) => {
+    expect((await checkKernel(command)).ok).toBe(true);
+  });
+});
 
 describe('git commands the tool accepts', () => {
   it.each(GIT_ALLOWED)('%j → %j', async (command, args) => {
@@ -61,9 +83,9 @@ function exercises(command: string, table: string, word: string): boolean {
 
 describe('every deny rule of the git tables has a refused row that is refused for that rule', () => {
   it.each(denyRules())('%s %s', async (table, word, reason) => {
-    const rows = GIT_REFUSED.filter(([command]) => exercises(command, table, word));
+    const rows = [...GIT_REFUSED, ...GIT_KERNEL_REFUSED].filter(([command]) => exercises(command, table, word));
     expect(rows.map(([c]) => c), `no GIT_REFUSED row uses ${table} ${word}`).not.toEqual([]);
-    const verdicts = await Promise.all(rows.map(([command]) => check(command)));
+    const verdicts = await Promise.all(rows.flatMap(([command]) => [check(command), checkKernel(command)]));
     expect(verdicts.some((v) => !v.ok && v.reason.includes(reason)), `no row for ${table} ${word} is refused for: ${reason}`).toBe(true);
   });
 

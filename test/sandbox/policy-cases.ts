@@ -4,6 +4,8 @@
  * the bash tool test (every allowed command really runs and leaves the fixture untouched).
  */
 
+import { OPTIONAL_READER_ALLOWED, READER_ALLOWED, READER_REFUSED } from './policy-cases-readers.js';
+
 /** Commands that must be accepted, with the argv they become when it is not simply the words. */
 export const ALLOWED: Array<[string, string[]?]> = [
   ['rg -n needle'], ['rg -n needle src'], ["rg -n 'needle' src/a.ts"], ['"rg" needle', ['needle']], ["r''g needle", ['needle']],
@@ -45,8 +47,10 @@ export const ALLOWED: Array<[string, string[]?]> = [
   ["rg '👨\u200d👩\u200d👧'", ['👨\u200d👩\u200d👧']], ["rg '｜'", ['｜']], ["rg 'x\u200by'", ['x\u200by']],
   // Bounded resource flags within their bounds; a long glob is matched in linear time.
   ['rg -j2 x'], ['rg --threads 8 x'], ['rg --regex-size-limit 10M x'], ['rg --dfa-size-limit=1M x'],
-  ['tree'], ['tree -L 2'], ['tree -a -L 1 src'], ['tree -aL 1 src'], ['tree -J -L 1'], ['tree --gitignore -L 2'],
-  ["tree -P '*.ts' src"], ['tree --dirsfirst --noreport src'], ['tree -I node_modules'],
+  // tree runs where no symbolic link leads out of the root: src here (the fixture's top level has links out).
+  ['tree src'], ['tree -L 2 src'], ['tree -a -L 1 src'], ['tree -aL 1 src'], ['tree -J -L 1 src'], ['tree --gitignore -L 2 src'],
+  ["tree -P '*.ts' src"], ['tree --dirsfirst --noreport src'], ['tree -I node_modules src'], ['tree -d src'], ['tree -F src'],
+  ...READER_ALLOWED, ...OPTIONAL_READER_ALLOWED,
 ];
 
 /** Commands that must be refused, with a fragment of the reason the model is given. */
@@ -83,8 +87,8 @@ export const REFUSED: Array<[string, string]> = [
   ['busybox cat README.md', 'run the program directly'], ['exec rg x', 'run the program directly'],
   ['command rg x', 'run the program directly'], ['/usr/bin/rg x', 'by bare name (rg, not /usr/bin/rg)'], ['./rg x', 'bare name'], ['bin/rg x', 'bare name'],
   ['RG x', 'case-sensitive'], ['Rg x', 'case-sensitive'], ['CAT README.md', 'case-sensitive'], ["python3 -c 'print(1)'", 'run the program directly'],
-  ['sed -n 1p README.md', 'read_file'], ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['r* x', 'glob'],
-  ['rm -rf .', 'rm is not an allowed program. Allowed: rg, grep, find'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
+  ['awk 1 README.md', 'rg -o'], ['git log', 'git is not run through bash; use the git tool'], ['git log --oneline -n 5', 'use the git tool and send it `log --oneline -n 5`'], ['r* x', 'glob'],
+  ['rm -rf .', 'rm is not an allowed program; nothing can be changed here'], ['cp README.md x', 'not an allowed program'], ['curl http://example.com', 'not an allowed program'],
   // rg
   ['rg --pre=cat x', 'runs another program'], ['rg --pre cat x', 'runs another program'], ['rg --pr=cat x', 'abbreviation of --pre'],
   ["rg --pre-glob '*' x", 'runs another program'], ['rg -z x', 'decompressor'], ['rg -zn x', 'decompressor'], ['rg -nz x', 'decompressor'],
@@ -199,6 +203,7 @@ export const REFUSED: Array<[string, string]> = [
   // Skipped glob matches are listed, five at most.
   ['cat links/[cd]*', 'every match of links/[cd]* is a link out of the repository or a file that cannot be read here (links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot)'],
   ['cat links/[cdes]*', '(links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot and 2 more)'],
+  ...READER_REFUSED,
 ];
 
 /**

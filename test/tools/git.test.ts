@@ -170,3 +170,46 @@ describe('scripted explorations through the local Messages API', () => {
     expect(cli.stderr).toContain('git log -L');
   });
 });
+
+describe('the git forms the issue names, through the real tool', () => {
+  it.each<[string, RegExp]>([
+    ['shortlog -sn', /^\s+\d+\tAlice$/m],
+    ['shortlog -sne', /<[^>]+@[^>]+>/],
+    ['branch --show-current', /^\w[\w/-]*$/m],
+    ['rev-list -n 3 HEAD', /^(?:[0-9a-f]{40}\n){3}/],
+    ['show --color=never --summary HEAD', /^commit [0-9a-f]+/m],
+    ['stash list', /\(no output\)\n\[exit 0\]/],
+    ['worktree list', /\[[a-z]+\]$|\(bare\)|^\//m],
+    ['notes list', /\[exit 0\]/],
+  ])('%j runs', async (command, expected) => {
+    const outcome = await run(command);
+    expect(outcome.isError, outcome.content).toBe(false);
+    expect(outcome.content).toMatch(expected);
+  });
+
+  it.each([['branch feature', 'creates a branch'], ['tag v9', 'creates a tag'], ['status', 'reads the work tree'], ['remote -v', 'kernel sandbox']])(
+    '%j is refused, never run as a listing (%s)',
+    async (command, fragment) => {
+      const outcome = await run(command);
+      expect(outcome.isError).toBe(true);
+      expect(outcome.content).toContain(fragment);
+    },
+  );
+
+  it('under the kernel sandbox, status and remote -v run, and credentials in remote URLs are hidden', async () => {
+    const repo = await makeRepo({ 'a.txt': 'a\n' }, { git: true });
+    try {
+      await fs.appendFile(path.join(repo.root, '.git/config'), '[remote "origin"]\n\turl = https://alice:ghp_SECRETTOKEN@example.com/r.git\n');
+      await fs.writeFile(path.join(repo.root, 'a.txt'), 'changed\n');
+      const kernel = { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000, sandbox: 'kernel' as const };
+      const status = await createGitTool(git).run({ command: 'status --short' }, kernel);
+      expect(status.content).toMatch(/^ M a\.txt$/m);
+      const remote = await createGitTool(git).run({ command: 'remote -v' }, kernel);
+      expect(remote.content).toContain('https://***@example.com/r.git (fetch)');
+      expect(remote.content).not.toContain('SECRETTOKEN');
+      expect(remote.content).not.toContain('alice');
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});

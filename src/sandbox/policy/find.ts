@@ -40,6 +40,8 @@ export function parseFind(words: readonly Word[]): Parsed {
     if (primary.choices !== undefined && !primary.choices.includes(value.text)) {
       return refuse(`find ${text} ${value.text} is not accepted; ${text} accepts only: ${primary.choices.join(', ')}`);
     }
+    const badFormat = primary.format === true ? findFormatReason(value.text) : null;
+    if (badFormat !== null) return refuse(`find ${text}: ${badFormat}`);
     roles[i + 1] = { kind: 'value', value: primary.value, flag: text };
     i += 1;
   }
@@ -64,4 +66,29 @@ function unexpected(text: string): string {
 
 function refuse(reason: string): { ok: false; reason: string } {
   return { ok: false, reason };
+}
+
+/** -printf directives that describe the file itself (its lstat, name and link text); %Y is refused, see below. */
+const FORMAT_DIRECTIVE = /%[-+ #0]*\d*(?:\.\d+)?(?:[%abcdDfFgGhHiklmMnpPsStuUyZ]|[ACT][aAbBcCdDeFgGhHIjklmMnprRsStTuUVwWxXyYzZ@+])/y;
+
+/**
+ * Every `%` of a -printf format must start a known directive. `%Y` is refused: it is the type of what a symbolic link
+ * points to (or N when that does not exist), so it would tell whether a path outside the repository exists.
+ */
+export function findFormatReason(format: string): string | null {
+  // A fresh sticky regex per call: lastIndex is state.
+  const directive = new RegExp(FORMAT_DIRECTIVE.source, 'y');
+  for (let at = format.indexOf('%'); at >= 0; at = format.indexOf('%', at)) {
+    directive.lastIndex = at;
+    const match = directive.exec(format);
+    if (match === null) {
+      const shown = format.slice(at, at + 2);
+      if (/^%[-+ #0]*\d*(?:\.\d+)?Y/.test(format.slice(at))) {
+        return `%Y is refused: it reports the type of what a symbolic link points to, which can lie outside the repository; use %y (the link itself) and %l (its target)`;
+      }
+      return `the directive ${shown} is not accepted; use %p %P %f %h %s %y %l %m %M %u %g %t %T@ %TY-%Tm-%Td %d %k %n %i`;
+    }
+    at += match[0].length;
+  }
+  return null;
 }

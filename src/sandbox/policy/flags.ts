@@ -10,11 +10,14 @@ export type Role =
   | { kind: 'value'; value: ValueKind; flag: string }
   | { kind: 'operand'; value: 'path' | 'pattern' };
 
-export type Parsed = { ok: true; roles: Role[] } | { ok: false; reason: string };
+/** `given`: the flags as the tables name them (see State), for checks made after parsing (tree's walk). */
+export type Parsed = { ok: true; roles: Role[]; given?: ReadonlySet<string> } | { ok: false; reason: string };
 
 interface State {
   policy: ProgramPolicy;
   roles: Role[];
+  /** Flags given, as the tables name them (`-l`, `--format`, `--format=long`), for conflicts and requirements. */
+  given: Set<string>;
   operands: number[];
   pattern: boolean;
   noPattern: boolean;
@@ -27,10 +30,13 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
   if (policy.obsoleteFollow && first !== undefined && /^[-+]\d*[bcl]?f$/.test(first)) {
     return refuse(`${program} ${first} is refused: GNU tail reads the obsolete ${first} as "follow forever" and would hang; use tail -n N FILE to read the end once`);
   }
-  const state: State = { policy, roles: [], operands: [], pattern: false, noPattern: false, recursive: false };
+  const state: State = { policy, roles: [], given: new Set(), operands: [], pattern: false, noPattern: false, recursive: false };
   let endOfOptions = false;
   for (let i = 0; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
+    if (policy.noResponseFiles && text.startsWith('@')) {
+      return refuse(`${program}: ${text} would be read as a file of further options; give the options directly`);
+    }
     if (endOfOptions || text === '-' || !text.startsWith('-')) {
       if (policy.countShorthand && /^\+\d/.test(text)) {
         return refuse(`${program}: the obsolete ${text} form is not supported; use -n ${text} (lines) or -c ${text} (bytes)`);
@@ -50,20 +56,36 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
     if (typeof step === 'string') return refuse(step);
     i = step;
   }
-  return finish(program, policy, state);
+  return finish(program, policy, state, words);
 }
 
-function finish(program: string, policy: ProgramPolicy, state: State): Parsed {
+function finish(program: string, policy: ProgramPolicy, state: State, words: readonly Word[]): Parsed {
   const takesPattern = policy.operands === 'pattern-then-paths' && !state.pattern && !state.noPattern;
   const first = state.operands[0];
-  if (takesPattern && first !== undefined) state.roles[first] = { kind: 'operand', value: 'pattern' };
-  const paths = state.operands.length - (takesPattern && first !== undefined ? 1 : 0);
+  if (takesPattern && first !== undefined) {
+    state.roles[first] = { kind: 'operand', value: 'pattern' };
+    const bad = policy.script?.((words[first] as Word).text) ?? null;
+    if (bad !== null) return refuse(`${program}: ${bad}`);
+  }
+  if (policy.operands === 'none' && state.operands.length > 0) return refuse(`${program} takes no arguments`);
+  if (policy.operands === 'text') for (const i of state.operands) state.roles[i] = { kind: 'operand', value: 'pattern' };
+  const paths = policy.operands === 'text' ? 0 : state.operands.length - (takesPattern && first !== undefined ? 1 : 0);
   const needs = policy.needsPath;
   if (paths === 0 && (needs === 'always' || (needs === 'unless-recursive' && !state.recursive))) {
-    const alt = needs === 'always' ? 'give it a file path' : 'give it a file or directory, or -r to search the repository (rg is preferred)';
+    const alt = needs === 'always' ? 'give it a file path' : (policy.needsPathHint ?? 'give it a file or directory, or -r to search the repository (rg is preferred)');
     return refuse(`${program} would read standard input, which is not available; ${alt}`);
   }
-  return { ok: true, roles: state.roles };
+  if (policy.maxPaths !== undefined && paths > policy.maxPaths.count) {
+    return refuse(`${program} takes at most ${policy.maxPaths.count} file${policy.maxPaths.count === 1 ? '' : 's'} here: ${policy.maxPaths.why}`);
+  }
+  const missing = policy.requires;
+  if (missing !== undefined && !missing.flags.some((flag) => state.given.has(flag))) return refuse(`${program}: ${missing.reason}`);
+  for (const rule of policy.conflicts ?? []) {
+    const a = rule.when.find((flag) => state.given.has(flag));
+    const b = rule.with.find((flag) => state.given.has(flag));
+    if (a !== undefined && b !== undefined) return refuse(`${program} ${a} with ${b} is refused: ${rule.reason}`);
+  }
+  return { ok: true, roles: state.roles, given: state.given };
 }
 
 /** `--name`, `--name=value` or `--name value`; only exact spellings, so GNU abbreviations are refused. */
@@ -75,6 +97,9 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
   const rule = lookup(policy.long, name);
   if (rule === undefined) return unknownLong(program, policy, name);
   if (rule.type === 'deny') return `${program} ${flag} is refused: it ${rule.reason}`;
+  state.given.add(flag);
+  if (eq >= 0) state.given.add(`${flag}=${text.slice(eq + 1)}`);
+  else if (rule.type === 'value' && !rule.optional && words[i + 1] !== undefined) state.given.add(`${flag}=${(words[i + 1] as Word).text}`);
   if (rule.type === 'bool') {
     if (eq >= 0) return `${program} ${flag} takes no value; remove "=${text.slice(eq + 1)}"`;
     apply(state, rule, undefined);
@@ -101,11 +126,17 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     const where = text.length > 2 ? ` (in ${text})` : '';
     if (rule === undefined) return `${program} -${ch}${where} is not an allowed flag; allowed short flags: ${shortList(policy)}`;
     if (rule.type === 'deny') return `${program} -${ch}${where} is refused: it ${rule.reason}`;
+    if (policy.style === 'single' && text.length > 2 && rule.type === 'bool') {
+      return `${program} ${text}: give each flag as its own word (${[...text.slice(1)].map((c) => `-${c}`).join(' ')})`;
+    }
+    state.given.add(`-${ch}`);
     if (rule.type === 'bool') {
       apply(state, rule, undefined);
       continue;
     }
     const rest = text.slice(j + 1);
+    // A GNU optional argument (`-w`, `-L`) is only ever attached; alone, the next word is not its value.
+    if (rule.optional && rest === '') continue;
     if (policy.style !== 'tree' && rest !== '') {
       const value = policy.style === 'rg' && rest.startsWith('=') ? rest.slice(1) : rest;
       return attached(program, `-${ch}`, rule, value, i, state) ?? i;
@@ -153,6 +184,10 @@ function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type
     // Not a number counts as 0: below every bound.
     const n = sizeValue(value) ?? 0;
     if (n < 1 || n > max) return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+  }
+  if (rule.sets === 'pattern' && rule.value === 'pattern' && policy.script !== undefined) {
+    const bad = policy.script(value);
+    if (bad !== null) return `${program} ${flag}: ${bad}`;
   }
   if (rule.choices === undefined || rule.choices.includes(value)) return null;
   return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;

@@ -1,4 +1,5 @@
 import { NO_DIFF_PROGRAMS } from './git-values.js';
+import { LISTING_POLICIES, WORK_TREE_POLICIES } from './git-forms.js';
 
 /**
  * The git tool's policy as data: the subcommands it runs (history only: objects and refs, never the work tree, the
@@ -25,7 +26,7 @@ export type GitFlagRule =
  * one tree-ish, then paths; `object`: exactly one object name; `pattern-revs-paths`: git grep's pattern first;
  * `patterns`: ref patterns; `revs`: revisions only.
  */
-export type GitOperands = 'revs-paths' | 'tree-paths' | 'object' | 'pattern-revs-paths' | 'patterns' | 'revs';
+export type GitOperands = 'revs-paths' | 'tree-paths' | 'object' | 'pattern-revs-paths' | 'patterns' | 'revs' | 'paths' | 'none';
 
 export interface GitPolicy {
   short: Readonly<Record<string, GitFlagRule>>;
@@ -40,6 +41,21 @@ export interface GitPolicy {
   countShorthand?: boolean;
   /** One of these flags must be given (`rev-list --count`, `cat-file -p/-t/-s`). */
   requires?: readonly string[];
+  /** The first operand must be one of these verbs (`stash list`); any other is refused with `verbReason`. */
+  verbs?: readonly string[];
+  verbReason?: string;
+  /** The verb meant when the first word is a flag, a revision or nothing (`reflog` is `reflog show`). */
+  defaultVerb?: string;
+  /** Reads the work tree or the index: runs only under the kernel sandbox (GIT_REFUSED_SUBCOMMANDS says why not otherwise). */
+  kernelOnly?: true;
+  /** Used when no revision is given (shortlog reads standard input without one). */
+  defaultRevision?: string;
+  /** `forced` is left out when this flag is given (branch --show-current cannot be combined with --list). */
+  forcedUnless?: string;
+  /** Short switches may be clustered (`-sn`): the subcommand parses options with git's parse-options, which accepts them. */
+  clusters?: true;
+  /** Operands are list patterns only with -l/--list; without it they would name something to create (branch NAME). */
+  createsWithoutList?: string;
 }
 
 const BOOL: GitFlagRule = { type: 'bool' };
@@ -98,6 +114,9 @@ const COMMON_DIFF: Readonly<Record<string, GitFlagRule>> = {
   'full-index': BOOL,
   'function-context': BOOL,
   'no-prefix': BOOL,
+  summary: BOOL,
+  color: { type: 'value', value: 'text', attachedOnly: true, choices: ['never'] },
+  'compact-summary': BOOL,
 };
 
 const COMMON_DIFF_SHORT: Readonly<Record<string, GitFlagRule>> = {
@@ -396,11 +415,17 @@ const REV_LIST: GitPolicy = {
   operands: 'revs-paths',
   forced: [],
   countShorthand: true,
-  requires: ['--count'],
+  minRevisions: 1,
   short: { n: COUNT },
   long: {
     ...WALK,
     count: BOOL,
+    oneline: BOOL,
+    'abbrev-commit': BOOL,
+    parents: BOOL,
+    timestamp: BOOL,
+    objects: BOOL,
+    format: { type: 'value', value: 'pretty' },
   },
 };
 
@@ -452,6 +477,7 @@ const NAME_REV: GitPolicy = {
     all: BOOL,
     always: BOOL,
     undefined: BOOL,
+    'no-undefined': BOOL,
     'annotate-stdin': deny('reads standard input, which is not available; give the revisions as arguments'),
   },
 };
@@ -459,19 +485,22 @@ const NAME_REV: GitPolicy = {
 const SHORTLOG: GitPolicy = {
   operands: 'revs-paths',
   forced: [],
-  // Without a revision shortlog reads a log from standard input (closed here): it would print nothing.
-  minRevisions: 1,
+  // Without a revision shortlog reads a log from standard input (closed here): it would print nothing, so HEAD is meant.
+  defaultRevision: 'HEAD',
+  clusters: true,
   countShorthand: true,
   short: {
     n: BOOL,
     s: BOOL,
     e: BOOL,
+    c: BOOL,
   },
   long: {
     ...WALK,
     numbered: BOOL,
     summary: BOOL,
     email: BOOL,
+    committer: BOOL,
     group: { type: 'value', value: 'text', choices: ['author', 'committer'] },
   },
 };
@@ -490,6 +519,8 @@ const LIST_FILTERS: Readonly<Record<string, GitFlagRule>> = {
 const TAG: GitPolicy = {
   operands: 'patterns',
   forced: ['--list'],
+  clusters: true,
+  createsWithoutList: 'creates a tag, and the git tool is read-only; to list tags matching a pattern use tag -l',
   short: {
     l: BOOL,
     i: BOOL,
@@ -515,6 +546,9 @@ const TAG: GitPolicy = {
 const BRANCH: GitPolicy = {
   operands: 'patterns',
   forced: ['--list'],
+  forcedUnless: '--show-current',
+  clusters: true,
+  createsWithoutList: 'creates a branch, and the git tool is read-only; branch --show-current names the current one, branch -l lists branches matching a pattern',
   short: {
     l: BOOL,
     a: BOOL,
@@ -537,6 +571,7 @@ const BRANCH: GitPolicy = {
     all: BOOL,
     remotes: BOOL,
     verbose: BOOL,
+    'show-current': BOOL,
     delete: BRANCH_WRITES,
     move: BRANCH_WRITES,
     copy: BRANCH_WRITES,
@@ -576,6 +611,8 @@ export const GIT_POLICIES = {
   tag: TAG,
   branch: BRANCH,
   'for-each-ref': FOR_EACH_REF,
+  ...LISTING_POLICIES,
+  ...WORK_TREE_POLICIES,
 } as const satisfies Readonly<Record<string, GitPolicy>>;
 
 const WORKTREE = 'reads the work tree or the index, not history; use rg, find and read_file for the current files, git log/show for history';
@@ -603,10 +640,8 @@ export const GIT_REFUSED_SUBCOMMANDS: Readonly<Record<string, string>> = {
   rebase: WRITES,
   'cherry-pick': WRITES,
   revert: WRITES,
-  stash: WRITES,
   am: WRITES,
   apply: WRITES,
-  notes: WRITES,
   replace: WRITES,
   'update-ref': WRITES,
   'update-index': WRITES,
@@ -621,13 +656,10 @@ export const GIT_REFUSED_SUBCOMMANDS: Readonly<Record<string, string>> = {
   prune: WRITES,
   repack: WRITES,
   maintenance: WRITES,
-  reflog: 'reads and rewrites the reflog, local state rather than history; use log',
   init: WRITES,
-  config: WRITES,
-  worktree: WRITES,
+  config: 'prints the configuration, which can hold credentials (tokens in URLs and headers) and include files from outside the repository; remote -v lists the remotes with credentials hidden (kernel sandbox)',
   submodule: WRITES,
   'sparse-checkout': WRITES,
-  bisect: WRITES,
   'filter-branch': WRITES,
   'format-patch': WRITES,
   archive: WRITES,
@@ -636,7 +668,6 @@ export const GIT_REFUSED_SUBCOMMANDS: Readonly<Record<string, string>> = {
   pull: NETWORK,
   push: NETWORK,
   clone: NETWORK,
-  remote: NETWORK,
   'ls-remote': NETWORK,
   'send-email': NETWORK,
   'request-pull': NETWORK,

@@ -15,7 +15,7 @@ export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null'
 
 /** The subcommands of the git tool, in the order its description lists them (GIT_POLICIES' keys; a test checks). */
 export const GIT_SUBCOMMANDS = ['log', 'show', 'diff', 'blame', 'grep', 'ls-tree', 'cat-file', 'rev-parse', 'rev-list', 'merge-base',
-  'describe', 'name-rev', 'shortlog', 'tag', 'branch', 'for-each-ref'] as const;
+  'describe', 'name-rev', 'shortlog', 'tag', 'branch', 'for-each-ref', 'stash', 'worktree', 'notes', 'bisect', 'remote', 'reflog', 'show-ref', 'count-objects', 'cherry', 'status', 'ls-files'] as const;
 
 /** `git log --format` placeholders that read commit data only: no signatures (`%G…`, gpg), no `%(describe)` (runs git), no colour. */
 const LOG_PLACEHOLDER = /%(?:[%nHhTtPpdDsfbBemS]|x[0-9a-fA-F]{2}|[ac][nNeElLdDrtiIsh])/;

@@ -4,6 +4,8 @@
  * GNU long-option abbreviation (`--fol`) or a flag added by a newer version is denied without a rule of its own.
  */
 
+import { READER_POLICIES } from './readers.js';
+
 /** How a flag value is checked: paths are confined to the root, patterns must not be unquoted globs. */
 export type ValueKind = 'path' | 'pattern' | 'text';
 
@@ -25,14 +27,38 @@ export type FlagRule =
   | { type: 'deny'; reason: string };
 
 export interface ProgramPolicy {
-  /** gnu: getopt_long; rg: lexopt (`-e=x` drops the `=`); tree: a value flag takes the next word, even mid-cluster. */
-  style: 'gnu' | 'rg' | 'tree';
+  /**
+   * gnu: getopt_long; rg: lexopt (`-e=x` drops the `=`); tree: a value flag takes the next word, even mid-cluster;
+   * single: one flag per word, its value attached or the next word (xxd, whose own parser reads `-ps` as `-p`).
+   */
+  style: 'gnu' | 'rg' | 'tree' | 'single';
   short: Readonly<Record<string, FlagRule>>;
   long: Readonly<Record<string, FlagRule>>;
-  /** rg/grep read their first operand as the pattern unless a flag supplied one. */
-  operands: 'paths' | 'pattern-then-paths';
+  /**
+   * rg/grep/sed/jq read their first operand as the pattern (script, filter) unless a flag supplied one; `text`
+   * operands are strings, never opened (basename); `none`: no operand at all (pwd).
+   */
+  operands: 'paths' | 'pattern-then-paths' | 'text' | 'none';
   /** Programs that would read stdin without a path operand; stdin is /dev/null, so they must be given a path. */
   needsPath?: 'always' | 'unless-recursive';
+  /** What to say when the path is missing under `unless-recursive` (grep: "or -r"). */
+  needsPathHint?: string;
+  /** Most path operands, and why: a further operand is an output file (uniq IN OUT, xxd IN OUT) or a number (cmp). */
+  maxPaths?: { count: number; why: string };
+  /** Arguments put before the model's: the non-following or quiet form of the program (diff --no-dereference). */
+  forced?: readonly string[];
+  /**
+   * Flag combinations refused together, with the reason: each flag alone is harmless, together the output would
+   * depend on something outside the root (`ls -l -F` marks a symlink's target type). A flag is named as written in
+   * the table, `-x` or `--name`, or `--name=value` for a given value.
+   */
+  conflicts?: ReadonlyArray<{ when: readonly string[]; with: readonly string[]; reason: string }>;
+  /** A flag that must be given (sed -n: without it sed prints every line), with what to say when it is not. */
+  requires?: { flags: readonly string[]; reason: string };
+  /** The pattern operand and pattern-setting flag values are a script checked by this (sed, jq); null accepts. */
+  script?: (text: string) => string | null;
+  /** Operands starting with `@` are response files (binutils strings reads options from them). */
+  noResponseFiles?: boolean;
   /** head/tail accept the obsolete `-NUM` count. */
   countShorthand?: boolean;
   /**
@@ -323,9 +349,18 @@ const GREP: ProgramPolicy = {
   },
 };
 
+/** With a long listing, these make ls stat a symbolic link's target to mark its type (`l -> /elsewhere/`). */
+const LS_TARGET_TYPE = ['-F', '--classify', '--file-type', '--indicator-style=classify', '--indicator-style=file-type'];
+const LS_LONG = ['-l', '-g', '-o', '-n', '--format=long', '--format=verbose', '--full-time'];
+
 const LS: ProgramPolicy = {
   style: 'gnu',
   operands: 'paths',
+  conflicts: [{
+    when: LS_TARGET_TYPE,
+    with: LS_LONG,
+    reason: 'in a long listing ls marks the type of what a symbolic link points to, which can lie outside the repository; use ls -l (links show as name -> target) or ls -F without -l',
+  }],
   short: {
     a: BOOL,
     A: BOOL,
@@ -379,7 +414,6 @@ const LS: ProgramPolicy = {
     size: BOOL,
     inode: BOOL,
     'numeric-uid-gid': BOOL,
-    'group-directories-first': BOOL,
     'full-time': BOOL,
     literal: BOOL,
     escape: BOOL,
@@ -408,6 +442,7 @@ const LS: ProgramPolicy = {
     dereference: FOLLOWS,
     'dereference-command-line': FOLLOWS,
     'dereference-command-line-symlink-to-dir': FOLLOWS,
+    'group-directories-first': deny('sorts a symbolic link to a directory with the directories, which depends on its target outside the repository; use ls -l (directories start with d)'),
   },
 };
 
@@ -668,6 +703,7 @@ export const PROGRAM_POLICIES = {
   wc: WC,
   file: FILE,
   tree: TREE,
+  ...READER_POLICIES,
 } as const satisfies Readonly<Record<string, ProgramPolicy | typeof FIND_EXPRESSION>>;
 
 /** find's leading options, before any path. */
@@ -678,13 +714,20 @@ export const FIND_OPTIONS: Readonly<Record<string, FlagRule>> = {
 };
 
 /** A find primary: how many words it takes and what they are. */
-export type FindPrimary = { arity: 0 } | { arity: 1; value: ValueKind; choices?: readonly string[] } | { arity: 'deny'; reason: string };
+export type FindPrimary =
+  | { arity: 0 }
+  /** `format`: a -printf format, whose directives are checked (findFormatReason). */
+  | { arity: 1; value: ValueKind; choices?: readonly string[]; format?: true }
+  | { arity: 'deny'; reason: string };
 
 const P0: FindPrimary = { arity: 0 };
 const P_TEXT: FindPrimary = { arity: 1, value: 'text' };
 const P_PATTERN: FindPrimary = { arity: 1, value: 'pattern' };
 const P_PATH: FindPrimary = { arity: 1, value: 'path' };
 const findDeny = (reason: string): FindPrimary => ({ arity: 'deny', reason });
+
+/** access(2) follows a symbolic link: whether a link to /elsewhere is "readable" says whether /elsewhere exists. */
+const TARGET_ACCESS = findDeny('asks the kernel about the file a symbolic link points to, which can lie outside the repository; use -perm (e.g. -type f -perm -u=x)');
 
 /** find's expression grammar as data: operators, tests and actions. `-newerXY` is handled by pattern in find.ts. */
 export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
@@ -705,9 +748,9 @@ export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
   '-true': P0,
   '-false': P0,
   '-empty': P0,
-  '-executable': P0,
-  '-readable': P0,
-  '-writable': P0,
+  '-executable': TARGET_ACCESS,
+  '-readable': TARGET_ACCESS,
+  '-writable': TARGET_ACCESS,
   '-depth': P0,
   '-d': P0,
   '-xdev': P0,
@@ -749,7 +792,7 @@ export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
   '-gid': P_TEXT,
   '-links': P_TEXT,
   '-inum': P_TEXT,
-  '-printf': P_TEXT,
+  '-printf': { arity: 1, value: 'text', format: true },
   '-used': P_TEXT,
   '-fstype': P_TEXT,
   '-regextype': { arity: 1, value: 'text', choices: ['findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'] },
