@@ -16,6 +16,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.stdout.write(parsed.text);
       return EXIT.ok;
     }
+    if (parsed.locate) {
+      // Imported only here, and before the config: locate needs no API key, and other commands never load it.
+      const { runLocate } = await import('./locate/command.js');
+      return await runLocate(parsed.question ?? (io.stdin.isTTY ? null : await readQuestion(io.stdin)), parsed.flags, io);
+    }
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     publishRunRoot(config.root);
     debug = config.debug;
