@@ -2,7 +2,7 @@ import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { termsOf, type Term } from './query.js';
-import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, SYMBOL_PART, type Scored } from './score.js';
+import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, type Scored } from './score.js';
 import { search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
@@ -96,7 +96,7 @@ async function rerank(
 ): Promise<Scored[]> {
   const out: Scored[] = [];
   for (const candidate of candidates) {
-    const parsed = SymbolIndex.supports(candidate.path) ? await symbols.symbolsOf(root, candidate.path) : null;
+    const parsed = SymbolIndex.supports(candidate.path) ? await symbols.symbolsOf(root, candidate.path, 'definitions') : null;
     if (!parsed?.ok) {
       out.push(candidate);
       continue;
@@ -108,16 +108,20 @@ async function rerank(
   return out;
 }
 
-/** SYMBOL_EXACT when a definition is named the term, SYMBOL_PART when one of its words is the term, else 0. */
+/** SYMBOL_EXACT when a definition is named the term (or the last part of a dotted term), else 0. */
 function symbolEvidence(definitions: readonly SymbolTag[], term: Term): number {
-  let best = 0;
-  const compact = term.text.replace(/[^a-z0-9_$]/g, '');
-  for (const def of definitions) {
-    const name = def.name.toLowerCase();
-    if (name === term.text || name === compact || term.text.endsWith(`.${name}`)) return SYMBOL_EXACT;
-    if (term.text.length >= 4 && nameWords(def.name).includes(term.text)) best = SYMBOL_PART;
-  }
-  return best;
+  return definitions.some((def) => namedExactly(def, term)) ? SYMBOL_EXACT : 0;
+}
+
+function namedExactly(def: SymbolTag, term: Term): boolean {
+  const name = def.name.toLowerCase();
+  return name === term.text || name === term.text.replace(/[^a-z0-9_$]/g, '') || term.text.endsWith(`.${name}`);
+}
+
+/** How well a definition's name fits a term, for choosing the symbols shown: 2 exactly, 1 when one of its words does. */
+function nameFit(def: SymbolTag, term: Term): number {
+  if (namedExactly(def, term)) return 2;
+  return term.text.length >= 4 && nameWords(def.name).some((w) => w === term.text || (term.kind === 'word' && w.startsWith(term.text))) ? 1 : 0;
 }
 
 function nameWords(name: string): string[] {
@@ -140,7 +144,7 @@ async function describe(root: string, hit: Scored, hits: FileHits | undefined, t
 
 function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], idfs: readonly number[], bestLine: number | undefined): LocateSymbol[] {
   const scored = definitions
-    .map((def) => ({ def, value: terms.reduce((sum, term, i) => sum + symbolEvidence([def], term) * term.weight * idfs[i]!, 0) }))
+    .map((def) => ({ def, value: terms.reduce((sum, term, i) => sum + nameFit(def, term) * term.weight * idfs[i]!, 0) }))
     .filter((s) => s.value > 0)
     .sort((a, b) => b.value - a.value || a.def.line - b.def.line)
     .slice(0, SYMBOLS_SHOWN)

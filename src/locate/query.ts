@@ -41,7 +41,8 @@ const STOP_WORDS = new Set(
     'happen happens happening implement implemented implements implementation handled handling ' +
     'code file files function functions method methods class classes logic defined define defines definition ' +
     'where\'s what\'s live lives located location find found place places way ways part parts actually exactly ' +
-    'different difference differ differs between one two three first second new old like e g'
+    'different difference differ differs between one two three first second new old like e g right wrong correct ' +
+    'correctly proper properly whole many much instead across specific given happen'
   ).split(/\s+/),
 );
 
@@ -89,7 +90,28 @@ function addWordOrIdentifier(token: string, add: (raw: string, kind: TermKind) =
     addIdentifierParts(word, add);
     return;
   }
-  for (const part of word.split('-')) add(part, 'word');
+  for (const part of word.split('-')) add(stem(part.toLowerCase()), 'word');
+}
+
+/**
+ * A light suffix stripper (words are matched as prefixes, so `transformed` → `transform` finds transform, transformer
+ * and transforms; `queries` → `quer`). Stems shorter than four letters keep the word whole.
+ */
+export function stem(word: string): string {
+  const cut = (n: number): string => undouble(word.slice(0, -n));
+  let out = word;
+  if (word.endsWith('ies')) out = word.slice(0, -3);
+  else if (word.endsWith('ing')) out = cut(3);
+  else if (word.endsWith('ed')) out = cut(2);
+  else if (/(ss|x|z|ch|sh)es$/.test(word)) out = word.slice(0, -2);
+  else if (word.endsWith('ly')) out = word.slice(0, -2);
+  else if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) out = word.slice(0, -1);
+  return out.length >= 4 ? out : word;
+}
+
+/** `mapp` → `map`, `bundl` stays: a doubled final consonant left by -ed/-ing. */
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ss|ll|ff|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
 
 /** The words inside an identifier: createServer → create, server; handle_error → handle, error. */
@@ -99,7 +121,7 @@ function addIdentifierParts(identifier: string, add: (raw: string, kind: TermKin
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .split(/[\s_$-]+/);
   if (parts.length < 2) return;
-  for (const part of parts) add(part, 'word');
+  for (const part of parts) add(stem(part.toLowerCase()), 'word');
 }
 
 /** camelCase, PascalCase with a second capital, snake_case, kebab-with-letters, or containing $ or a digit run. */

@@ -28,8 +28,14 @@ export type FileSymbols =
 
 interface LoadedLanguage {
   language: Language;
+  /** Every pattern of the tags queries. */
   query: Query;
+  /** Only the definition patterns: references (every call site) are most of the matching work. */
+  definitionsOnly: Query;
 }
+
+/** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
+export type TagMode = 'definitions' | 'all';
 
 type TreeSitter = typeof import('web-tree-sitter');
 
@@ -53,16 +59,16 @@ export class SymbolIndex {
     return languageOf(rel) !== null;
   }
 
-  /** Definitions and references of one file inside `root`; never throws. */
-  async symbolsOf(root: string, rel: string): Promise<FileSymbols> {
+  /** Definitions (and, with mode 'all', references) of one file inside `root`; never throws. */
+  async symbolsOf(root: string, rel: string, mode: TagMode = 'all'): Promise<FileSymbols> {
     const spec = languageOf(rel);
     if (spec === null) return { ok: false, note: `${rel}: no grammar for this kind of file` };
     const source = await readSource(root, rel);
     if (!source.ok) return source;
-    const key = `${root}\0${rel}\0${source.size}\0${source.mtimeMs}`;
+    const key = `${mode}\0${root}\0${rel}\0${source.size}\0${source.mtimeMs}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const result = await this.#parse(rel, spec, source.text);
+    const result = await this.#parse(rel, spec, source.text, mode);
     if (this.#cache.size >= CACHE_ENTRIES) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(key, result);
     return result;
@@ -70,11 +76,10 @@ export class SymbolIndex {
 
   /** Definitions only, in line order: the file's outline. */
   async outline(root: string, rel: string): Promise<FileSymbols> {
-    const symbols = await this.symbolsOf(root, rel);
-    return symbols.ok ? { ok: true, definitions: symbols.definitions, references: [] } : symbols;
+    return this.symbolsOf(root, rel, 'definitions');
   }
 
-  async #parse(rel: string, spec: LanguageSpec, text: string): Promise<FileSymbols> {
+  async #parse(rel: string, spec: LanguageSpec, text: string, mode: TagMode): Promise<FileSymbols> {
     const runtime = await this.#load();
     const loaded = runtime && (await this.#language(runtime.ts, spec));
     if (!runtime || !loaded) return { ok: false, note: `${rel}: the ${spec.grammar} grammar could not be loaded` };
@@ -85,7 +90,8 @@ export class SymbolIndex {
     const tree = runtime.parser.parse(text, null, { progressCallback: late });
     if (!tree) return { ok: false, note: `${rel}: parsing took longer than ${this.#timeMs} ms, skipped` };
     try {
-      const matches = loaded.query.matches(tree.rootNode, { progressCallback: late });
+      const query = mode === 'all' ? loaded.query : loaded.definitionsOnly;
+      const matches = query.matches(tree.rootNode, { progressCallback: late });
       if (late()) return { ok: false, note: `${rel}: querying took longer than ${this.#timeMs} ms, skipped` };
       return { ok: true, ...collect(matches) };
     } finally {
@@ -122,7 +128,14 @@ async function loadLanguage(ts: TreeSitter, spec: LanguageSpec): Promise<LoadedL
   const language = await ts.Language.load(wasm);
   // Beside this module in src/, beside the bundle in dist/ (scripts/build.mjs copies them there).
   const sources = await Promise.all(spec.queries.map((name) => readFile(new URL(`./tags/${name}.scm`, import.meta.url), 'utf8')));
-  return { language, query: new ts.Query(language, sources.join('\n')) };
+  const text = sources.join('\n');
+  const definitionsOnly = new ts.Query(language, text);
+  // A pattern's source text says whether it captures a reference; those are switched off in this copy.
+  for (let i = 0; i < definitionsOnly.patternCount(); i++) {
+    const pattern = text.slice(definitionsOnly.startIndexForPattern(i), definitionsOnly.endIndexForPattern(i));
+    if (!pattern.includes('@definition.')) definitionsOnly.disablePattern(i);
+  }
+  return { language, query: new ts.Query(language, text), definitionsOnly };
 }
 
 /** Turns query matches into tags: the @name capture's text, the kind from its @definition.X / @reference.X capture. */
