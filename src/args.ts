@@ -37,7 +37,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
         locate = true;
       },
     )
-    .command('mcp', 'serve ask, ask_followup and audit to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
+    .command('mcp', 'serve ask, ask_followup, audit and locate to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
       mcp = true;
     })
     .options({
