@@ -14,6 +14,8 @@ const RERANK = 40;
 const SYMBOLS_SHOWN = 3;
 const LINES_SHOWN = 3;
 const LINE_CHARS = 200;
+/** Notes kept per result. */
+const MAX_NOTES = 10;
 
 export interface LocateSymbol {
   name: string;
@@ -66,7 +68,7 @@ export async function locate(root: string, question: string, opts: LocateOptions
     .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
   const defs = new Map<string, SymbolTag[]>();
-  const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs);
+  const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes);
   const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
   for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
   return result;
@@ -93,11 +95,14 @@ async function rerank(
   idfs: readonly number[],
   symbols: SymbolIndex,
   defs: Map<string, SymbolTag[]>,
+  notes: string[],
 ): Promise<Scored[]> {
   const out: Scored[] = [];
   for (const candidate of candidates) {
     const parsed = SymbolIndex.supports(candidate.path) ? await symbols.symbolsOf(root, candidate.path, 'definitions') : null;
     if (!parsed?.ok) {
+      // A file the symbol layer skipped (huge, minified, too slow) is ranked on its search hits alone; say so.
+      if (parsed && notes.length < MAX_NOTES) notes.push(`symbols: ${parsed.note}`);
       out.push(candidate);
       continue;
     }
