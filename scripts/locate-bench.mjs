@@ -6,9 +6,12 @@
 // The questions: fixtures/locate-bench/sverklo/ (sverklo's bench:swe, MIT). The repositories are not in this project:
 // each must be checked out at its tag as DIR/<name>-<ref> (e.g. /tmp/locate-bench/express-v5.0.1), for example
 //   git --git-dir=<clone>/.git archive v5.0.1 | tar -x -C /tmp/locate-bench/express-v5.0.1
-// A repository that is missing is skipped with the reason. Some gold files do not exist at the pinned tags (express
+// A repository that is missing is skipped with the reason.
+//
+// `--changes GIT_DIR BASE..HEAD TREE` scores questions derived from real changes instead (see changeQuestions), on TREE,
+// a checkout of BASE; e.g. babel: git --git-dir=… archive HEAD~300 | tar -x -C /tmp/locate-bench/babel-base. Some gold files do not exist at the pinned tags (express
 // v5 moved its router to a package): "all" counts them as misses, "reachable" scores only the gold files present.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +49,46 @@ export async function runBench({ reposDir, only = null, log = () => {} }) {
     }
   }
   return { rows, skipped, summary: summarise(rows) };
+}
+
+/**
+ * Questions from real changes: each non-merge commit of `range` (e.g. BASE..HEAD) whose subject reads like a fix or a
+ * feature and that touched one to three non-test source files; the question is the subject (PR number and
+ * conventional-commit prefix removed), the gold set those files as far as they exist in `tree` (a checkout of BASE:
+ * the code before the changes, as a person asking would see it).
+ */
+export function changeQuestions(gitDir, range, tree) {
+  const log = spawnSync('git', ['--git-dir', gitDir, 'log', '--no-merges', '--format=@@%H %s', '--name-only', range], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (log.status !== 0) throw new Error(`git log ${range} failed: ${log.stderr.trim()}`);
+  const questions = [];
+  for (const block of log.stdout.split('@@').filter((b) => b.trim() !== '')) {
+    const [head, ...files] = block.split('\n').filter((l) => l.trim() !== '');
+    const [sha, ...words] = head.split(' ');
+    const subject = words.join(' ');
+    if (!/^(fix|feat|add|support|improve|allow|handle|respect|avoid|throw|do not|don't|preserve|correct)/i.test(subject)) continue;
+    const source = files.filter((f) => /\/src\//.test(f) && /\.(ts|tsx|js|mjs|cjs|py|go|rs)$/.test(f) && !/(^|\/)(test|tests|__tests__|fixtures|__fixtures__)\//.test(f));
+    const gold = source.filter((f) => existsSync(path.join(tree, f)));
+    if (source.length < 1 || source.length > 3 || gold.length === 0) continue;
+    // `fix(parser): forbid x` → `parser: forbid x`: the scope is part of what was asked, the commit type is not.
+    const question = subject.replace(/\s*\(#\d+\)\s*$/, '').replace(/^[a-z]+(?:\(([^)]*)\))?!?:\s*/i, (_m, scope) => (scope ? `${scope}: ` : ''));
+    questions.push({ id: sha.slice(0, 10), question, required_evidence: gold.map((file) => ({ file })) });
+  }
+  return questions;
+}
+
+/** Scores `questions` on one tree (the changes set); same rows as runBench. */
+export async function runQuestions(root, name, questions, log = () => {}) {
+  const rows = [];
+  for (const q of questions) {
+    const gold = q.required_evidence.map((e) => e.file);
+    const started = performance.now();
+    const located = await locateFiles(root, q.question);
+    const seconds = (performance.now() - started) / 1000;
+    const naive = await baselineFiles(root, q.question);
+    rows.push({ repo: name, id: q.id, gold, reachable: gold, locate: located, naive, seconds });
+    log(`${q.id} ${q.question}: locate ${rankOf(located, gold) ?? '-'} naive ${rankOf(naive, gold) ?? '-'} (${seconds.toFixed(2)} s)`);
+  }
+  return { rows, skipped: [], summary: summarise(rows) };
 }
 
 /** Hit@K, Recall@K and MRR of each ranker, over all gold files and over the reachable ones only. */
@@ -127,6 +170,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const value = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
   const reposDir = value('--repos') ?? process.env.LOCATE_BENCH_REPOS ?? '/tmp/locate-bench';
   const only = value('--only')?.split(',') ?? null;
-  const result = await runBench({ reposDir, only, log: argv.includes('--verbose') ? (l) => process.stderr.write(`${l}\n`) : () => {} });
+  const log = argv.includes('--verbose') ? (l) => process.stderr.write(`${l}\n`) : () => {};
+  // --changes GIT_DIR RANGE TREE: the questions from real changes instead of sverklo's.
+  const changes = argv.includes('--changes') ? argv.slice(argv.indexOf('--changes') + 1, argv.indexOf('--changes') + 4) : null;
+  const result = changes
+    ? await runQuestions(changes[2], path.basename(changes[2]), changeQuestions(changes[0], changes[1], changes[2]), log)
+    : await runBench({ reposDir, only, log });
   process.stdout.write(argv.includes('--json') ? `${JSON.stringify(result, null, 2)}\n` : `${format(result)}\n`);
 }
