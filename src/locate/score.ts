@@ -35,14 +35,26 @@ const NON_CODE_FACTOR = 0.35;
 /** Type declaration files repeat the names of the code they describe. */
 const DECLARATION_FACTOR = 0.6;
 
-/** The tokens of a path for matching: its segments, the file name without extension, and their identifier parts. */
-export function pathTokens(rel: string): { basename: Set<string>; segments: Set<string> } {
-  const parts = rel.split('/');
-  const file = parts.pop() ?? '';
-  const stem = file.replace(/(\.d)?\.[a-z0-9]+$/i, '');
+export interface PathTokens {
+  basename: Set<string>;
+  segments: Set<string>;
+}
+
+/**
+ * The tokens of a path for matching: its segments, the file name without extension, and their identifier parts.
+ * `dirs` caches the segments of each directory: a listing of 27k files has a few thousand directories.
+ */
+export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTokens {
+  const slash = rel.lastIndexOf('/');
+  const dir = slash < 0 ? '' : rel.slice(0, slash);
+  const stem = rel.slice(slash + 1).replace(/(\.d)?\.[a-z0-9]+$/i, '');
   const basename = new Set([stem.toLowerCase(), ...splitWords(stem)]);
-  const segments = new Set<string>();
-  for (const dir of parts) for (const token of [dir.toLowerCase(), ...splitWords(dir)]) segments.add(token);
+  let segments = dirs?.get(dir);
+  if (!segments) {
+    segments = new Set<string>();
+    for (const part of dir === '' ? [] : dir.split('/')) for (const token of [part.toLowerCase(), ...splitWords(part)]) segments.add(token);
+    dirs?.set(dir, segments);
+  }
   return { basename, segments };
 }
 
@@ -81,7 +93,7 @@ export function idf(df: number, n: number): number {
 }
 
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
-export function pathMatch(rel: string, tokens: ReturnType<typeof pathTokens>, term: Term): number {
+export function pathMatch(rel: string, tokens: PathTokens, term: Term): number {
   const text = term.kind === 'path' ? term.text.replace(/^\.?\//, '') : term.text;
   if (term.kind === 'path') {
     const lower = rel.toLowerCase();
@@ -106,8 +118,7 @@ export interface Scored {
  * First stage: BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by
  * coverage and place. `idfs[i]` is term i's idf over the listing.
  */
-export function scoreFile(rel: string, hits: FileHits | undefined, terms: readonly Term[], idfs: readonly number[]): Scored {
-  const tokens = pathTokens(rel);
+export function scoreFile(rel: string, tokens: PathTokens, hits: FileHits | undefined, terms: readonly Term[], idfs: readonly number[]): Scored {
   const evidence = terms.map((term, i) => {
     const tf = hits?.counts.get(i) ?? 0;
     const content = tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1);
