@@ -16,10 +16,13 @@ import { measureGit } from './bench/git.mjs';
 import { measureCitations } from './bench/citations.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 import { benchRepos, measureMap } from './bench/map.mjs';
+import { runBench as runLocateBench } from './locate-bench.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, toolGrowthMs: 1, gitCall: 5, citationsMs: 50, kernelMs: 5, probeMs: 50 };
+/** The issue's targets for locate (set for held-out questions from real changes; applied here to sverklo's). */
+const LOCATE_TARGETS = { hit: 0.9, recall: 0.85, mrr: 0.7, seconds: 1.5 };
 /** No entry cap by default: the map's token budget (--map-tokens, 2,000) limits it. */
 const DEFAULT_MAX_ENTRIES = null;
 /** Runs of each tool-round script (each is 8 scans of the large repository). */
@@ -172,6 +175,8 @@ async function bench() {
   log('prompt cache: a scripted 10-request question, then a second run with another question …');
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
+  const locateRows = await measureLocate();
+
   const rows = [
     row(
       'start-up: spawn → first API request',
@@ -262,6 +267,7 @@ async function bench() {
     ]),
     ...mapRows,
     ...corpus,
+    ...locateRows,
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,
@@ -297,6 +303,30 @@ async function bench() {
   process.stdout.write(`\n${table.toString()}\n${notes.join('\n')}\n`);
   process.stdout.write(failed.length === 0 ? 'all targets met\n' : `${failed.length} target(s) missed: ${failed.map((r) => r.name).join('; ')}\n`);
   return failed.length === 0 ? 0 : 1;
+}
+
+/**
+ * `spelunk locate` on sverklo's questions (scripts/locate-bench.mjs), when their repositories are checked out under
+ * LOCATE_BENCH_REPOS (default /tmp/locate-bench); otherwise no rows, and the log says why. Scored over the gold files
+ * present at the pinned tags ("reachable"); the detail gives the naive baseline and the score over all gold files.
+ */
+async function measureLocate() {
+  const reposDir = process.env.LOCATE_BENCH_REPOS ?? '/tmp/locate-bench';
+  log(`locate on the sverklo questions, repositories from ${reposDir} …`);
+  const result = await runLocateBench({ reposDir });
+  for (const s of result.skipped) log(`  locate: skipped ${s}`);
+  if (result.rows.length === 0) {
+    log('  locate rows skipped: none of the repositories is checked out (see scripts/locate-bench.mjs)');
+    return [];
+  }
+  const { locate: l, naive: n, medianSeconds } = result.summary;
+  const detail = (key) => `naive ${n.reachable[key].toFixed(3)}; all gold files ${l.all[key].toFixed(3)} (${l.reachable.questions} questions)`;
+  return [
+    row('locate Hit@10 (sverklo questions)', detail('hit'), l.reachable.hit, '≥', LOCATE_TARGETS.hit),
+    row('locate Recall@10 (sverklo questions)', detail('recall'), l.reachable.recall, '≥', LOCATE_TARGETS.recall),
+    row('locate MRR (sverklo questions)', detail('mrr'), l.reachable.mrr, '≥', LOCATE_TARGETS.mrr),
+    row('locate median seconds per question', 'spelunk locate as a process, start-up included', medianSeconds, '≤', LOCATE_TARGETS.seconds),
+  ];
 }
 
 /** Run 1: 9 tool-using replies then an answer; run 2 (new process, same server and cache): one answer. */

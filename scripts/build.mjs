@@ -1,7 +1,9 @@
 // Bundles the CLI into dist/ so start-up does not pay for resolving hundreds of unbundled modules: dist/spelunk.js
 // (the command, src/launch.ts) runs dist/spelunk-main.cjs (everything else) through V8's code cache.
-// @vscode/ripgrep stays external: its binary is found at run time from the installed platform package.
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+// @vscode/ripgrep stays external: its binary is found at run time from the installed platform package. So does
+// web-tree-sitter (with the @vscode/tree-sitter-wasm grammars): it finds its .wasm beside itself, and both are read
+// only when a command asks for symbols. The vendored tags queries are copied to dist/tags/.
+import { chmod, cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -107,7 +109,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['@vscode/ripgrep'],
+  external: ['@vscode/ripgrep', 'web-tree-sitter'],
   // A script run by vm.Script has no module loader for import(): the one left (@vscode/ripgrep) becomes a require().
   supported: { 'dynamic-import': false },
   // yargs' ESM build resolves files from import.meta.url, which CommonJS lacks: give it the bundle's own URL.
@@ -152,6 +154,8 @@ for (const [chunk, specifiers] of Object.entries(vendorSpecifiers)) {
     logLevel: 'warning',
   });
 }
+// Read beside the bundle at run time (src/symbols/index.ts resolves ./tags/ from its own URL, which is the bundle's).
+await cp(new URL('../src/symbols/tags/', import.meta.url), new URL('../dist/tags/', import.meta.url), { recursive: true });
 // The command itself: reads the bundle and runs it through the code cache (src/launch.ts).
 await build({
   entryPoints: { spelunk: 'src/launch.ts' },

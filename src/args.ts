@@ -16,11 +16,11 @@ interface YargsOptions {
 }
 
 /** Subcommands a single mistyped word is compared with (one edit away gets a hint instead of a model request). */
-const COMMANDS = ['audit', 'help', 'mcp'] as const;
+const COMMANDS = ['audit', 'help', 'locate', 'mcp'] as const;
 
 export type Parsed =
   | { kind: 'output'; text: string } // --help / -v / help
-  | { kind: 'run'; audit: boolean; mcp: boolean; question: string | null; flags: RawFlags };
+  | { kind: 'run'; audit: boolean; mcp: boolean; locate?: boolean; question: string | null; flags: RawFlags & { k?: number } };
 
 const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
@@ -30,6 +30,7 @@ Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, SP
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
   let audit = false;
   let mcp = false;
+  let locate = false;
   let captured = '';
   const parser = yargs([...argv])
     .scriptName('spelunk')
@@ -41,7 +42,13 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
         audit = true;
       },
     )
-    .command('mcp', 'serve ask, ask_followup and audit to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
+    .command('locate [question..]', 'rank the files most likely to answer the question, without a model (no API key)', (y) =>
+      y.positional('question', { type: 'string', array: true }),
+      () => {
+        locate = true;
+      },
+    )
+    .command('mcp', 'serve ask, ask_followup, audit and locate to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
       mcp = true;
     })
     .options({
@@ -55,6 +62,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
       'map-tokens': { type: 'number', describe: 'token budget of the repository map in the preamble', defaultDescription: '2000' },
       'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
       'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
+      k: { type: 'number', describe: 'locate: files to print', defaultDescription: '10' },
       'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
       'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
       'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
@@ -113,8 +121,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   rejectRepeats(args as Record<string, unknown>, valueFlags(table), table);
   const words = (args.question as string[] | undefined) ?? [];
   const question = words.join(' ').trim();
-  if (!audit && !mcp) rejectNearCommand(question);
-  return { kind: 'run', audit, mcp, question: question === '' ? null : question, flags: args as RawFlags };
+  if (!audit && !mcp && !locate) rejectNearCommand(question);
+  return { kind: 'run', audit, mcp, ...(locate ? { locate } : {}), question: question === '' ? null : question, flags: args as RawFlags & { k?: number } };
 }
 
 /**

@@ -6,7 +6,9 @@ import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { runOnce } from './run/oneshot.js';
 import { runRepl } from './run/repl.js';
-import { chooseSandbox } from './sandbox/choose.js';
+import { chooseSandbox, sandboxMode } from './sandbox/choose.js';
+import type { SandboxMode } from './sandbox/kernel.js';
+import { escapeControls } from './escape.js';
 import { useSandbox } from './sandbox/exec.js';
 import { confirmOnTerminal, describeLarge, LARGE_QUESTION_LABEL, largeQuestion, PIPED_MAX_BYTES, pipedCutWarning, readStdin, STDIN_IDLE_MS, withPipedText } from './run/question.js';
 import { sessionListing } from './run/session-list.js';
@@ -21,19 +23,25 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return EXIT.ok;
     }
     // `--resume` with no id lists the sessions to pick from (no key needed: nothing is sent).
-    if (parsed.flags.resume?.trim() === '' && !parsed.audit && !parsed.mcp) {
+    if (parsed.flags.resume?.trim() === '' && !parsed.audit && !parsed.mcp && !parsed.locate) {
       if (parsed.question !== null) throw new UsageError('--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest');
       io.stdout.write(await sessionListing(parsed.flags.dir ?? '.', io));
       return EXIT.ok;
     }
+    if (parsed.locate) {
+      // rg runs for locate too: the sandbox is chosen first, from --sandbox or SPELUNK_SANDBOX alone (no config needed).
+      const mode = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
+      if (mode === null) throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(parsed.flags.sandbox ?? io.env.SPELUNK_SANDBOX ?? '')}")`);
+      await startSandbox(mode, io);
+      // Imported only here, and before the config: locate needs no API key, and other commands never load it.
+      const { runLocate } = await import('./locate/command.js');
+      const piped = parsed.question ?? (io.stdin.isTTY ? null : (await readStdin(io.stdin)).text.trim() || null);
+      return await runLocate(piped, parsed.flags, io);
+    }
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     publishRunRoot(config.root);
     debug = config.debug;
-    // Before any child runs: every program from here on starts in the sandbox chosen now.
-    const sandbox = await chooseSandbox(config.sandboxMode);
-    if (!sandbox.ok) throw new UsageError(sandbox.error);
-    if (sandbox.notice !== null) io.stderr.write(`${sandbox.notice}\n`);
-    useSandbox(sandbox.sandbox);
+    await startSandbox(config.sandboxMode, io);
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
       const { runMcp } = await import('./mcp/server.js');
@@ -95,4 +103,12 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
   if (answer === 'yes') return question;
   io.stderr.write(answer === 'interrupted' ? '\nspelunk: interrupted; not sent\n' : 'spelunk: not sent\n');
   return answer === 'interrupted' ? INTERRUPTED : DECLINED;
+}
+
+/** Before any child runs: every program from here on starts in the sandbox chosen now (exit 2 when required fails). */
+async function startSandbox(mode: SandboxMode, io: Io): Promise<void> {
+  const sandbox = await chooseSandbox(mode);
+  if (!sandbox.ok) throw new UsageError(sandbox.error);
+  if (sandbox.notice !== null) io.stderr.write(`${sandbox.notice}\n`);
+  useSandbox(sandbox.sandbox);
 }

@@ -18,6 +18,8 @@ import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../tools/report-findings.js';
 import { currentSandbox } from '../sandbox/exec.js';
+import { locate } from '../locate/locate.js';
+import { SymbolIndex } from '../symbols/index.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
 const MAX_CONVERSATIONS = 32;
@@ -46,6 +48,7 @@ export class Researcher {
   readonly #base: Promise<Session>;
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
+  readonly #symbols = new SymbolIndex();
   #spentUsd = 0;
   /**
    * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
@@ -65,6 +68,8 @@ export class Researcher {
 
   /** Runs one validated call; never throws for anything the client or the model did. */
   async run(call: McpCall, ctl: CallControl): Promise<CallOutcome> {
+    // Free (no model call), so no budget applies; one symbol index per server keeps parsed files across calls.
+    if (call.tool === 'locate') return this.#locate(call.question, call.k, ctl.signal);
     const over = this.#budgetLeft();
     if (typeof over === 'string') return { ok: false, message: over };
     if (call.tool === 'audit') return this.#audit(call.question, call.failOn, over, ctl);
@@ -177,6 +182,13 @@ export class Researcher {
     } finally {
       ctl.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  async #locate(question: string, k: number, signal: AbortSignal): Promise<CallOutcome> {
+    const result = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: this.#symbols });
+    if (signal.aborted) return { ok: false, message: 'cancelled' };
+    this.#log(`locate ${question.slice(0, 60)} → ${result.results.length} files`);
+    return { ok: true, structured: { ...result } };
   }
 
   #log(line: string): void {

@@ -80,6 +80,34 @@ const AUDIT_SCHEMA = {
   required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'truncated', 'fail_on', 'exit_code'],
 } as const;
 
+const LOCATE_SCHEMA = {
+  type: 'object',
+  description: 'the object `spelunk locate --output-format json` prints',
+  properties: {
+    type: { type: 'string', enum: ['locate'] },
+    query: { type: 'string' },
+    results: {
+      type: 'array',
+      description: 'best first; paths relative to the repository root',
+      items: {
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          score: { type: 'number' },
+          symbols: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, line: { type: 'integer' } }, required: ['name', 'kind', 'line'] } },
+          lines: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, text: { type: 'string' } }, required: ['line', 'text'] } },
+        },
+        required: ['path', 'score', 'symbols', 'lines'],
+      },
+    },
+    notes: { type: 'array', items: { type: 'string' }, description: 'why the ranking may be partial' },
+  },
+  required: ['type', 'query', 'results', 'notes'],
+} as const;
+
+/** Files a locate call may ask for. */
+export const LOCATE_MAX_K = 50;
+
 /** The tools `spelunk mcp` lists, as the MCP `tools/list` result carries them. */
 export const MCP_TOOLS = [
   {
@@ -129,19 +157,36 @@ export const MCP_TOOLS = [
     outputSchema: AUDIT_SCHEMA,
     annotations: ANNOTATIONS,
   },
+  {
+    name: 'locate',
+    title: 'Locate the files for a question (free)',
+    description:
+      'Ranks the files of this repository most likely to answer a question, with their best symbols and path:line lines. No model call and no cost: search (rg) plus BM25 over paths, content and tree-sitter definitions. Call it before ask, or instead of it when file names are enough.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        question: { type: 'string', description: 'what to find, e.g. "where are sessions expired?"; identifiers and paths help' },
+        k: { type: 'integer', minimum: 1, maximum: LOCATE_MAX_K, description: 'files to return (default 10)' },
+      },
+      required: ['question'],
+    },
+    outputSchema: LOCATE_SCHEMA,
+    annotations: ANNOTATIONS,
+  },
 ] as const;
 
 export type McpCall =
   | { tool: 'ask'; question: string; maxTurns: number | null }
   | { tool: 'ask_followup'; sessionId: string; question: string }
-  | { tool: 'audit'; question: string; failOn: Severity };
+  | { tool: 'audit'; question: string; failOn: Severity }
+  | { tool: 'locate'; question: string; k: number };
 
 /**
  * The message for a tools/call naming a tool spelunk does not list, or null for one of its tools. The server answers
  * such a call with a protocol error (-32602), as the MCP spec asks: there is no tool to report a result.
  */
 export function unknownTool(name: string): string | null {
-  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ask, ask_followup and audit`;
+  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`;
 }
 
 /** Validates a tools/call; returns the typed call or a one-line message for the client. */
@@ -158,6 +203,11 @@ export function parseCall(name: string, args: Record<string, unknown> | undefine
       return `max_turns must be a whole number from 1 to ${MAX_TURNS_CAP}`;
     }
     return { tool: 'ask', question, maxTurns: turns as number };
+  }
+  if (name === 'locate') {
+    const k = Object.hasOwn(input, 'k') ? input.k : 10;
+    if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > LOCATE_MAX_K) return `k must be a whole number from 1 to ${LOCATE_MAX_K}`;
+    return { tool: 'locate', question, k: k as number };
   }
   if (name === 'ask_followup') {
     const id = Object.hasOwn(input, 'session_id') ? input.session_id : undefined;

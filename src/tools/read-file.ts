@@ -37,6 +37,8 @@ export interface ReadFileInput {
   path: string;
   start_line?: number;
   end_line?: number;
+  /** List the file's definitions with their lines instead of its text. */
+  outline?: boolean;
 }
 
 export interface WindowLimits {
@@ -68,7 +70,7 @@ export interface Window {
   capped: boolean;
 }
 
-const ALLOWED_KEYS = new Set(['path', 'start_line', 'end_line']);
+const ALLOWED_KEYS = new Set(['path', 'start_line', 'end_line', 'outline']);
 
 /** Reads one window of a text file inside the repository, streaming so huge files cost little memory. */
 export const readFileTool: Tool<ReadFileInput> = {
@@ -90,6 +92,12 @@ export const readFileTool: Tool<ReadFileInput> = {
         minimum: 1,
         description: `Last line to show, inclusive. Default start_line + ${DEFAULT_WINDOW_LINES - 1}.`,
       },
+      outline: {
+        type: 'boolean',
+        description:
+          'true: instead of the text, list the definitions (functions, classes, methods, types) as path:line, parsed ' +
+          'with tree-sitter; then read only the range you need. For code files of about a dozen languages.',
+      },
     },
     required: ['path'],
     additionalProperties: false,
@@ -97,6 +105,7 @@ export const readFileTool: Tool<ReadFileInput> = {
   parse: parseInput,
   display(input) {
     const name = escapeControls(input.path);
+    if (input.outline) return `${name} (outline)`;
     if (input.start_line === undefined && input.end_line === undefined) return name;
     return `${name}:${input.start_line ?? 1}-${input.end_line ?? ''}`;
   },
@@ -161,6 +170,8 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
         `binary file (${formatSize(opened.size)})`,
       );
     }
+    // Loaded only when asked for: web-tree-sitter and the grammars cost a plain read nothing.
+    if (input.outline) return (await import('../symbols/outline.js')).outlineOutcome(ctx.root, rel);
     const start = input.start_line ?? 1;
     const end = input.end_line ?? start + DEFAULT_WINDOW_LINES - 1;
     // Bounded in time as well as bytes: counting to start_line=10^9 in a 2 GB file must not outlast a tool call.
@@ -422,7 +433,12 @@ function parseInput(input: unknown): ParseResult<ReadFileInput> {
   if (start.value !== undefined && end.value !== undefined && end.value < start.value) {
     return { ok: false, error: `end_line (${end.value}) is before start_line (${start.value}); end_line is inclusive and must be ≥ start_line.` };
   }
+  if (obj.outline !== undefined && typeof obj.outline !== 'boolean') return { ok: false, error: `outline must be true or false. ${usage}` };
+  if (obj.outline === true && (start.value !== undefined || end.value !== undefined)) {
+    return { ok: false, error: 'outline lists the whole file; drop start_line/end_line, or drop outline to read a range.' };
+  }
   const value: ReadFileInput = { path: obj.path };
+  if (obj.outline === true) value.outline = true;
   if (start.value !== undefined) value.start_line = start.value;
   if (end.value !== undefined) value.end_line = end.value;
   return { ok: true, value };

@@ -12,11 +12,11 @@ const repo = useRepo({ ...APP_FILES, 'data/README': 'the sparse file beside this
 const mcp = useMcp(repo);
 
 describe('spelunk mcp (the built binary, a real MCP client)', () => {
-  it('lists ask, ask_followup and audit, read-only, with input and output schemas, at the latest protocol revision', async () => {
+  it('lists ask, ask_followup, audit and locate, read-only, with input and output schemas, at the latest protocol revision', async () => {
     const api = await mcp.api();
     const { client } = await mcp.connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['ask', 'ask_followup', 'audit']);
+    expect(tools.map((t) => t.name)).toEqual(['ask', 'ask_followup', 'audit', 'locate']);
     for (const tool of tools) {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
       expect(tool.inputSchema.type).toBe('object');
@@ -27,6 +27,19 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(client.getServerVersion()?.name).toBe('spelunk');
     expect(LATEST_PROTOCOL_VERSION).toBe('2025-11-25');
     expect(api.requests).toHaveLength(0);
+  });
+
+  it('locate ranks the files without a model request: paths relative to the root, best first, the defining file on top', async () => {
+    const api = await mcp.api();
+    const { client } = await mcp.connect();
+    const result = structured(await client.callTool({ name: 'locate', arguments: { question: 'where does createServer start the http server?', k: 3 } }));
+    expect(result).toMatchObject({ type: 'locate', query: 'where does createServer start the http server?' });
+    expect(result.results.length).toBeLessThanOrEqual(3);
+    expect(result.results[0]).toMatchObject({ path: 'src/server.js', symbols: [{ name: 'createServer', kind: 'function', line: 4 }] });
+    expect(api.requests).toHaveLength(0);
+    const bad = await client.callTool({ name: 'locate', arguments: { question: 'q', k: 0 } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toMatch(/k must be a whole number from 1 to 50/);
   });
 
   it('ask answers with usage and a session_id; ask_followup continues the same conversation', async () => {

@@ -15,7 +15,12 @@ describe('MCP tool calls', () => {
     ['audit', { question: 'q' }, { tool: 'audit', question: 'q', failOn: 'high' }],
     ['audit', { question: 'q', fail_on: 'low' }, { tool: 'audit', question: 'q', failOn: 'low' }],
     ['audit', { question: 'q', fail_on: 'toString' }, 'fail_on must be low, medium, high or critical'],
-    ['constructor', { question: 'q' }, 'unknown tool "constructor"; the tools are ask, ask_followup and audit'],
+    ['locate', { question: ' where? ' }, { tool: 'locate', question: 'where?', k: 10 }],
+    ['locate', { question: 'q', k: 50 }, { tool: 'locate', question: 'q', k: 50 }],
+    ['locate', { question: 'q', k: 51 }, 'k must be a whole number from 1 to 50'],
+    ['locate', { question: 'q', k: '3' }, 'k must be a whole number from 1 to 50'],
+    ['locate', { k: 3 }, 'question is required: a non-empty string such as "where is the config loaded?"'],
+    ['constructor', { question: 'q' }, 'unknown tool "constructor"; the tools are ask, ask_followup, audit and locate'],
   ])('%s %j → %j', (name, args, expected) => {
     expect(parseCall(name, args)).toEqual(expected);
   });

@@ -1,0 +1,43 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { RawFlags } from '../config.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { DEFAULT_K, locate, MAX_K } from './locate.js';
+import { renderJson, renderText } from './render.js';
+
+/** The whole search may take this long (rg over a large monorepo is well under it). */
+const LOCATE_TIMEOUT_MS = 30_000;
+
+/**
+ * `spelunk locate QUESTION`: ranks the repository's files for the question without a model (no API key needed) and
+ * prints the top k with their best symbols and lines. Bad flags are usage errors; the search itself never fails the
+ * command (a partial search says so in its notes).
+ */
+export async function runLocate(question: string | null, flags: RawFlags & { k?: number }, io: Io): Promise<number> {
+  if (question === null) throw new UsageError('locate needs a question: spelunk locate "where are sessions expired?"');
+  const format = flags.outputFormat ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`locate --output-format must be text or json (got "${format}")`);
+  const k = flags.k ?? DEFAULT_K;
+  if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new UsageError(`--k must be a whole number from 1 to ${MAX_K} (got ${Number.isNaN(k) ? 'a non-number' : k})`);
+  const root = await realDirectory(flags.dir ?? '.', io.cwd);
+  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS });
+  if (format === 'json') {
+    io.stdout.write(renderJson(result));
+    return EXIT.ok;
+  }
+  io.stdout.write(renderText(result));
+  for (const note of result.notes) io.stderr.write(`spelunk locate: note: ${note}\n`);
+  return EXIT.ok;
+}
+
+/** The root as a real absolute path, so every containment check below compares real paths. */
+async function realDirectory(dir: string, cwd: string): Promise<string> {
+  const absolute = path.resolve(cwd, dir);
+  const real = await fs.realpath(absolute).catch(() => null);
+  if (real === null) throw new UsageError(`--dir ${dir}: no such directory; pass the repository root with -C <path>`);
+  const stat = await fs.stat(real);
+  if (!stat.isDirectory()) throw new UsageError(`--dir ${dir}: not a directory; pass the repository root with -C <path>`);
+  return real;
+}

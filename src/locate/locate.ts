@@ -1,0 +1,170 @@
+import { bundledRg } from '../sandbox/programs.js';
+import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
+import { readSource } from '../symbols/read.js';
+import { termsOf, type Term } from './query.js';
+import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, type PathTokens, type Scored } from './score.js';
+import { search, type FileHits } from './search.js';
+
+/** Results when the caller gives no k. */
+export const DEFAULT_K = 10;
+export const MAX_K = 100;
+/** First-stage candidates whose symbols are parsed to re-rank them: parsing is most of locate's CPU, and 40 ranked the sverklo questions no better than 20. */
+const RERANK = 20;
+/** Symbols and lines shown per result; characters of a shown line. */
+const SYMBOLS_SHOWN = 3;
+const LINES_SHOWN = 3;
+const LINE_CHARS = 200;
+/** Notes kept per result. */
+const MAX_NOTES = 10;
+
+export interface LocateSymbol {
+  name: string;
+  kind: string;
+  line: number;
+}
+
+export interface LocateHit {
+  path: string;
+  score: number;
+  symbols: LocateSymbol[];
+  lines: { line: number; text: string }[];
+}
+
+/** The JSON object `spelunk locate --output-format json` prints (and the MCP tool returns). */
+export interface LocateResult {
+  type: 'locate';
+  query: string;
+  results: LocateHit[];
+  /** Why the ranking may be partial (a search cut short, files skipped by the symbol layer); empty when complete. */
+  notes: string[];
+}
+
+export interface LocateOptions {
+  k?: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Reused across calls (the MCP server keeps one), so files parsed once stay parsed. */
+  symbols?: SymbolIndex;
+}
+
+/**
+ * Ranks the files of `root` for a question without a model: the question's terms searched with rg, files scored by
+ * BM25 over content hits and path tokens, the best candidates re-ranked by the tree-sitter definitions they hold.
+ * Deterministic for a given tree and question (ties break by path). Never throws for anything in the repository.
+ */
+export async function locate(root: string, question: string, opts: LocateOptions): Promise<LocateResult> {
+  const k = Math.min(Math.max(1, opts.k ?? DEFAULT_K), MAX_K);
+  const terms = termsOf(question);
+  const result: LocateResult = { type: 'locate', query: question, results: [], notes: [] };
+  if (terms.length === 0) return { ...result, notes: ['the question has no searchable words; name a function, file or concept'] };
+  const rg = await bundledRg();
+  if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
+  const found = await search(rg, root, terms, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+  if (found.note) result.notes.push(found.note);
+  const dirs = new Map<string, Set<string>>();
+  const tokens = found.files.map((rel) => pathTokens(rel, dirs));
+  const idfs = termIdfs(found.files, tokens, found.hits, terms);
+  const first = found.files
+    .map((rel, i) => scoreFile(rel, tokens[i]!, found.hits.get(rel), terms, idfs))
+    .filter((s) => s.score > 0)
+    .sort(byScore);
+  const symbols = opts.symbols ?? new SymbolIndex();
+  const defs = new Map<string, SymbolTag[]>();
+  const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes);
+  const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
+  for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
+  return result;
+}
+
+/** idf of each term over the listing: a file counts when its content or its path holds the term. */
+function termIdfs(files: readonly string[], tokens: readonly PathTokens[], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): number[] {
+  const df = terms.map(() => 0);
+  files.forEach((rel, f) => {
+    const counts = hits.get(rel)?.counts;
+    terms.forEach((term, i) => {
+      if ((counts?.get(i) ?? 0) > 0 || pathMatch(rel, tokens[f]!, term) > 0) df[i]! += 1;
+    });
+  });
+  return df.map((d) => idf(d, Math.max(files.length, 1)));
+}
+
+/** Adds each candidate's definition evidence: a definition named like a term is where that thing is written. */
+async function rerank(
+  root: string,
+  candidates: readonly Scored[],
+  terms: readonly Term[],
+  idfs: readonly number[],
+  symbols: SymbolIndex,
+  defs: Map<string, SymbolTag[]>,
+  notes: string[],
+): Promise<Scored[]> {
+  const out: Scored[] = [];
+  for (const candidate of candidates) {
+    const parsed = SymbolIndex.supports(candidate.path) ? await symbols.symbolsOf(root, candidate.path, 'definitions') : null;
+    if (!parsed?.ok) {
+      // A file the symbol layer skipped (huge, minified, too slow) is ranked on its search hits alone; say so.
+      if (parsed && notes.length < MAX_NOTES) notes.push(`symbols: ${parsed.note}`);
+      out.push(candidate);
+      continue;
+    }
+    defs.set(candidate.path, parsed.definitions);
+    const evidence = candidate.evidence.map((value, i) => value + symbolEvidence(parsed.definitions, terms[i]!));
+    out.push({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence) });
+  }
+  return out;
+}
+
+/** SYMBOL_EXACT when a definition is named the term (or the last part of a dotted term), else 0. */
+function symbolEvidence(definitions: readonly SymbolTag[], term: Term): number {
+  return definitions.some((def) => namedExactly(def, term)) ? SYMBOL_EXACT : 0;
+}
+
+function namedExactly(def: SymbolTag, term: Term): boolean {
+  const name = def.name.toLowerCase();
+  return name === term.text || name === term.text.replace(/[^a-z0-9_$]/g, '') || term.text.endsWith(`.${name}`);
+}
+
+/** How well a definition's name fits a term, for choosing the symbols shown: 2 exactly, 1 when one of its words does. */
+function nameFit(def: SymbolTag, term: Term): number {
+  if (namedExactly(def, term)) return 2;
+  return term.text.length >= 4 && nameWords(def.name).some((w) => w === term.text || (term.kind === 'word' && w.startsWith(term.text))) ? 1 : 0;
+}
+
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_$]+/);
+}
+
+/** A result as shown: its best definitions (named like the terms, else the one around the best line) and best lines. */
+async function describe(root: string, hit: Scored, hits: FileHits | undefined, terms: readonly Term[], idfs: readonly number[], definitions: readonly SymbolTag[]): Promise<LocateHit> {
+  const value = (set: ReadonlySet<number>): number => [...set].reduce((sum, i) => sum + terms[i]!.weight * idfs[i]!, 0);
+  const best = [...(hits?.lines ?? new Map<number, Set<number>>())].sort((a, b) => value(b[1]) - value(a[1]) || a[0] - b[0]).slice(0, LINES_SHOWN);
+  const source = best.length > 0 ? await readSource(root, hit.path) : null;
+  const text = source?.ok ? source.text.split('\n') : [];
+  const lines = best.map(([line]) => ({ line, text: (text[line - 1] ?? '').trim().slice(0, LINE_CHARS) })).sort((a, b) => a.line - b.line);
+  return { path: hit.path, score: round(hit.score), symbols: bestSymbols(definitions, terms, idfs, best[0]?.[0]), lines };
+}
+
+function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], idfs: readonly number[], bestLine: number | undefined): LocateSymbol[] {
+  const scored = definitions
+    .map((def) => ({ def, value: terms.reduce((sum, term, i) => sum + nameFit(def, term) * term.weight * idfs[i]!, 0) }))
+    .filter((s) => s.value > 0)
+    .sort((a, b) => b.value - a.value || a.def.line - b.def.line)
+    .slice(0, SYMBOLS_SHOWN)
+    .map(({ def }) => ({ name: def.name, kind: def.kind, line: def.line }));
+  if (scored.length > 0 || bestLine === undefined) return scored;
+  const around = definitions.filter((d) => d.line <= bestLine).at(-1);
+  return around ? [{ name: around.name, kind: around.kind, line: around.line }] : [];
+}
+
+function byScore(a: Scored, b: Scored): number {
+  return round(b.score) - round(a.score) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/** Scores are rounded before they are compared or shown, so float noise can never reorder two runs. */
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

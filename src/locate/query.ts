@@ -1,0 +1,134 @@
+/**
+ * What a question is searched for: identifiers (createServer, handle_error, Layer.handle), paths (lib/router),
+ * quoted strings, and the remaining words less the stop words. Each term carries a weight by how specific its kind is
+ * and whether it is matched as a substring or as a whole word. Pure: the same question always gives the same terms.
+ */
+
+/** Terms searched per question (longest and most specific first); more make rg slower and add noise. */
+export const MAX_TERMS = 24;
+/** Shorter words are searched as whole words only; shorter than MIN_WORD_CHARS they are dropped. */
+const WHOLE_WORD_BELOW = 4;
+const MIN_WORD_CHARS = 3;
+/** A quoted string or identifier longer than this is cut (the search is literal; the start is what is typed). */
+const MAX_TERM_CHARS = 80;
+
+export type TermKind = 'identifier' | 'path' | 'quoted' | 'word';
+
+export interface Term {
+  /** Lower-cased text searched for, case-insensitively, as a literal. */
+  text: string;
+  kind: TermKind;
+  /** Weight in the score: identifiers and paths say more than a common word. */
+  weight: number;
+  /** Whole-word match only (short words would match inside every longer identifier). */
+  wholeWord: boolean;
+}
+
+const WEIGHTS: Readonly<Record<TermKind, number>> = { identifier: 2.0, path: 2.0, quoted: 2.0, word: 1.0 };
+
+/**
+ * Words of questions that say nothing about where the code is. Question words, articles, auxiliaries, and the verbs
+ * people use to ask about code ("how does X work", "where is Y implemented").
+ */
+const STOP_WORDS = new Set(
+  (
+    'a an the and or not no nor but if then else when where what which who whom whose why how is are was were be been ' +
+    'being do does did doing done has have had having can could should would will shall may might must of in on at by ' +
+    'for from to into onto with without within about above below over under between through during before after ' +
+    'again further once here there all any both each few more most other some such only own same so than too very ' +
+    'just also this that these those it its it\'s they them their there\'s we our you your he she his her i me my ' +
+    'as up down out off via per vs etc e.g i.e get gets got make makes made use used uses using work works working ' +
+    'happen happens happening implement implemented implements implementation handled handling ' +
+    'code file files function functions method methods class classes logic defined define defines definition ' +
+    'where\'s what\'s live lives located location find found place places way ways part parts actually exactly ' +
+    'different difference differ differs between one two three first second new old like e g right wrong correct ' +
+    'correctly proper properly whole many much instead across specific given happen'
+  ).split(/\s+/),
+);
+
+/** The terms of a question, deduplicated, most specific first, at most MAX_TERMS. */
+export function termsOf(question: string): Term[] {
+  const found = new Map<string, Term>();
+  const add = (raw: string, kind: TermKind): void => {
+    const text = raw.toLowerCase().replace(/\s+/g, ' ').slice(0, MAX_TERM_CHARS);
+    if (text.length < MIN_WORD_CHARS || (kind === 'word' && STOP_WORDS.has(text))) return;
+    const term: Term = { text, kind, weight: WEIGHTS[kind], wholeWord: kind === 'word' && text.length < WHOLE_WORD_BELOW };
+    const before = found.get(text);
+    if (!before || before.weight < term.weight) found.set(text, term);
+  };
+  const rest = question.replace(/"([^"\n]{2,})"|'([^'\n]{3,})'|`([^`\n]{2,})`/g, (_m, a?: string, b?: string, c?: string) => {
+    const quoted = (a ?? b ?? c ?? '').trim();
+    add(quoted, /^[\w$.]+$/.test(quoted) ? 'identifier' : 'quoted');
+    for (const piece of quoted.split(/[^A-Za-z0-9_$]+/)) addIdentifierParts(piece, add);
+    return ' ';
+  });
+  for (const token of rest.split(/[\s,;:!?()[\]{}<>"'`]+/)) {
+    const clean = token.replace(/^[.\-/]+|[.\-/]+$/g, '');
+    if (clean === '') continue;
+    if (clean.includes('/')) {
+      add(clean, 'path');
+      for (const segment of clean.split('/')) addWordOrIdentifier(segment, add);
+      continue;
+    }
+    addWordOrIdentifier(clean, add);
+  }
+  return [...found.values()].sort(bySpecificity).slice(0, MAX_TERMS);
+}
+
+/** `express.static` → the dotted whole and each part; `handle_error`, `createServer` → identifier and its words. */
+function addWordOrIdentifier(token: string, add: (raw: string, kind: TermKind) => void): void {
+  if (token.includes('.') && /^[\w$]+(\.[\w$]+)+$/.test(token)) {
+    const isFile = /\.[a-z]{1,4}$/.test(token) && !/\.(prototype)$/.test(token);
+    add(token, isFile ? 'path' : 'identifier');
+    for (const part of token.split('.')) addWordOrIdentifier(part, add);
+    return;
+  }
+  const word = token.replace(/[^A-Za-z0-9_$-]/g, '');
+  if (word === '') return;
+  if (isIdentifier(word)) {
+    add(word, 'identifier');
+    addIdentifierParts(word, add);
+    return;
+  }
+  for (const part of word.split('-')) add(stem(part.toLowerCase()), 'word');
+}
+
+/**
+ * A light suffix stripper (words are matched as prefixes, so `transformed` → `transform` finds transform, transformer
+ * and transforms; `queries` → `quer`). Stems shorter than four letters keep the word whole.
+ */
+export function stem(word: string): string {
+  const cut = (n: number): string => undouble(word.slice(0, -n));
+  let out = word;
+  if (word.endsWith('ies')) out = word.slice(0, -3);
+  else if (word.endsWith('ing')) out = cut(3);
+  else if (word.endsWith('ed')) out = cut(2);
+  else if (/(ss|x|z|ch|sh)es$/.test(word)) out = word.slice(0, -2);
+  else if (word.endsWith('ly')) out = word.slice(0, -2);
+  else if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) out = word.slice(0, -1);
+  return out.length >= 4 ? out : word;
+}
+
+/** `mapp` → `map`, `bundl` stays: a doubled final consonant left by -ed/-ing. */
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ss|ll|ff|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** The words inside an identifier: createServer → create, server; handle_error → handle, error. */
+function addIdentifierParts(identifier: string, add: (raw: string, kind: TermKind) => void): void {
+  const parts = identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_$-]+/);
+  if (parts.length < 2) return;
+  for (const part of parts) add(stem(part.toLowerCase()), 'word');
+}
+
+/** camelCase, PascalCase with a second capital, snake_case, kebab-with-letters, or containing $ or a digit run. */
+function isIdentifier(word: string): boolean {
+  return /[a-z][A-Z]/.test(word) || /[A-Za-z]_[A-Za-z]/.test(word) || /^_+[A-Za-z]/.test(word) || /\$/.test(word) || /^[A-Z][a-z]+[A-Z]/.test(word);
+}
+
+function bySpecificity(a: Term, b: Term): number {
+  return b.weight - a.weight || b.text.length - a.text.length || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_TERMS, stem, termsOf } from '../../src/locate/query.js';
+
+const texts = (question: string): string[] => termsOf(question).map((t) => t.text);
+const kindOf = (question: string, text: string): string | undefined => termsOf(question).find((t) => t.text === text)?.kind;
+
+describe('the terms of a question', () => {
+  it.each([
+    ['Where is createServer called?', 'createserver', 'identifier'],
+    ['how does handle_error work', 'handle_error', 'identifier'],
+    ['what does express.static do', 'express.static', 'identifier'],
+    ['what is in lib/router/index.js', 'lib/router/index.js', 'path'],
+    ['who reads config.yaml', 'config.yaml', 'path'],
+    ['where is "Cache-Control" set', 'cache-control', 'quoted'],
+    ['where is `trustProxy` read', 'trustproxy', 'identifier'],
+    ['how are sessions expired', 'session', 'word'],
+  ])('%s → %s (%s)', (question, text, kind) => {
+    expect(kindOf(question, text)).toBe(kind);
+  });
+
+  it.each([
+    ['Where is createServer called?', ['create', 'server']],
+    ['how does handle_error work', ['handle', 'error']],
+    ['what does express.static do', ['express', 'static']],
+  ])('%s also searches the words inside its identifiers', (question, words) => {
+    for (const word of words) expect(texts(question)).toContain(word);
+  });
+
+  it('drops stop words and question words, keeps short code words only as whole words', () => {
+    expect(texts('How does the code work and where is it?')).toEqual([]);
+    const short = termsOf('what does the map api return').find((t) => t.text === 'api');
+    expect(short).toMatchObject({ wholeWord: true });
+  });
+
+  it.each([
+    ['transformed', 'transform'],
+    ['queries', 'quer'],
+    ['mapped', 'mapped'],
+    ['bundled', 'bundl'],
+    ['sessions', 'session'],
+    ['handling', 'handl'],
+    ['status', 'status'],
+    ['class', 'class'],
+    ['uses', 'uses'],
+  ])('stem(%s) = %s', (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+
+  it('is deterministic, deduplicated and bounded', () => {
+    const long = Array.from({ length: 80 }, (_, i) => `identifierNumber${i}`).join(' ');
+    expect(termsOf(long)).toHaveLength(MAX_TERMS);
+    expect(termsOf('router Router ROUTER')).toEqual(termsOf('router Router ROUTER'));
+    expect(texts('router Router ROUTER')).toEqual(['router']);
+  });
+});

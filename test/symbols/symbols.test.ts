@@ -1,0 +1,116 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SymbolIndex } from '../../src/symbols/index.js';
+import { isMinified, MAX_PARSE_BYTES } from '../../src/symbols/read.js';
+import { useRepo } from '../support/temp-repo.js';
+
+const BIG = `export const x = 1;\n${'// pad\n'.repeat(MAX_PARSE_BYTES / 7)}`;
+const repo = useRepo({
+  'app.ts': 'interface Options { port: number }\nexport class Server {\n  start(o: Options) {\n    return listen(o.port);\n  }\n}\nexport function listen(port: number) {\n  return new Server();\n}\n',
+  'view.tsx': 'export const Button = () => <button onClick={() => save()}>ok</button>;\nfunction save() {}\n',
+  'lib.js': 'function parse(text) {\n  return JSON.parse(text);\n}\nmodule.exports = { parse };\n',
+  'tool.py': 'class Runner:\n    def run(self):\n        return helper()\n\ndef helper():\n    return 1\n',
+  'main.go': 'package main\n\ntype Store struct{}\n\nfunc (s *Store) Get() int { return 1 }\n\nfunc main() { s := Store{}; s.Get() }\n',
+  'lib.rs': 'pub struct Cache;\nimpl Cache {\n    pub fn get(&self) {}\n}\nfn main() { Cache.get(); }\n',
+  'Main.java': 'class Main {\n  void run() { helper(); }\n  void helper() {}\n}\n',
+  'notes.txt': 'function notCode() {}\n',
+  'big.ts': BIG,
+  'min.js': `${'var a=1;'.repeat(20_000)}\n`,
+  'bin.ts': 'export const a = 1;\0\0\0\n',
+  'slow.ts': Array.from({ length: 6_000 }, (_, i) => `export function f${i}(a: number) { return [a, { b: a + ${i} }]; }`).join('\n'),
+});
+
+const names = (tags: { name: string; kind: string; line: number }[]): string[] => tags.map((t) => `${t.kind} ${t.name}:${t.line}`);
+
+describe('the symbol layer (web-tree-sitter + the official tags queries)', () => {
+  it.each([
+    ['app.ts', ['interface Options:1', 'class Server:2', 'method start:3', 'function listen:7'], ['call listen:4', 'class Server:8']],
+    ['view.tsx', ['function Button:1', 'function save:2'], ['call save:1']],
+    ['lib.js', ['function parse:1'], ['call parse:2']],
+    ['tool.py', ['class Runner:1', 'function run:2', 'function helper:5'], ['call helper:3']],
+    ['main.go', ['type Store:3', 'method Get:5', 'function main:7'], ['call Get:7']],
+    ['lib.rs', ['class Cache:1', 'method get:3', 'function main:5'], ['call get:5']],
+    ['Main.java', ['class Main:1', 'method run:2', 'method helper:3'], ['call helper:2']],
+  ])('%s: definitions and syntactic references', async (file, defs, refs) => {
+    const symbols = await new SymbolIndex().symbolsOf(repo.root, file);
+    if (!symbols.ok) throw new Error(symbols.note);
+    expect(names(symbols.definitions)).toEqual(expect.arrayContaining(defs));
+    expect(names(symbols.references)).toEqual(expect.arrayContaining(refs));
+  });
+
+  it('the outline is the definitions alone, in line order', async () => {
+    const outline = await new SymbolIndex().outline(repo.root, 'app.ts');
+    expect(outline.ok && names(outline.definitions)).toEqual(['interface Options:1', 'class Server:2', 'method start:3', 'function listen:7']);
+    expect(outline.ok && outline.references).toEqual([]);
+  });
+
+  it.each([
+    ['notes.txt', 'notes.txt: no grammar for this kind of file'],
+    ['big.ts', `big.ts: skipped, ${BIG.length} bytes is over the 512 KiB parse limit`],
+    ['min.js', 'min.js: minified (very long lines), not parsed'],
+    ['bin.ts', 'bin.ts: binary, not parsed'],
+    ['missing.ts', 'missing.ts: no such file or directory: missing.ts'],
+    ['../outside.ts', '../outside.ts: ../outside.ts is outside the repository root'],
+  ])('%s is skipped with a note', async (file, note) => {
+    expect(await new SymbolIndex().symbolsOf(repo.root, file)).toEqual({ ok: false, note });
+  });
+
+  it('a file that takes longer than the parse limit is skipped with a note, and the next file still parses', async () => {
+    const index = new SymbolIndex({ parseTimeMs: 1 });
+    const slow = await index.symbolsOf(repo.root, 'slow.ts');
+    expect(slow).toEqual({ ok: false, note: expect.stringMatching(/^slow\.ts: (parsing|querying) took longer than 1 ms, skipped$/) });
+    expect((await new SymbolIndex().symbolsOf(repo.root, 'lib.js')).ok).toBe(true);
+  });
+
+  it('never reads a symlink that leaves the root, nor a hard-linked file', async () => {
+    const parent = path.dirname(repo.root);
+    await fs.writeFile(path.join(parent, 'secret.ts'), 'export function secretOutside() {}\n');
+    await fs.symlink(path.join(parent, 'secret.ts'), path.join(repo.root, 'link.ts'));
+    await fs.link(path.join(parent, 'secret.ts'), path.join(repo.root, 'hard.ts'));
+    const index = new SymbolIndex();
+    expect(await index.symbolsOf(repo.root, 'link.ts')).toEqual({ ok: false, note: 'link.ts: link.ts is outside the repository root' });
+    expect(await index.symbolsOf(repo.root, 'hard.ts')).toEqual({ ok: false, note: 'hard.ts: hard-linked, not read' });
+  });
+
+  it('caches by path, size and mtime: an unchanged file is not parsed again, a changed one is', async () => {
+    const index = new SymbolIndex();
+    const first = await index.symbolsOf(repo.root, 'lib.js');
+    expect(await index.symbolsOf(repo.root, 'lib.js')).toBe(first);
+    const file = path.join(repo.root, 'lib.js');
+    await fs.writeFile(file, 'function parseAgain(text) {\n  return text;\n}\n');
+    await fs.utimes(file, new Date(), new Date(Date.now() + 5_000));
+    const second = await index.symbolsOf(repo.root, 'lib.js');
+    expect(second.ok && names(second.definitions)).toEqual(['function parseAgain:1']);
+  });
+
+  it.each([
+    ['normal code', 'const a = 1;\n'.repeat(100), false],
+    ['one long string in short lines', `const s = "${'x'.repeat(5_000)}";\n${'f();\n'.repeat(200)}`, false],
+    ['a bundle on one line', 'var a=1;'.repeat(1_000), true],
+  ])('isMinified: %s → %s', (_name, text, expected) => {
+    expect(isMinified(text)).toBe(expected);
+  });
+});
+
+describe('references: rg -w finds the word, the tags queries confirm the reference sites', () => {
+  const refs = useRepo({
+    'a.ts': 'export function target() {}\n// target is mentioned in a comment\nconst s = "target";\n',
+    'b.ts': 'import { target } from "./a";\ntarget();\nnew target();\n',
+    'c.py': 'def caller():\n    target()\n',
+    'd.md': 'target()\n',
+  });
+
+  it('lists call and new sites only, said to be syntactic', async () => {
+    const { findReferences } = await import('../../src/symbols/references.js');
+    const { bundledRg } = await import('../../src/sandbox/programs.js');
+    const found = await findReferences((await bundledRg())!, refs.root, 'target', { timeoutMs: 10_000 });
+    expect(found.references).toEqual([
+      { path: 'b.ts', line: 2, kind: 'call' },
+      { path: 'b.ts', line: 3, kind: 'class' },
+      { path: 'c.py', line: 2, kind: 'call' },
+    ]);
+    expect(found.notes[0]).toMatch(/^references are syntactic/);
+    expect((await findReferences((await bundledRg())!, refs.root, 'a b', { timeoutMs: 10_000 })).references).toEqual([]);
+  });
+});
