@@ -29,7 +29,7 @@ export const CALL_QUEUE = 16;
 const PROGRESS_ENV = 'SPELUNK_MCP_PROGRESS_SECONDS';
 
 const INSTRUCTIONS =
-  'spelunk researches one repository (fixed when the server started) with read-only tools and answers with path:line evidence. Use ask for a question, ask_followup to continue it, audit for a pass/fail check.';
+  'spelunk researches one repository (fixed when the server started) with read-only tools and answers with path:line evidence. Use ask for a question, ask_followup to continue it, audit for a pass/fail check, and locate (free, no model) to rank the files most likely to matter for a question.';
 
 /**
  * `spelunk mcp`: serves ask, ask_followup and audit over stdio until the client closes stdin (or SIGINT/SIGTERM).

@@ -185,8 +185,10 @@ export type McpCall =
  * The message for a tools/call naming a tool spelunk does not list, or null for one of its tools. The server answers
  * such a call with a protocol error (-32602), as the MCP spec asks: there is no tool to report a result.
  */
+const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
+
 export function unknownTool(name: string): string | null {
-  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`;
+  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ${TOOL_NAMES.slice(0, -1).join(', ')} and ${TOOL_NAMES.at(-1)}`;
 }
 
 /** Validates a tools/call; returns the typed call or a one-line message for the client. */

@@ -84,10 +84,10 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     const api = await mcp.api();
     const { client } = await mcp.connect();
     const call = client.callTool({ name, arguments: { question: 'q' } });
-    await expect(call).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining(`unknown tool "${name}"; the tools are ask, ask_followup and audit`) });
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining(`unknown tool "${name}"; the tools are ask, ask_followup, audit and locate`) });
     expect(api.requests).toHaveLength(0);
     // The server is still serving.
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
   });
 
   it('audit returns the audit result object, with the exit code fail_on implies', async () => {
