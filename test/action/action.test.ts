@@ -48,9 +48,9 @@ describe('action.yml', () => {
   });
 });
 
-describe('the README\'s workflow that uses the action', () => {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### The spelunk GitHub Action'));
+describe('the workflow in docs/ci.md that uses the action', () => {
+  const ci = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
+  const section = ci.slice(ci.indexOf('## The spelunk GitHub Action'));
   const workflow = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
 
   it('is valid against SchemaStore\'s github-workflow schema and uses this action with the inputs it declares', () => {
@@ -60,6 +60,22 @@ describe('the README\'s workflow that uses the action', () => {
     const step = Object.values(parsed.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith('your-org/spelunk@'));
     for (const key of Object.keys(step?.with ?? {})) expect(Object.keys(ACTION.inputs), key).toContain(key);
     for (const [key, input] of Object.entries(ACTION.inputs)) if (input.required) expect(Object.keys(step?.with ?? {}), key).toContain(key);
+  });
+});
+
+describe('every workflow in docs/ci.md', () => {
+  const ci = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
+  const workflows = [...ci.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((y) => /^jobs:/m.test(y));
+
+  it('is valid against SchemaStore\'s github-workflow schema (the recipes, the action, the matrix over repositories)', () => {
+    expect(workflows.length).toBeGreaterThanOrEqual(3);
+    for (const workflow of workflows) expect(validateWorkflow(workflow).errors, workflow.split('\n')[0]).toEqual([]);
+  });
+
+  it('the matrix over repositories gives each repository and question its own category', () => {
+    const sweep = workflows.find((w) => w.includes('matrix.repo'));
+    expect(sweep).toContain('CATEGORY: spelunk/${{ matrix.repo }}/${{ matrix.check.id }}/');
+    expect(sweep).toContain('--sarif-category "$CATEGORY"');
   });
 });
 

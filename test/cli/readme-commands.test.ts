@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 // reaches the unrelated `spelunk` package on the npm registry through npx.
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+// The examples moved to docs/ are held to the same rule: they too are read after the README's quick start.
+const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => readFileSync(path.join(ROOT, 'docs', f), 'utf8'));
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string>; scripts: Record<string, string> };
 const shellLines = [...readme.matchAll(/```(?:sh|console|bash)\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
 
@@ -19,7 +21,7 @@ describe('README commands', () => {
 
   it('never runs `npx spelunk` (the unrelated registry package); npx names this package', () => {
     expect(pkg.name).not.toBe('spelunk');
-    expect(readme).not.toMatch(/npx spelunk(?![\w-])/);
+    for (const text of [readme, ...docs]) expect(text).not.toMatch(/npx spelunk(?![\w-])/);
     expect(readme).toContain(`npx ${pkg.name} `);
   });
 

@@ -3,15 +3,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
 
-// The README's snippets for adding spelunk to Claude Code, Cursor and Codex must start `spelunk mcp` as written.
-const readme = readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## spelunk as an MCP server'), readme.indexOf('## Performance'));
+// The snippets in docs/mcp.md for adding spelunk to Claude Code, Cursor and Codex must start `spelunk mcp` as written.
+const section = readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'mcp.md'), 'utf8');
 
 /** The `nth` (0-based) code block of language `lang` in the MCP section. */
 function block(lang: string, nth = 0): string {
   const matches = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))];
   const match = matches[nth];
-  if (!match) throw new Error(`no ${lang} block #${nth} in the MCP section of the README`);
+  if (!match) throw new Error(`no ${lang} block #${nth} in docs/mcp.md`);
   return match[1]!;
 }
 
@@ -20,7 +19,7 @@ async function expectMcp(args: string[]): Promise<void> {
   expect(parsed).toMatchObject({ kind: 'run', mcp: true, audit: false, question: null, flags: { dir: '/path/to/repo', maxBudgetUsdPerCall: 0.5 } });
 }
 
-describe('README MCP snippets', () => {
+describe('docs/mcp.md snippets', () => {
   it('Claude Code: claude mcp add … -- spelunk mcp …', async () => {
     const line = block('sh').trim();
     expect(line).toMatch(/^claude mcp add spelunk --env ANTHROPIC_API_KEY=\S+ -- spelunk /);

@@ -123,10 +123,10 @@ describe("Claude Code's message types (@anthropic-ai/claude-agent-sdk SDKMessage
     expect(output).toBe('');
   }, 60_000);
 
-  it('the README lists every gap the type check allows', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### What still differs from Claude Code'));
-    const listed = section.slice(0, section.indexOf('\n## '));
+  it('docs/ci.md lists every gap the type check allows', () => {
+    const ci = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
+    const section = ci.slice(ci.indexOf('## What still differs from Claude Code'));
+    const listed = section.slice(0, section.indexOf('\n## ', 1));
     for (const key of Object.values(CLAUDE_SHAPE_GAPS).flat()) expect(listed, key).toContain(`\`${key}\``);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The fields of Claude Code's message types (@anthropic-ai/claude-agent-sdk) that spelunk's lines leave out; the type
- * check in claude-sdk-types.test.ts makes exactly these optional, and the README's "What still differs from Claude
+ * check in claude-sdk-types.test.ts makes exactly these optional, and docs/ci.md's "What still differs from Claude
  * Code" names each one and says why.
  */
 export const CLAUDE_SHAPE_GAPS = {
