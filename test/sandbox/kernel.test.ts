@@ -234,7 +234,7 @@ describe.skipIf(KERNEL === null)(`every tool form works the same under the kerne
     ['bash', 'rg --files'],
     ['bash', 'grep -rn line src'],
     ['bash', "find . -name '*.txt'"],
-    // Numeric owners: with no /etc in the sandbox, `ls -l` shows uid and gid as numbers (README, threat model).
+    // Numeric owners: with no /etc in the sandbox, `ls -l` shows uid and gid as numbers (docs/sandbox.md, threat model).
     ['bash', 'ls -lan src'],
     ['bash', 'cat src/a.txt'],
     ['bash', 'head -n 1 src/a.txt'],
