@@ -68,8 +68,8 @@ describe(`the published package (${pkg.name})`, () => {
     );
     expect(files.filter((f) => /^package\/(src|test|scripts|node_modules)\//.test(f))).toEqual([]);
     expect(pkg.bin).toEqual({ spelunk: 'dist/spelunk.js' });
-    // Everything else is bundled into dist/: a consumer installs ripgrep and nothing more.
-    expect(Object.keys(pkg.dependencies)).toEqual(['@vscode/ripgrep']);
+    // Everything else is bundled into dist/: a consumer installs ripgrep and the tree-sitter runtime, nothing more.
+    expect(Object.keys(pkg.dependencies)).toEqual(['@vscode/ripgrep', '@vscode/tree-sitter-wasm', 'web-tree-sitter']);
   });
 
   it('installed globally from the tarball into a fresh prefix: `spelunk` runs, answers a question, uses ripgrep', async () => {
@@ -98,12 +98,15 @@ describe(`the published package (${pkg.name})`, () => {
 });
 
 /**
- * A registry holding only @vscode/ripgrep and the platform package installed here, packed from node_modules. Other
+ * A registry holding only the package's dependencies (@vscode/ripgrep and the platform package installed here, and
+ * the tree-sitter packages), packed from node_modules. Other
  * platforms' packages are 404s: npm skips an optional dependency it cannot fetch, as it skips one for another platform.
  */
 async function serveRegistry(dir: string): Promise<Server> {
   await fs.mkdir(dir, { recursive: true });
-  const names = (await fs.readdir(path.join(ROOT, 'node_modules', '@vscode'))).filter((n) => n.startsWith('ripgrep')).map((n) => `@vscode/${n}`);
+  const ripgrep = (await fs.readdir(path.join(ROOT, 'node_modules', '@vscode'))).filter((n) => n.startsWith('ripgrep')).map((n) => `@vscode/${n}`);
+  // The symbol layer's runtime packages (not bundled: web-tree-sitter finds its .wasm beside itself).
+  const names = [...ripgrep, '@vscode/tree-sitter-wasm', 'web-tree-sitter'];
   const packages = new Map<string, { manifest: Record<string, unknown>; file: string }>();
   for (const name of names) {
     const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir, path.join(ROOT, 'node_modules', name)], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
