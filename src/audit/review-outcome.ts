@@ -1,8 +1,9 @@
 import type { Config } from '../config.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { ResultObject } from '../output/result.js';
-import { fileLineReader, findingFingerprints, sarifCategory } from '../output/sarif.js';
+import { exitCodeFor, type ResultObject } from '../output/result.js';
+import { sarifCategory } from '../output/sarif.js';
+import { fileLineReader, findingFingerprints } from './fingerprint.js';
 import type { DiffScope } from './diff.js';
 import { reviewCommit, writeReview, type ReviewPlan } from './review-files.js';
 import { buildReview } from './review.js';

@@ -1,5 +1,5 @@
 import { escapeControls } from '../escape.js';
-import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
+import type { AuditReport, Finding, Severity } from './report.js';
 import type { ChangedFile } from './diff.js';
 
 /** One inline comment of GitHub's "create a review for a pull request" call. */

@@ -1,9 +1,10 @@
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
-import type { FindingsSink } from '../tools/report-findings.js';
-import { fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { ResultCollector, withError, type ResultObject } from '../output/result.js';
+import type { FindingsSink } from '../audit/report.js';
+import { sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
+import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { EXIT } from '../exit-codes.js';
+import { exitCodeFor, ResultCollector, withError, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
@@ -26,7 +27,6 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
-import { findingFingerprints } from '../output/sarif.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
