@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { findingFingerprints } from './fingerprint.js';
-import { OutputPathRefused, resolveOutputPath, writeOutputFile } from '../output/safe-write.js';
+import { OutputPathRefused, resolveOutputPath, writeOutputFile } from '../sandbox/safe-write.js';
 import type { AuditReport, Finding } from './report.js';
 import type { ChangedFile } from './diff.js';
 

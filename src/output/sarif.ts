@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { FINGERPRINT_KEY, findingFingerprints, type LineReader } from '../audit/fingerprint.js';
 import type { AuditReport, Finding, Severity } from '../audit/report.js';
-import { writeOutputFile } from './safe-write.js';
+import { writeOutputFile } from '../sandbox/safe-write.js';
 import { INFORMATION_URI, LEVEL, ruleFor, type SarifLevel, type SarifRule } from './sarif-rules.js';
 
 export { SECURITY_SEVERITY, type SarifLevel, type SarifRule } from './sarif-rules.js';
@@ -157,7 +157,7 @@ function toUri(relPosix: string): string {
 
 /**
  * Writes the SARIF log atomically (an upload step never sees half a file) and never through a link planted in the
- * repository (see safe-write.ts). The path may lie inside the repository: write it after the read-only check.
+ * repository (see sandbox/safe-write.ts). The path may lie inside the repository: write it after the read-only check.
  */
 export async function writeSarif(file: string, sarif: SarifLog, root: string): Promise<string> {
   return writeOutputFile(file, `${JSON.stringify(sarif, null, 2)}\n`, root);
