@@ -1,5 +1,16 @@
 import type { ParseResult } from '../tools/tool.js';
-import { CATEGORIES, SEVERITIES, VERDICTS, isSeverity, normaliseRuleId, type Category, type FindingInput, type ReportInput, type Severity, type Verdict } from './report.js';
+import {
+  CATEGORIES,
+  SEVERITIES,
+  VERDICTS,
+  isSeverity,
+  normaliseRuleId,
+  type Category,
+  type FindingInput,
+  type ReportInput,
+  type Severity,
+  type Verdict,
+} from './report.js';
 
 /** Bounds on what the model may file: a report is shown in tables, SARIF and JSON, so it must stay readable. */
 const MAX_FINDINGS = 200;
