@@ -64,14 +64,15 @@ export function severityAtLeast(severity: Severity, threshold: Severity): boolea
   return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
 }
 
+/** True when `value` (from the model or a flag) names a severity. */
 export function isSeverity(value: unknown): value is Severity {
   return (SEVERITIES as readonly unknown[]).includes(value);
 }
 
 /**
  * Rule ids name SARIF rules and key fingerprints, so "Shell_Injection" and "shell-injection" must be one rule:
- * lowercase, "_" as "-", no repeated or trailing separators. Ids are at most 100 characters (RULE_ID), so the
- * trailing-separator pattern stays cheap.
+ * lowercase, "_" as "-", no repeated or trailing separators. Ids are at most 100 characters (RULE_ID in
+ * parse-report.ts), so the trailing-separator pattern stays cheap.
  */
 export function normaliseRuleId(id: string): string {
   const normal = id.toLowerCase().replace(/_/g, '-').replace(/-{2,}/g, '-').replace(/[-./]+$/, '');
