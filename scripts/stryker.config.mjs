@@ -7,7 +7,7 @@
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'scripts/vitest.mutate.config.ts' },
-  mutate: ['src/sandbox/**/*.ts', 'src/tools/**/*.ts', 'src/exit-codes.ts', 'src/output/result.ts', '!src/sandbox/policy/tables.ts', '!src/sandbox/policy/git-tables.ts'],
+  mutate: ['src/sandbox/**/*.ts', 'src/tools/**/*.ts', 'src/exit-codes.ts', 'src/output/result.ts', 'src/audit/report.ts', 'src/audit/parse-report.ts', 'src/audit/verdict.ts', '!src/sandbox/policy/tables.ts', '!src/sandbox/policy/git-tables.ts'],
   // Module-level constants (the policy tables, git's too) are data: covered by the table walk in policy.test.ts, not by mutants.
   ignoreStatic: true,
   coverageAnalysis: 'perTest',

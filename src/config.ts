@@ -5,7 +5,7 @@ import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
 import { resolveModelAlias } from './agent/model.js';
 import { resolveBaseUrl, resolveCredential } from './endpoint.js';
-import type { Severity } from './tools/report-findings.js';
+import type { Severity } from './audit/report.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
 import { sandboxMode } from './sandbox/choose.js';

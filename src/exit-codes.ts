@@ -1,7 +1,4 @@
 import type { StopKind } from './agent/events.js';
-import type { ResultObject, ResultSubtype } from './output/result.js';
-import { countsForFailOn } from './audit/scope.js';
-import { severityAtLeast, type AuditReport, type Severity } from './tools/report-findings.js';
 
 /** The exit-code contract scripts rely on (README "Exit codes"); nothing else may invent a code. */
 export const EXIT = {
@@ -35,6 +32,13 @@ const EXIT_WORDS: Readonly<Record<keyof typeof EXIT, string>> = {
 
 /** `0 answered · 1 runtime/API failure · …`, every code of the contract in order. */
 export const EXIT_SUMMARY = (Object.keys(EXIT) as (keyof typeof EXIT)[]).map((name) => `${EXIT[name]} ${EXIT_WORDS[name]}`).join(' · ');
+
+/**
+ * How a run ended, named as Claude Code's result subtypes are, so a script written for `claude -p` reads our stops.
+ * The list is closed: a run timeout is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a
+ * subtype a parser would not know. `interrupted` is spelunk's own (Claude Code writes no result for Ctrl+C).
+ */
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'interrupted';
 
 /** What one way of ending means for every front end: the exit code, the result subtype, and the words for it. */
 export interface StopMeaning {
@@ -83,29 +87,3 @@ export const STOPS: Readonly<Record<StopKind, StopMeaning>> = {
   aborted: { exit: EXIT.interrupted, subtype: 'interrupted', message: 'interrupted', view: 'interrupted' },
   api_error: { exit: EXIT.failure, subtype: 'error_during_execution', message: 'the Messages API request failed', view: 'error: the API request failed' },
 };
-
-/**
- * The exit code a result object stands for: a failed read-only check wins (1), then how the run ended, then any
- * error outside the loop (a tool that failed inside spelunk, a SARIF write), then the audit verdict against `failOn`.
- * Derived from the object alone so the printed result and the exit code never disagree.
- */
-export function exitCodeFor(result: ResultObject, failOn: Severity = 'high'): ExitCode {
-  if (result.readonly_verified === false) return EXIT.failure;
-  if (result.stop_reason !== 'end_turn') return STOPS[result.stop_reason].exit;
-  if (result.error !== undefined) return EXIT.failure;
-  if (result.audit !== undefined) return verdictExitCode(result.audit, failOn);
-  return EXIT.ok;
-}
-
-/**
- * Exit code of an audit: pass → 0; inconclusive or no report → 5; fail → 4 when some valid finding is at or above
- * `failOn`, 0 when every finding is below it (that is what a threshold means), and 5 when a "fail" has no valid finding
- * left to point at (an unsupported fail cannot gate a merge, and cannot honestly pass either). Only findings that
- * count fail the run: not the baselined ones, and with a diff only those in the scope (changed lines by default).
- */
-export function verdictExitCode(report: AuditReport | null, failOn: Severity): ExitCode {
-  if (report === null || report.verdict === 'inconclusive') return EXIT.auditInconclusive;
-  if (report.verdict === 'pass') return EXIT.ok;
-  if (report.findings.length === 0) return EXIT.auditInconclusive;
-  return report.findings.some((f) => countsForFailOn(f, report.scope) && severityAtLeast(f.severity, failOn)) ? EXIT.auditFailed : EXIT.ok;
-}

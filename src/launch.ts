@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { isInside, realPrefix } from './inside.js';
+import { isInside, realPrefix } from './sandbox/paths.js';
 import { publishedRunRoot } from './run-root.js';
 
 /** First bytes of a cache file; a new layout gets a new magic. */
@@ -75,7 +75,7 @@ function writeCache(file: string | null, id: string, compiled: vm.Script): void 
   if (!file) return;
   try {
     const root = publishedRunRoot();
-    if (root !== null && isInside(realPrefix(path.dirname(file)), root)) return;
+    if (root !== null && isInside(root, realPrefix(path.dirname(file)))) return;
     const payload = compiled.createCachedData();
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.tmp`;

@@ -31,7 +31,7 @@ const OPUS_5 = rates(5, 6.25, 10, 0.5, 25);
 const SONNET_4 = rates(3, 3.75, 6, 0.3, 15);
 
 /**
- * The one price table (facts from shared/anthropic-notes.md, list prices as of PRICES_AS_OF).
+ * The one price table: Anthropic's list prices as of PRICES_AS_OF.
  * sonnet-5-5 cache reads use the 0.20 list price, not the 0.10 reported from 2026-10-07: the same estimate
  * guards budget caps, and an over-count of 0.10/M on reads is harmless there while an under-count lets a cap overspend.
  */

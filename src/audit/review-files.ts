@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { escapeControls } from '../escape.js';
-import { OutputPathRefused, removeOutputFile, resolveOutputPath, writeOutputFile } from '../output/safe-write.js';
+import { OutputPathRefused, removeOutputFile, resolveOutputPath, writeOutputFile } from '../sandbox/safe-write.js';
 import { execGit } from '../sandbox/git.js';
 import { locateGitDir } from '../sandbox/git-repo.js';
 import type { DiffSource } from './diff.js';

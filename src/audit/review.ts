@@ -1,5 +1,5 @@
 import { escapeControls } from '../escape.js';
-import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
+import type { AuditReport, Finding, Severity } from './report.js';
 import type { ChangedFile } from './diff.js';
 
 /** One inline comment of GitHub's "create a review for a pull request" call. */
@@ -25,7 +25,7 @@ const MAX_BODY_FINDINGS = 50;
 /** GitHub's limit on a comment or review body is 65,536 characters; the model's message is cut well below it. */
 const MAX_MESSAGE_CHARS = 4_000;
 const MARKER = 'spelunk:fingerprint=';
-/** The marker as it ends a comment body; a fingerprint is sha256 hex and an occurrence number (see sarif.ts). */
+/** The marker as it ends a comment body; a fingerprint is sha256 hex and an occurrence number (see fingerprint.ts). */
 export const FINGERPRINT_MARKER = /<!-- spelunk:fingerprint=([0-9a-f]{64}:[1-9][0-9]{0,5}) -->\s*$/;
 
 export interface ReviewInput {

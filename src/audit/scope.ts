@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { findingFingerprints } from '../output/sarif.js';
-import { OutputPathRefused, resolveOutputPath, writeOutputFile } from '../output/safe-write.js';
-import type { AuditReport, Finding } from '../tools/report-findings.js';
+import { findingFingerprints } from './fingerprint.js';
+import { OutputPathRefused, resolveOutputPath, writeOutputFile } from '../sandbox/safe-write.js';
+import type { AuditReport, Finding } from './report.js';
 import type { ChangedFile } from './diff.js';
 
 /** Where a finding lies relative to the audited change. */

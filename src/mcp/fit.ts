@@ -1,5 +1,5 @@
 import { groupDigits } from '../digits.js';
-import { SEVERITIES } from '../tools/report-findings.js';
+import { SEVERITIES } from '../audit/report.js';
 
 /**
  * UTF-8 bytes one tool result may take: structuredContent's JSON plus its text copy (the same JSON), so each copy gets

@@ -16,7 +16,7 @@ import type { Session } from '../run/session.js';
 import { citationsOf } from './citations.js';
 import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
-import type { Severity } from '../tools/report-findings.js';
+import type { Severity } from '../audit/report.js';
 import { currentSandbox } from '../sandbox/exec.js';
 import { locate } from '../locate/locate.js';
 import { SymbolIndex } from '../symbols/index.js';

@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity } from '../tools/report-findings.js';
+import { SEVERITIES, type Severity } from '../audit/report.js';
 import { EXIT } from '../exit-codes.js';
 
 /** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */

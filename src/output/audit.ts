@@ -1,5 +1,5 @@
 import { escapeControls } from '../escape.js';
-import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
+import type { AuditReport, Finding, Severity } from '../audit/report.js';
 import { createPalette, type Palette } from './color.js';
 
 /** Findings are indented under their heading line by this much, when the terminal has room for it. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
-import type { AuditReport } from '../tools/report-findings.js';
-import { STOPS } from '../exit-codes.js';
+import { verdictExitCode } from '../audit/verdict.js';
+import type { AuditReport, Severity } from '../audit/report.js';
+import { EXIT, STOPS, type ExitCode, type ResultSubtype } from '../exit-codes.js';
 import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
 import type { CitationStatus } from '../citations/verify.js';
 import { currentSandbox } from '../sandbox/exec.js';
@@ -13,13 +14,6 @@ import type { SandboxKind } from '../sandbox/kernel.js';
  * budget stop is `error_max_budget_usd`, as Claude Code names it.
  */
 export const SCHEMA_VERSION = 3;
-
-/**
- * How a run ended, named as Claude Code's result subtypes are, so a script written for `claude -p` reads our stops.
- * The list is closed: a run timeout is `error_during_execution` with `stop_reason: "timeout"` (and exit 3), not a
- * subtype a parser would not know. `interrupted` is spelunk's own (Claude Code writes no result for Ctrl+C).
- */
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'interrupted';
 
 export interface TokenUsage {
   input_tokens: number;
@@ -188,6 +182,19 @@ function defaultModelUsage(input: BuildResultInput): Record<string, ModelUsageRe
   const u = input.usage;
   if (u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens === 0) return {};
   return { [input.model]: modelUsageOf(u, input.costUsd === null ? null : roundUsd(input.costUsd)) };
+}
+
+/**
+ * The exit code a result object stands for: a failed read-only check wins (1), then how the run ended, then any
+ * error outside the loop (a tool that failed inside spelunk, a SARIF write), then the audit verdict against `failOn`.
+ * Derived from the object alone so the printed result and the exit code never disagree.
+ */
+export function exitCodeFor(result: ResultObject, failOn: Severity = 'high'): ExitCode {
+  if (result.readonly_verified === false) return EXIT.failure;
+  if (result.stop_reason !== 'end_turn') return STOPS[result.stop_reason].exit;
+  if (result.error !== undefined) return EXIT.failure;
+  if (result.audit !== undefined) return verdictExitCode(result.audit, failOn);
+  return EXIT.ok;
 }
 
 /** Micro-dollar precision: enough for any budget, and no 0.30000000000000004 in a CI log. */

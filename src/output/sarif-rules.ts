@@ -1,5 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
-import { severityAtLeast, type Finding, type Severity } from '../tools/report-findings.js';
+import { severityAtLeast, type Finding, type Severity } from '../audit/report.js';
 
 export type SarifLevel = 'error' | 'warning' | 'note';
 

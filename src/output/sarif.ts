@@ -1,18 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isInside } from '../sandbox/paths.js';
-import type { AuditReport, Finding, Severity } from '../tools/report-findings.js';
-import { writeOutputFile } from './safe-write.js';
+import { FINGERPRINT_KEY, findingFingerprints, type LineReader } from '../audit/fingerprint.js';
+import type { AuditReport, Finding, Severity } from '../audit/report.js';
+import { writeOutputFile } from '../sandbox/safe-write.js';
 import { INFORMATION_URI, LEVEL, ruleFor, type SarifLevel, type SarifRule } from './sarif-rules.js';
 
 export { SECURITY_SEVERITY, type SarifLevel, type SarifRule } from './sarif-rules.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const SRCROOT = '%SRCROOT%';
-/** Key of our fingerprint; bump the version if the hashed text ever changes, or every alert would reopen. */
-export const FINGERPRINT_KEY = 'spelunk/v1';
 
 /** The longest question slug in a default category; longer ones are cut and get a hash so they stay distinct. */
 const MAX_SLUG_CHARS = 60;
@@ -65,8 +61,8 @@ export interface SarifInput {
   /** Real repository root; findings' paths are relative to it. */
   root: string;
   toolVersion: string;
-  /** Lines of a repository-relative file, or null when it cannot be read (the fingerprint then uses the title). */
-  readLines: (relPath: string) => string[] | null;
+  /** Lines of each file, for the fingerprints. */
+  readLines: LineReader;
   /** `run.automationDetails.id` (see sarifCategory); omitted when undefined. */
   automationId?: string;
   /** The audit question, quoted in each rule's description. */
@@ -77,7 +73,7 @@ export interface SarifInput {
 export function toSarif(input: SarifInput): SarifLog {
   const ruleIds = [...new Set(input.report.findings.map((f) => f.rule_id))];
   const rules = ruleIds.map((id) => ruleFor(id, input.report.findings.filter((f) => f.rule_id === id), input.question));
-  const fingerprints = fingerprintAll(input.report.findings, input.readLines);
+  const fingerprints = findingFingerprints(input.report.findings, input.readLines);
   const results = input.report.findings.map((finding, index): SarifResult => ({
     ruleId: finding.rule_id,
     ruleIndex: ruleIds.indexOf(finding.rule_id),
@@ -154,68 +150,14 @@ export function sarifCategory(question: string, given: string | null): string {
   return `spelunk/${cut === '' ? hash : `${cut}-${hash}`}/`;
 }
 
-/**
- * The fingerprint of each finding as SARIF carries it (`partialFingerprints["spelunk/v1"]`); the --baseline file
- * lists these.
- */
-export function findingFingerprints(findings: readonly Finding[], readLines: SarifInput['readLines']): string[] {
-  return fingerprintAll(findings, readLines);
-}
-
-/**
- * sha256 of rule id + path + the region's source with whitespace collapsed: identical across runs, unchanged when
- * lines are inserted above, different when the flagged code changes. Findings that hash alike (the same code twice in
- * one file) get ":2", ":3"… in line order, as GitHub's own fingerprints do, so they stay distinct alerts.
- */
-function fingerprintAll(findings: readonly Finding[], readLines: SarifInput['readLines']): string[] {
-  const cache = new Map<string, string[] | null>();
-  const hashes = findings.map((finding) => {
-    if (!cache.has(finding.path)) cache.set(finding.path, readLines(finding.path));
-    const region = regionText(cache.get(finding.path) ?? null, finding);
-    const basis = region ?? `title:${finding.title}`;
-    return createHash('sha256').update(`${finding.rule_id}\0${finding.path}\0${basis}`).digest('hex');
-  });
-  const order = findings.map((_, i) => i).sort((a, b) => (findings[a]?.start_line ?? 0) - (findings[b]?.start_line ?? 0));
-  const seen = new Map<string, number>();
-  const numbered: string[] = [];
-  for (const i of order) {
-    const hash = hashes[i] ?? '';
-    const occurrence = (seen.get(hash) ?? 0) + 1;
-    seen.set(hash, occurrence);
-    numbered[i] = `${hash}:${occurrence}`;
-  }
-  return numbered;
-}
-
-function regionText(lines: string[] | null, finding: Finding): string | null {
-  if (lines === null || finding.end_line > lines.length) return null;
-  return lines
-    .slice(finding.start_line - 1, finding.end_line)
-    .map((line) => line.trim().replace(/\s+/g, ' '))
-    .join('\n');
-}
-
 /** SARIF URIs are URI references: encode each segment (spaces, "#", "%") but keep the "/" separators. */
 function toUri(relPosix: string): string {
   return relPosix.split('/').map(encodeURIComponent).join('/');
 }
 
-/** A `readLines` for `toSarif` that reads files under `root`, refusing anything that resolves outside it. */
-export function fileLineReader(root: string): (relPath: string) => string[] | null {
-  return (relPath) => {
-    try {
-      const real = realpathSync(path.join(root, relPath));
-      if (!isInside(root, real)) return null;
-      return readFileSync(real, 'utf8').split(/\r?\n/);
-    } catch {
-      return null;
-    }
-  };
-}
-
 /**
  * Writes the SARIF log atomically (an upload step never sees half a file) and never through a link planted in the
- * repository (see safe-write.ts). The path may lie inside the repository: write it after the read-only check.
+ * repository (see sandbox/safe-write.ts). The path may lie inside the repository: write it after the read-only check.
  */
 export async function writeSarif(file: string, sarif: SarifLog, root: string): Promise<string> {
   return writeOutputFile(file, `${JSON.stringify(sarif, null, 2)}\n`, root);

@@ -1,9 +1,10 @@
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
-import type { FindingsSink } from '../tools/report-findings.js';
-import { fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { ResultCollector, withError, type ResultObject } from '../output/result.js';
+import type { FindingsSink } from '../audit/report.js';
+import { sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
+import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { EXIT } from '../exit-codes.js';
+import { exitCodeFor, ResultCollector, withError, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
@@ -13,9 +14,9 @@ import { askCited } from './cited.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { TextRenderer } from '../output/text.js';
 import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
-import { OutputPathRefused, removeOutputFile } from '../output/safe-write.js';
+import { OutputPathRefused, removeOutputFile } from '../sandbox/safe-write.js';
 import { planReview } from '../audit/review-files.js';
-import { reviewOutcome } from '../audit/review-outcome.js';
+import { reviewOutcome } from './review-outcome.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
@@ -26,7 +27,6 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
-import { findingFingerprints } from '../output/sarif.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */

@@ -7,7 +7,7 @@ import type { CacheState } from '../agent/cache-watch.js';
 import { citedFiles } from '../citations/extract.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
-import { isInside, realPrefix } from '../inside.js';
+import { isInside, realPrefix } from '../sandbox/paths.js';
 import { stateHome } from '../state-home.js';
 import { escapeControls } from '../escape.js';
 import { checkRecord, isBad, SESSION_ID, type HeaderRecord, type TurnRecord } from './session-records.js';
@@ -52,7 +52,7 @@ export function sessionsDir(env: Readonly<Record<string, string | undefined>>, r
   const state = realPrefix(home);
   const dir = path.join(state, 'spelunk', 'sessions', createHash('sha256').update(root).digest('hex').slice(0, 16));
   // Never inside the repository: the saved answers would show up in its listing, and in the read-only proof.
-  return isInside(dir, root) ? null : dir;
+  return isInside(root, dir) ? null : dir;
 }
 
 /** The repository's saved sessions, newest first. */

@@ -12,7 +12,7 @@ import { gitAvailability, type GitAvailability } from '../tools/git.js';
 import { escapeControls } from '../escape.js';
 import { findWorkTree } from '../sandbox/git.js';
 import { sessionTools } from '../tools/index.js';
-import type { FindingsSink } from '../tools/report-findings.js';
+import type { FindingsSink } from '../audit/report.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
 import { UsageLedger } from '../output/usage.js';

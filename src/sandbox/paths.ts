@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /** Pseudo-filesystems that expose the host (processes, devices, kernel state); never readable even if linked. */
@@ -13,6 +13,22 @@ export type Confined =
 export function isInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
   return !rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel);
+}
+
+/**
+ * `abs` with its longest existing ancestor resolved through symlinks (a directory linked into the repository counts as
+ * inside it).
+ */
+export function realPrefix(abs: string): string {
+  const rest: string[] = [];
+  for (let at = abs; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync.native(at), ...rest.reverse());
+    } catch {
+      if (path.dirname(at) === at) return abs;
+      rest.push(path.basename(at));
+    }
+  }
 }
 
 /** Symlinks followed for one path before it counts as a loop (the kernel's limit is 40). */

@@ -2,7 +2,8 @@ import type { Programs } from '../sandbox/programs.js';
 import { createBashTool } from './bash.js';
 import { createGitTool } from './git.js';
 import { readFileTool } from './read-file.js';
-import { createReportFindingsTool, type FindingsSink } from './report-findings.js';
+import type { FindingsSink } from '../audit/report.js';
+import { createReportFindingsTool } from './report-findings.js';
 import type { Tool } from './tool.js';
 
 /**

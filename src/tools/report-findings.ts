@@ -1,87 +1,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { confine } from '../sandbox/paths.js';
-import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
+import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { countFileLines } from '../lines.js';
+import { parseReport } from '../audit/parse-report.js';
+import { CATEGORIES, SEVERITIES, VERDICTS, type AuditReport, type Finding, type FindingInput, type FindingsSink, type ReportInput } from '../audit/report.js';
 
-/** Bounds on what the model may file: a report is shown in tables, SARIF and JSON, so it must stay readable. */
-const MAX_FINDINGS = 200;
-const MAX_SUMMARY_CHARS = 4_000;
-const MAX_TITLE_CHARS = 200;
-const MAX_MESSAGE_CHARS = 4_000;
-const MAX_PATH_CHARS = 1_000;
 /** Line counting streams the file; anything larger than this is refused rather than read for a location check. */
 const MAX_VERIFY_BYTES = 64 * 1024 * 1024;
-/** At most this many shape errors are listed back to the model. */
-const MAX_SHAPE_ERRORS = 10;
-
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-export const VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
-export type Verdict = (typeof VERDICTS)[number];
-/** What kind of problem a finding is; `security` is what code-scanning tools tag and rank by severity. */
-export const CATEGORIES = ['security', 'correctness', 'performance', 'maintainability'] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-/** A finding as the model files it (end_line optional). */
-export interface FindingInput {
-  rule_id: string;
-  severity: Severity;
-  title: string;
-  message: string;
-  path: string;
-  start_line: number;
-  end_line?: number;
-  /** Optional so that a report without it still files; SARIF then tags the rule with nothing. */
-  category?: Category;
-}
-
-/** A finding whose location was checked: `path` is repository-relative POSIX, `end_line` always set. */
-export interface Finding extends FindingInput {
-  end_line: number;
-  /** With `audit --diff`/`--diff-file`: where the finding lies relative to the change (see audit/scope.ts). */
-  diff_class?: 'changed-line' | 'changed-file' | 'outside-diff';
-  /** With `--baseline`: the finding's fingerprint is in the operator's baseline; kept, reported, not counted. */
-  suppressed?: boolean;
-}
-
-/** What `report_findings` receives, before location checks. */
-export interface ReportInput {
-  verdict: Verdict;
-  summary: string;
-  findings: FindingInput[];
-}
-
-/** The audit outcome carried into the result object, the text table and SARIF; only valid findings. */
-export interface AuditReport {
-  verdict: Verdict;
-  summary: string;
-  findings: Finding[];
-  /** With a diff: which findings count for --fail-on (line: changed lines only; file: changed files; repo: all). */
-  scope?: 'line' | 'file' | 'repo';
-  /** With --baseline: how many findings matched it. */
-  suppressed?: number;
-}
-
-/**
- * Where the tool leaves the latest report. `warnings` lists every finding any call dropped, also those of a report a
- * later call replaced: a pipeline must learn that the model cited code that does not exist, even once corrected.
- */
-export interface FindingsSink {
-  report: AuditReport | null;
-  warnings: string[];
-}
-
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
-
-/** True when `severity` is at or above `threshold`. */
-export function severityAtLeast(severity: Severity, threshold: Severity): boolean {
-  return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
-}
-
-export function isSeverity(value: unknown): value is Severity {
-  return (SEVERITIES as readonly unknown[]).includes(value);
-}
 
 const DESCRIPTION = [
   'File the audit result. Call this exactly once, at the end, after you have verified every finding by reading the',
@@ -238,117 +164,6 @@ async function countLinesOf(abs: string, ctx: ToolContext): Promise<number | str
   if (stat.size > MAX_VERIFY_BYTES) return `file is larger than ${MAX_VERIFY_BYTES / 1024 / 1024} MiB; cannot verify lines`;
   ctx.onRead?.(abs);
   return countFileLines(abs, ctx.signal);
-}
-
-function parseReport(input: unknown): ParseResult<ReportInput> {
-  const errors: string[] = [];
-  if (!isRecord(input)) return { ok: false, error: shapeError(['the input must be an object {verdict, summary, findings}']) };
-  unknownKeys(input, ['verdict', 'summary', 'findings'], '', errors);
-  const verdict = input.verdict;
-  if (!(VERDICTS as readonly unknown[]).includes(verdict)) {
-    errors.push(`verdict must be one of ${VERDICTS.join(', ')} (got ${show(verdict)})`);
-  }
-  const summary = text(input.summary, 'summary', MAX_SUMMARY_CHARS, errors);
-  const findings: FindingInput[] = [];
-  if (!Array.isArray(input.findings)) {
-    errors.push('findings must be an array (use [] when there are none)');
-  } else if (input.findings.length > MAX_FINDINGS) {
-    errors.push(`at most ${MAX_FINDINGS} findings per report (got ${input.findings.length}); keep the most severe`);
-  } else {
-    for (const [index, raw] of input.findings.entries()) {
-      const finding = parseFinding(raw, `findings[${index}]`, errors);
-      // Stryker disable next-line ConditionalExpression: parseFinding answers null only after adding an error, and any error refuses the whole report
-      if (finding !== null) findings.push(finding);
-    }
-  }
-  if (errors.length > 0) return { ok: false, error: shapeError(errors) };
-  // text() answers null only after adding an error, so here the summary is a string.
-  return { ok: true, value: { verdict: verdict as Verdict, summary: summary as string, findings } };
-}
-
-const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
-const FINDING_KEYS = ['rule_id', 'severity', 'category', 'title', 'message', 'path', 'start_line', 'end_line'];
-
-function parseFinding(raw: unknown, where: string, errors: string[]): FindingInput | null {
-  if (!isRecord(raw)) {
-    errors.push(`${where} must be an object with ${FINDING_KEYS.join(', ')}`);
-    return null;
-  }
-  const before = errors.length;
-  unknownKeys(raw, FINDING_KEYS, `${where}.`, errors);
-  if (typeof raw.rule_id !== 'string' || !RULE_ID.test(raw.rule_id)) {
-    errors.push(`${where}.rule_id must be a short id of letters, digits, ".", "_", "-", "/" like "shell-injection" (got ${show(raw.rule_id)})`);
-  }
-  if (!isSeverity(raw.severity)) errors.push(`${where}.severity must be one of ${SEVERITIES.join(', ')} (got ${show(raw.severity)})`);
-  // Optional (a missing or null category files without one), but a value must be one of the list.
-  const hasCategory = raw.category !== undefined && raw.category !== null;
-  if (hasCategory && !(CATEGORIES as readonly unknown[]).includes(raw.category)) {
-    errors.push(`${where}.category must be one of ${CATEGORIES.join(', ')} (got ${show(raw.category)})`);
-  }
-  text(raw.title, `${where}.title`, MAX_TITLE_CHARS, errors);
-  text(raw.message, `${where}.message`, MAX_MESSAGE_CHARS, errors);
-  text(raw.path, `${where}.path`, MAX_PATH_CHARS, errors);
-  if (!Number.isInteger(raw.start_line)) errors.push(`${where}.start_line must be an integer line number (got ${show(raw.start_line)})`);
-  // A null end_line is what models send for "not applicable"; it means the same as leaving it out.
-  const hasEnd = raw.end_line !== undefined && raw.end_line !== null;
-  if (hasEnd && !Number.isInteger(raw.end_line)) errors.push(`${where}.end_line must be an integer line number (got ${show(raw.end_line)})`);
-  if (errors.length > before) return null;
-  const finding: FindingInput = {
-    rule_id: normaliseRuleId(raw.rule_id as string),
-    severity: raw.severity as Severity,
-    title: (raw.title as string).trim(),
-    message: (raw.message as string).trim(),
-    path: raw.path as string,
-    start_line: raw.start_line as number,
-  };
-  if (hasEnd) finding.end_line = raw.end_line as number;
-  if (hasCategory) finding.category = raw.category as Category;
-  return finding;
-}
-
-/**
- * Rule ids name SARIF rules and key fingerprints, so "Shell_Injection" and "shell-injection" must be one rule:
- * lowercase, "_" as "-", no repeated or trailing separators. Ids are at most 100 characters (RULE_ID), so the
- * trailing-separator pattern stays cheap.
- */
-export function normaliseRuleId(id: string): string {
-  const normal = id.toLowerCase().replace(/_/g, '-').replace(/-{2,}/g, '-').replace(/[-./]+$/, '');
-  // An id that normalises to nothing is made of separators only, which have no case.
-  return normal === '' ? id : normal;
-}
-
-function text(value: unknown, where: string, max: number, errors: string[]): string | null {
-  if (typeof value !== 'string' || value.trim() === '') {
-    errors.push(`${where} must be a non-empty string (got ${show(value)})`);
-    return null;
-  }
-  if (value.length > max) {
-    errors.push(`${where} is ${value.length} characters; at most ${max}`);
-    return null;
-  }
-  return value;
-}
-
-function unknownKeys(obj: Record<string, unknown>, allowed: string[], prefix: string, errors: string[]): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) errors.push(`unknown field ${prefix}${key} (allowed: ${allowed.join(', ')})`);
-  }
-}
-
-function shapeError(errors: string[]): string {
-  const shown = errors.slice(0, MAX_SHAPE_ERRORS);
-  const more = errors.length > shown.length ? `\n(and ${errors.length - shown.length} more)` : '';
-  return `report_findings was not recorded; fix these and call it again:\n- ${shown.join('\n- ')}${more}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length > 40 ? `${json.slice(0, 40)}…` : json;
 }
 
 function plural(n: number, word: string): string {

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { diffPreface, loadDiff, parseDiffSpec, parseUnifiedDiff } from '../../src/audit/diff.js';
 import { applyScope, classify, countsForFailOn, readBaseline } from '../../src/audit/scope.js';
 import { UsageError } from '../../src/errors.js';
-import type { Finding } from '../../src/tools/report-findings.js';
-import { findingFingerprints } from '../../src/output/sarif.js';
+import type { Finding } from '../../src/audit/report.js';
+import { findingFingerprints } from '../../src/audit/fingerprint.js';
 
 const DIFF = `diff --git a/src/auth.js b/src/auth.js
 index 1111111..2222222 100644

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangedFile } from '../../src/audit/diff.js';
 import { MAX_PREVIOUS_REVIEW_BYTES, readPreviousReview } from '../../src/audit/review-files.js';
 import { buildReview, FINGERPRINT_MARKER, lastAddedLine, type ReviewInput } from '../../src/audit/review.js';
-import type { Finding } from '../../src/tools/report-findings.js';
+import type { Finding } from '../../src/audit/report.js';
 
 const FP = (n: number) => `${n.toString(16).padStart(64, 'a')}:1`;
 const FILES: ChangedFile[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderAudit, textWidth } from '../../src/output/audit.js';
-import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
+import type { AuditReport, Finding } from '../../src/audit/report.js';
 import { stripAnsi } from '../support/ansi.js';
 
 // Audit findings in a terminal (issue 24): every finding shows severity, rule, full path:line, title and message, and

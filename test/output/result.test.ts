@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, StopKind, Usage } from '../../src/agent/events.js';
-import type { AuditReport } from '../../src/tools/report-findings.js';
-import { exitCodeFor } from '../../src/exit-codes.js';
-import { buildResult, ResultCollector, SCHEMA_VERSION, withError, type BuildResultInput } from '../../src/output/result.js';
+import type { AuditReport } from '../../src/audit/report.js';
+import { buildResult, exitCodeFor, ResultCollector, SCHEMA_VERSION, withError, type BuildResultInput } from '../../src/output/result.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/result.schema.json', import.meta.url), 'utf8')));

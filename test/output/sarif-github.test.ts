@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sarifToMarkdown } from '@security-alert/sarif-to-markdown';
 import type { Log } from 'sarif';
 import { applyScope } from '../../src/audit/scope.js';
-import { fileLineReader, findingFingerprints, sarifCategory, toSarif, toSarifFailure, type SarifLog } from '../../src/output/sarif.js';
-import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
+import { sarifCategory, toSarif, toSarifFailure, type SarifLog } from '../../src/output/sarif.js';
+import { fileLineReader, findingFingerprints } from '../../src/audit/fingerprint.js';
+import type { AuditReport, Finding } from '../../src/audit/report.js';
 import { findMultitool, validateWith, type Diagnostic } from '../support/sarif-multitool.js';
 import { sarifValidator } from '../support/sarif-schema.js';
 

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditReport, Finding } from '../../src/tools/report-findings.js';
-import { FINGERPRINT_KEY, fileLineReader, sarifCategory, toSarif, toSarifFailure, writeSarif } from '../../src/output/sarif.js';
+import type { AuditReport, Finding } from '../../src/audit/report.js';
+import { sarifCategory, toSarif, toSarifFailure, writeSarif } from '../../src/output/sarif.js';
+import { FINGERPRINT_KEY, fileLineReader } from '../../src/audit/fingerprint.js';
 import { sarifValidator } from '../support/sarif-schema.js';
 
 const validateSarif = sarifValidator();

@@ -204,6 +204,8 @@ describe('the session file', () => {
     expect(sessionsDir({ XDG_STATE_HOME: '/r/a/.state' }, '/r/a')).toBeNull();
     expect(sessionsDir({ HOME: '/r/a' }, '/r/a')).toBeNull();
     expect(sessionsDir({ XDG_STATE_HOME: '/r/ab' }, '/r/a')).not.toBeNull();
+    // Segments, not a ".." prefix: a directory named "..state" in the root is inside it.
+    expect(sessionsDir({ XDG_STATE_HOME: '/r/a/..state' }, '/r/a')).toBeNull();
   });
 
   it('a state directory that is a symlink into the repository counts as inside it', async () => {

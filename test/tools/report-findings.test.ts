@@ -2,16 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, truncateSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createReportFindingsTool,
-  normaliseRuleId,
-  type AuditReport,
-  type Finding,
-  type FindingInput,
-  type FindingsSink,
-  type Severity,
-} from '../../src/tools/report-findings.js';
-import { verdictExitCode } from '../../src/exit-codes.js';
+import { createReportFindingsTool } from '../../src/tools/report-findings.js';
+import { normaliseRuleId, type AuditReport, type Finding, type FindingInput, type FindingsSink, type Severity } from '../../src/audit/report.js';
+import { verdictExitCode } from '../../src/audit/verdict.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 
 let base: string;

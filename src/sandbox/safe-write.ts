@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { constants, existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../sandbox/paths.js';
+import { isInside } from './paths.js';
 
 /**
  * Files spelunk writes for the user (`--sarif`, `--review-output`, `--baseline --update-baseline`) may be named inside

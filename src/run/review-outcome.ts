@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import type { ResultObject } from '../output/result.js';
-import { fileLineReader, findingFingerprints, sarifCategory } from '../output/sarif.js';
-import type { DiffScope } from './diff.js';
-import { reviewCommit, writeReview, type ReviewPlan } from './review-files.js';
-import { buildReview } from './review.js';
+import { exitCodeFor, type ResultObject } from '../output/result.js';
+import { sarifCategory } from '../output/sarif.js';
+import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import type { DiffScope } from '../audit/diff.js';
+import { reviewCommit, writeReview, type ReviewPlan } from '../audit/review-files.js';
+import { buildReview } from '../audit/review.js';
 
 /**
  * `--review-output`: fails closed like SARIF. The review is written only for a verdict (exit 0 or 4), since an empty

@@ -3,7 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeOutputFile, resolveOutputPath, writeOutputFile, writeToTarget } from '../../src/output/safe-write.js';
+import { removeOutputFile, resolveOutputPath, writeOutputFile, writeToTarget } from '../../src/sandbox/safe-write.js';
 
 /**
  * A workspace with the repository (`repo`, the root) and the world outside it (`elsewhere`, `outside`). The
