@@ -229,7 +229,7 @@ function isExecutable(file: string): boolean {
 
 /**
  * The sandbox every child of this process starts in unless a call names its own: set once at start-up from
- * `--sandbox` after the probe (see resolveSandbox), before any child runs. Module state on purpose: the choice is the
+ * `--sandbox` after the probe (see chooseSandbox in choose.ts), before any child runs. Module state on purpose: the choice is the
  * process's, like its PATH, and a spawner that could be handed "no sandbox" by any caller is what this replaces.
  */
 let processSandbox: Sandbox = { kind: 'tables' };

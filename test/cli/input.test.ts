@@ -64,18 +64,11 @@ describe('piped stdin with a question', () => {
   it('a stdin nobody closes: after 3 s one line says spelunk is waiting for it; closing it goes on', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('ok')));
-    const child = spawn(process.execPath, [BIN, 'what is this?'], {
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { child, stderr, exited } = withOpenStdin('what is this?');
     child.stdin.write('first part\n');
     const deadline = Date.now() + 10_000;
-    while (!stderr.includes('waiting for stdin') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(stderr).toContain('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
+    while (!stderr().includes('waiting for stdin') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(stderr()).toContain('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
     expect(api.requests).toHaveLength(0);
     child.stdin.end('second part\n');
     expect(await exited).toBe(0);
@@ -85,17 +78,10 @@ describe('piped stdin with a question', () => {
   it('an empty stdin left open (a script that never closes it) is given up on after 3 s: the question alone, no hang', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('ok')));
-    const child = spawn(process.execPath, [BIN, 'what is this?'], {
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { child, stderr, exited } = withOpenStdin('what is this?');
     expect(await exited).toBe(0);
-    expect(stderr).toContain('spelunk: no stdin data within 3 s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n');
-    expect(stderr).not.toContain('waiting for stdin');
+    expect(stderr()).toContain('spelunk: no stdin data within 3 s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n');
+    expect(stderr()).not.toContain('waiting for stdin');
     expect(firstMessage()).toBe('what is this?');
     child.stdin.destroy();
   });
@@ -149,3 +135,16 @@ describe('a large question', () => {
     expect(JSON.stringify(sent[0]!.body.messages)).not.toContain('qqqq');
   });
 });
+
+/** The built binary asked `question` with a stdin pipe that stays open until the test writes to or ends it. */
+function withOpenStdin(question: string) {
+  const child = spawn(process.execPath, [BIN, question], {
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, stderr: () => stderr, exited };
+}
