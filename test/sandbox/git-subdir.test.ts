@@ -189,3 +189,14 @@ describe('audit --diff from a subdirectory root', () => {
     expect(scope.text).toBe('');
   });
 });
+
+describe('commit citations from a subdirectory root', () => {
+  it('are checked in the enclosing repository, at paths below the root; b\'s file is never found', async () => {
+    const { verifyCitations } = await import('../../src/citations/verify.js');
+    const head = mono.git('rev-parse', '--short=7', 'HEAD').trim();
+    const [good, outside, other] = await verifyCitations(mono.root, `See ${head}:app.txt:3, ${head}:../b/secret.txt:1 and ${head}:packages/b/secret.txt:1.`);
+    expect(good).toMatchObject({ path: 'app.txt', status: 'ok' });
+    expect(outside).toMatchObject({ status: 'outside_root' });
+    expect(other).toMatchObject({ status: 'missing_file' });
+  });
+});
