@@ -91,6 +91,8 @@ describe('the policy confines every command to the root', () => {
     ['rev-list --count HEAD', ['HEAD', '--', '.']],
     ['shortlog -s HEAD', ['HEAD', '--', '.']],
     ['rev-parse HEAD:app.txt', ['HEAD:./app.txt']],
+    ["rev-parse 'main@{2024-01-05 10:00}'", ['main@{2024-01-05 10:00}']],
+    ["show 'HEAD^{/touch a: x}:app.txt'", ['HEAD^{/touch a: x}:./app.txt']],
   ])('%s → …%j', async (command, tail) => {
     const verdict = await checkGitCommand(command, mono.root, 'tables', true);
     expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
@@ -114,6 +116,8 @@ const ROWS: Array<[string, 'refused' | 'runs' | 'fails', string | RegExp]> = [
   ['log --format=%s --all', 'runs', /^touch both\ntouch a\ninit$/m],
   ['log -p', 'runs', '+a3'],
   ['log --stat', 'runs', 'app.txt |'],
+  ["log -L '1,3:app.txt' --format=%s", 'runs', '+a3'],
+  ['log --name-only --format=%s --all', 'runs', /^touch both\n\napp\.txt$/m],
   [`log -S ${SECRET} --oneline`, 'runs', ''],
   ['show HEAD', 'runs', '+a3'],
   ['show --stat HEAD', 'runs', 'app.txt | 1 +'],
@@ -172,6 +176,28 @@ describe.each(['tables', 'kernel'] as const)('the git tool in packages/a, sandbo
     else expect(outcome.isError, outcome.content).toBe(true);
     if (typeof fragment === 'string') expect(outcome.content).toContain(fragment);
     else expect(outcome.content).toMatch(fragment);
+  });
+});
+
+describe('under the kernel sandbox, the work-tree forms see the root only', () => {
+  it('status, diff and ls-files name a\'s changes, never b\'s, with b changed in the work tree too', async () => {
+    if (kernel === null) {
+      console.warn(`skipped: ${kernelWhyNot}`);
+      return;
+    }
+    await fs.writeFile(path.join(mono.root, 'app.txt'), 'changed\n');
+    await fs.writeFile(path.join(mono.top, 'packages', 'b', 'secret.txt'), `${SECRET}-changed\n`);
+    try {
+      const status = await runTool('status --short', 'kernel');
+      expect(status.content).toMatch(/^ M app\.txt$/m);
+      const diff = await runTool('diff', 'kernel');
+      expect(diff.content).toContain('+changed');
+      const files = await runTool('ls-files', 'kernel');
+      expect(files.content.trim().split('\n').slice(0, -1)).toEqual(['app.txt']);
+      for (const outcome of [status, diff, files]) expect(outcome.content).not.toMatch(/SECRET|secret\.txt|packages\/b/);
+    } finally {
+      mono.git('checkout', '--', '.');
+    }
   });
 });
 

@@ -83,7 +83,7 @@ export function confinedPaths(sub: string, paths: readonly string[], given: Read
  * read a tree below the root, and `REV:path` would apply the root twice.
  */
 export function confineRevision(sub: string, rev: string): Step<string> {
-  const colon = rev.startsWith(':/') ? -1 : rev.indexOf(':', 1);
+  const colon = rev.startsWith(':/') ? -1 : pathColon(rev);
   if (colon > 0) {
     if (sub === 'ls-tree' || sub === 'grep') return refuse(`git ${sub} ${rev}: in this root give the revision and the path apart, e.g. ${sub === 'grep' ? "grep -n 'pattern' HEAD -- path" : 'ls-tree -r HEAD path'}`);
     const inner = rev.slice(colon + 1).replace(/^(?:\.\/)+/, '');
@@ -95,6 +95,21 @@ export function confineRevision(sub: string, rev: string): Step<string> {
   if (sub !== 'show' && sub !== 'diff') return { ok: true, value: rev };
   if (rev.startsWith(':/')) return refuse(`git ${sub} ${rev} is refused here: find the commit with log --grep=TEXT --oneline -- . and name it by its id`);
   return { ok: true, value: peel(rev) };
+}
+
+/**
+ * The colon that starts the path of `REV:path`, or -1: the first one outside braces (a colon inside `@{…}` or `^{/…}`
+ * is part of a date or a message pattern, as git reads it).
+ */
+function pathColon(rev: string): number {
+  let depth = 0;
+  for (let i = 0; i < rev.length; i += 1) {
+    const ch = rev[i];
+    if (ch === '{') depth += 1;
+    else if (ch === '}') depth = Math.max(0, depth - 1);
+    else if (ch === ':' && depth === 0 && i > 0) return i;
+  }
+  return -1;
 }
 
 /** `A`, `A..B`, `A...B` with each end peeled to a commit; walk forms (`^A`, `A^@`, `A^!`, `A^-`) walk commits already. */
