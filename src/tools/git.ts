@@ -72,6 +72,10 @@ export function createGitTool(git: string): Tool<CommandInput> {
         },
         shape(program, result): ToolOutcome {
           const outcome = shape(program, result, ctx.timeoutMs);
+          // Confined to a subdirectory, a commit that touches nothing below it shows nothing: say why, once.
+          if (location.prefix !== undefined && result.exitCode === 0 && result.stdout === '') {
+            return { ...outcome, content: `${outcome.content}\n[this root is ${location.prefix} of its repository: history is shown only as it concerns files below it]` };
+          }
           if (!/unknown revision or path not in the working tree|bad revision/.test(result.stderr)) return outcome;
           return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
         },

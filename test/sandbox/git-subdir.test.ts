@@ -121,7 +121,7 @@ const ROWS: Array<[string, 'refused' | 'runs' | 'fails', string | RegExp]> = [
   [`log -S ${SECRET} --oneline`, 'runs', ''],
   ['show HEAD', 'runs', '+a3'],
   ['show --stat HEAD', 'runs', 'app.txt | 1 +'],
-  ['show HEAD~1', 'runs', ''],
+  ['show HEAD~1', 'runs', '[this root is packages/a/ of its repository: history is shown only as it concerns files below it]'],
   ['show HEAD:app.txt', 'runs', 'a1\na2\na3'],
   ['show HEAD:', 'runs', 'app.txt'],
   ['show HEAD:../b/secret.txt', 'refused', 'outside the repository root'],
