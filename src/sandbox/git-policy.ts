@@ -3,7 +3,7 @@ import { lex } from './policy/lexer.js';
 import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS, type GitFlagRule, type GitPolicy } from './policy/git-tables.js';
 import { checkHistoryPath, checkRevision, checkValue } from './policy/git-values.js';
 import { KERNEL_RELAXED } from './policy/git-forms.js';
-import { confinedPaths, confinedPolicy, confineRevision, confinedVerbReason } from './policy/git-confine.js';
+import { confinedPaths, confinedPolicy, confineRevisions, confinedVerbReason } from './policy/git-confine.js';
 import { lookup } from './policy/tables.js';
 import type { SandboxKind } from './kernel.js';
 
@@ -270,21 +270,12 @@ function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], 
   const count = sub === 'diff' ? revs.reduce((n, rev) => n + (rev.includes('..') ? 2 : 1), 0) : revs.length;
   if (count < (policy.minRevisions ?? 0) || count > (policy.maxRevisions ?? Infinity)) return refuse(countReason(sub));
   const end = END_OF_OPTIONS.has(sub) ? ['--end-of-options'] : [];
-  const shown = where.confined ? confineAll(sub, revs) : { ok: true as const, value: [...revs] };
+  const shown = where.confined ? confineRevisions(sub, revs) : { ok: true as const, value: [...revs] };
   if (!shown.ok) return shown;
   if (policy.operands === 'object' || policy.operands === 'revs') return { ok: true, value: [...end, ...shown.value] };
   return { ok: true, value: [...end, ...shown.value, '--', ...(where.confined ? confinedPaths(sub, paths, where.given) : paths)] };
 }
 
-function confineAll(sub: Subcommand, revs: readonly string[]): Step<string[]> {
-  const value: string[] = [];
-  for (const rev of revs) {
-    const one = confineRevision(sub, rev);
-    if (!one.ok) return one;
-    value.push(one.value);
-  }
-  return { ok: true, value };
-}
 
 /**
  * Subcommands whose revisions follow `--end-of-options`, so none can ever be read as an option. git 2.39's blame,

@@ -97,6 +97,17 @@ export function confineRevision(sub: string, rev: string): Step<string> {
   return { ok: true, value: peel(rev) };
 }
 
+/** Every revision of a confined command through confineRevision; the first refusal stops it. */
+export function confineRevisions(sub: string, revs: readonly string[]): Step<string[]> {
+  const value: string[] = [];
+  for (const rev of revs) {
+    const one = confineRevision(sub, rev);
+    if (!one.ok) return one;
+    value.push(one.value);
+  }
+  return { ok: true, value };
+}
+
 /**
  * The colon that starts the path of `REV:path`, or -1: the first one outside braces (a colon inside `@{…}` or `^{/…}`
  * is part of a date or a message pattern, as git reads it).
