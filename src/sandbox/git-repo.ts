@@ -56,7 +56,7 @@ export function findWorkTree(root: string): string | null {
  * from lies inside the root: `root/.git` itself (a directory, or a `gitdir:` file of a linked worktree or submodule),
  * its `commondir`, the object directory and every `objects/info/alternates` entry, each resolved with realpath.
  * Reading another repository's objects through a pointer is an outside-root read, so any of them pointing outside is
- * a refusal. Only `root/.git` counts: a root below a work tree has its repository outside the root. Then no entry of
+ * a refusal. Only `root/.git` counts here (a root below a work tree is locateRepository's, which confines git to it). Then no entry of
  * either directory, nor the work tree's .gitattributes or .mailmap, may be a symlink, FIFO, socket or device (see
  * git-metadata.ts). Never throws.
  */

@@ -55,6 +55,23 @@ describe('locateRepository: a subdirectory root reads the enclosing repository, 
     expect(found).toEqual({ ok: true, gitDir: path.join(mono.top, '.git'), commonDir: path.join(mono.top, '.git') });
   });
 
+  it('a subdirectory of a linked worktree: its repository, linked and confined; the tool runs under the kernel sandbox', async () => {
+    const linked = path.join(path.dirname(mono.top), 'linked');
+    mono.git('worktree', 'add', '-q', linked);
+    const root = path.join(linked, 'packages', 'a');
+    const found = await locateRepository(root);
+    expect(found).toEqual({ ok: true, gitDir: path.join(mono.top, '.git', 'worktrees', 'linked'), commonDir: path.join(mono.top, '.git'), linked: true, top: linked, prefix: 'packages/a/' });
+    useSandbox(kernel ?? { kind: 'tables' });
+    try {
+      const outcome = await createGitTool(git).run({ command: 'log --format=%s -p' }, { root, signal: new AbortController().signal, timeoutMs: 20_000, sandbox: kernel === null ? 'tables' : 'kernel' });
+      expect(outcome.content).toMatch(/^touch both\n/);
+      expect(outcome.content).toContain('+a3');
+      expect(outcome.content).not.toMatch(/SECRET|touch b\n/);
+    } finally {
+      useSandbox({ kind: 'tables' });
+    }
+  });
+
   it('a root inside the git directory is refused', async () => {
     const found = await locateRepository(path.join(mono.top, '.git', 'objects'));
     expect(found).toMatchObject({ ok: false, reason: expect.stringContaining('inside a git directory') });
