@@ -3,7 +3,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { escapeControls } from '../escape.js';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
-import { locateGitDir } from '../sandbox/git-repo.js';
+import { locateRepository } from '../sandbox/git-repo.js';
 import { checkRevision, NO_DIFF_PROGRAMS } from '../sandbox/policy/git-values.js';
 
 /** Largest diff read (from git or --diff-file), in bytes: a change bigger than this is not a pull request to audit. */
@@ -68,13 +68,16 @@ async function readDiffFile(file: string): Promise<string> {
 }
 
 async function gitDiff(root: string, base: string, head: string): Promise<string> {
-  const location = await locateGitDir(root);
+  const location = await locateRepository(root);
   if (GIT_BINARY === null || !location.ok) {
     const why = GIT_BINARY === null ? 'git is not installed' : location.ok ? '' : location.reason;
     throw new UsageError(`--diff needs git and a repository at the root (${why}); pass a diff with --diff-file pr.diff instead`);
   }
-  // The revisions are checked (parseDiffSpec) and follow --end-of-options all the same: never read as an option.
-  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, '--end-of-options', `${base}...${head}`, '--'];
+  // The revisions are checked (parseDiffSpec) and follow --end-of-options all the same: never read as an option. In
+  // a root below its work tree's top the diff is the root's only (`--relative`, `-- .` from the root), with paths
+  // relative to it like every other path of the audit.
+  const confined = location.prefix === undefined ? [] : ['--relative'];
+  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, ...confined, '--end-of-options', `${base}...${head}`, '--', ...(confined.length > 0 ? ['.'] : [])];
   const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, location });
   if ('error' in run) throw new UsageError(`--diff ${base}...${head}: ${run.error}`);
   if (run.capped) throw new UsageError(`--diff ${base}...${head}: the diff is larger than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { escapeControls } from '../escape.js';
 import { OutputPathRefused, removeOutputFile, resolveOutputPath, writeOutputFile } from '../sandbox/safe-write.js';
 import { execGit } from '../sandbox/git.js';
-import { locateGitDir } from '../sandbox/git-repo.js';
+import { locateRepository } from '../sandbox/git-repo.js';
 import type { DiffSource } from './diff.js';
 import { FINGERPRINT_MARKER, type ReviewBody } from './review.js';
 
@@ -116,7 +116,7 @@ export async function writeReview({ plan, root, review }: ReviewWrite): Promise<
  */
 export async function reviewCommit(root: string, diff: DiffSource, head: string | null): Promise<string | null> {
   if (diff.kind === 'file') return head;
-  const location = await locateGitDir(root);
+  const location = await locateRepository(root);
   if (!location.ok) return head;
   const run = await execGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${diff.head}^{commit}`], { timeoutMs: REV_PARSE_TIMEOUT_MS, maxBytes: 4096, location });
   const sha = 'error' in run || run.exitCode !== 0 ? '' : run.stdout.trim();

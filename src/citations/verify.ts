@@ -1,7 +1,7 @@
 import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
-import { locateGitDir } from '../sandbox/git-repo.js';
+import { locateRepository } from '../sandbox/git-repo.js';
 import { readLineWindow } from '../lines.js';
 import { confine } from '../sandbox/paths.js';
 import { extractCitations, type Citation, type Quote } from './extract.js';
@@ -194,11 +194,12 @@ function mismatchDetail(quote: Quote): string {
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
-type History = { ok: true; location: { gitDir: string; commonDir: string }; deadline: number } | { ok: false; reason: string };
+type History = { ok: true; location: { gitDir: string; commonDir: string; top?: string }; deadline: number } | { ok: false; reason: string };
 
 async function openHistory(root: string): Promise<History> {
   if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
-  const location = await locateGitDir(root);
+  // A subdirectory root reads its enclosing repository: `REV:./path` below is read from the root (git runs there).
+  const location = await locateRepository(root);
   return location.ok ? { ok: true, location, deadline: Date.now() + COMMIT_CHECKS_BUDGET_MS } : { ok: false, reason: location.reason };
 }
 

@@ -101,20 +101,20 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
 }
 
 /**
- * What is worth a stderr line about the git tool, once: a repository refused for what its git directory holds, a root
- * below a work tree (whose history would show files outside the root), and a linked worktree, whose repository
- * outside the root the tool reads.
+ * What is worth a stderr line about the git tool, once: what it reads when that is more than the root's own repository
+ * (a linked worktree's repository; the enclosing repository of a subdirectory root, confined to it), and why it is not
+ * offered where there is a work tree (a special file, a pointer or an alternate outside it, no git binary).
  */
 function gitWarnings(git: GitAvailability, root: string): string[] {
+  if (git.available && git.confinedTo !== undefined) return [`git history: the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (only the history of files under this root)`];
   if (git.available) return git.linkedTo === undefined ? [] : [`git history: this root is a linked worktree; the git tool reads its repository at ${escapeControls(git.linkedTo)} (read-only; nothing else outside the root)`];
   if (git.unsafe) return [`git is not used for this repository: ${git.reason}`];
-  const top = findWorkTree(root);
-  if (top !== null && top !== root) return [`git history is not offered: the root is a subdirectory of the work tree at ${escapeControls(top)}, whose history would show files outside the root`];
-  return [];
+  return findWorkTree(root) === null ? [] : [`git history is not offered: ${escapeControls(git.reason)}`];
 }
 
 function gitLine(git: GitAvailability): string {
   if (!git.available) return `not offered: ${git.reason}`;
+  if (git.confinedTo !== undefined) return `history of the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (files outside this root are never shown)`;
   return git.linkedTo === undefined ? 'history of the repository at the root' : `history of the repository at ${escapeControls(git.linkedTo)} (a linked worktree)`;
 }
 

@@ -3,6 +3,7 @@ import { lex } from './policy/lexer.js';
 import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS, type GitFlagRule, type GitPolicy } from './policy/git-tables.js';
 import { checkHistoryPath, checkRevision, checkValue } from './policy/git-values.js';
 import { KERNEL_RELAXED } from './policy/git-forms.js';
+import { confinedPaths, confinedPolicy, confineRevisions, confinedVerbReason } from './policy/git-confine.js';
 import { lookup } from './policy/tables.js';
 import type { SandboxKind } from './kernel.js';
 
@@ -26,8 +27,9 @@ interface Parsed {
  * GIT_POLICIES and every flag in its table. The argv is rebuilt, not passed through: the forced flags come first,
  * every flag value is attached (`--author=x`, `-n5`) so git can never read a value as an operand, and revisions and
  * paths are separated by an explicit `--`, which makes git treat everything before it strictly as revisions.
+ * `confined`: the root is a subdirectory of its repository, and the command is confined to it (policy/git-confine.ts).
  */
-export async function checkGitCommand(command: string, root: string, sandbox: SandboxKind = 'tables'): Promise<GitVerdict> {
+export async function checkGitCommand(command: string, root: string, sandbox: SandboxKind = 'tables', confined = false): Promise<GitVerdict> {
   const lexed = lex(command);
   if (!lexed.ok) return { ok: false, reason: lexed.reason };
   const globbed = lexed.words.find((word) => word.glob.some(Boolean));
@@ -42,16 +44,19 @@ export async function checkGitCommand(command: string, root: string, sandbox: Sa
   const found = lookup<GitPolicy>(GIT_POLICIES, head);
   if (found === undefined) return { ok: false, reason: subcommandReason(head) };
   if (found.kernelOnly === true && sandbox !== 'kernel') return { ok: false, reason: kernelOnlyReason(head) };
-  const policy = sandbox === 'kernel' ? relaxed(head, found) : found;
+  const widened = sandbox === 'kernel' ? relaxed(head, found) : found;
+  const policy = confined ? confinedPolicy(head, widened) : widened;
   const implied = policy.defaultVerb !== undefined && !['expire', 'delete', 'exists'].includes(rest[0] ?? '') && !policy.verbs?.includes(rest[0] ?? '');
   const verb = policy.verbs === undefined ? [] : implied ? [policy.defaultVerb] : [rest.shift()];
   if (policy.verbs !== undefined && !policy.verbs.includes(verb[0] ?? '')) {
     const shown = verb[0] === undefined ? head : `${head} ${verb[0]}`;
     return { ok: false, reason: `git ${shown} is refused: it ${policy.verbReason ?? 'is not a listing'}` };
   }
+  const verbRefused = confined ? confinedVerbReason(head, verb[0]) : null;
+  if (verbRefused !== null) return { ok: false, reason: verbRefused };
   const parsed = parseArgs(head, policy, rest);
   if (!parsed.ok) return parsed;
-  const operands = await arrange(head as Subcommand, policy, parsed.value, root);
+  const operands = await arrange(head as Subcommand, policy, parsed.value, root, confined);
   if (!operands.ok) return operands;
   const forced = policy.forcedUnless !== undefined && parsed.value.given.has(policy.forcedUnless) ? [] : policy.forced;
   return { ok: true, subcommand: head, args: [head, ...(verb as string[]), ...forced, ...parsed.value.flags, ...operands.value] };
@@ -172,7 +177,8 @@ function valueReason(sub: string, flag: string, rule: Extract<GitFlagRule, { typ
  * Orders the operands as git must read them and checks each: revisions (index forms refused), paths (confined by
  * their text), the revision counts that keep a command off the work tree (`diff A B`, `blame REV`, `grep … REV`).
  */
-async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root: string): Promise<Step<string[]>> {
+async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root: string, confined: boolean): Promise<Step<string[]>> {
+  const where: Where = { confined, given: parsed.given };
   const required = policy.requires;
   if (required !== undefined && !required.some((flag) => parsed.given.has(flag))) {
     return refuse(`git ${sub} needs ${required.join(' or ')} here (for example ${sub} ${required[0]} HEAD)`);
@@ -193,19 +199,19 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
         const bad = checkHistoryPath(p);
         if (bad !== null) return refuse(`git ${sub}: ${bad}`);
       }
-      return { ok: true, value: ['--', ...paths] };
+      return { ok: true, value: ['--', ...(confined ? confinedPaths(sub, paths, parsed.given) : paths)] };
     }
     case 'object':
       if (parsed.before.length !== 1 || parsed.after.length > 0) return refuse(`git ${sub} takes exactly one object, e.g. ${sub} -p HEAD:src/app.ts`);
       // Stryker disable next-line ArrayDeclaration: an object's argv has no paths (revisions() drops them), and any plain word passes the path check.
-      return revisions(sub, policy, parsed.before, []);
+      return revisions(sub, policy, parsed.before, [], where);
     case 'revs':
       if (parsed.after.length > 0) return refuse(`git ${sub} takes revisions only, no paths after --`);
       // Stryker disable next-line ArrayDeclaration: a revs-only argv has no paths (revisions() drops them), and any plain word passes the path check.
-      return revisions(sub, policy, parsed.before, []);
+      return revisions(sub, policy, parsed.before, [], where);
     case 'tree-paths': {
       const [tree, ...paths] = parsed.before;
-      const checked = await revisions(sub, policy, tree === undefined ? [] : [tree], [...paths, ...parsed.after]);
+      const checked = await revisions(sub, policy, tree === undefined ? [] : [tree], [...paths, ...parsed.after], where);
       // ls-tree takes no `--` between tree and paths; `--` first ends its options so none can pass for one.
       return checked.ok ? { ok: true, value: ['--', ...checked.value.filter((w) => w !== '--')] } : checked;
     }
@@ -215,13 +221,13 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
       const others = patternGiven ? parsed.before : parsed.before.slice(1);
       if (!patternGiven && pattern === undefined) return refuse(`git ${sub} needs a pattern and a revision, e.g. grep -n 'createServer' HEAD -- src`);
       const split = await splitOperands(others, root);
-      const checked = await revisions(sub, policy, split.revs, [...split.paths, ...parsed.after]);
+      const checked = await revisions(sub, policy, split.revs, [...split.paths, ...parsed.after], where);
       return checked.ok && pattern !== undefined ? { ok: true, value: ['-e', pattern, ...checked.value] } : checked;
     }
     case 'revs-paths': {
       const split = await splitOperands(parsed.before, root);
       const revs = split.revs.length === 0 && policy.defaultRevision !== undefined ? [policy.defaultRevision] : split.revs;
-      return revisions(sub, policy, revs, [...split.paths, ...parsed.after]);
+      return revisions(sub, policy, revs, [...split.paths, ...parsed.after], where);
     }
   }
 }
@@ -241,8 +247,17 @@ async function splitOperands(words: readonly string[], root: string): Promise<{ 
   return { revs, paths };
 }
 
-/** Checks revisions and paths, the revision count, and returns `revs -- paths`. */
-function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], paths: readonly string[]): Step<string[]> {
+/** Whether the command is confined to a subdirectory root, and the flags given (for its default pathspec). */
+interface Where {
+  confined: boolean;
+  given: ReadonlySet<string>;
+}
+
+/**
+ * Checks revisions and paths, the revision count, and returns `revs -- paths`; in a subdirectory root each revision
+ * and the paths are confined to it (git-confine.ts).
+ */
+function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], paths: readonly string[], where: Where): Step<string[]> {
   for (const rev of revs) {
     const bad = checkRevision(rev);
     if (bad !== null) return refuse(`git ${sub}: ${bad}`);
@@ -255,9 +270,12 @@ function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], 
   const count = sub === 'diff' ? revs.reduce((n, rev) => n + (rev.includes('..') ? 2 : 1), 0) : revs.length;
   if (count < (policy.minRevisions ?? 0) || count > (policy.maxRevisions ?? Infinity)) return refuse(countReason(sub));
   const end = END_OF_OPTIONS.has(sub) ? ['--end-of-options'] : [];
-  if (policy.operands === 'object' || policy.operands === 'revs') return { ok: true, value: [...end, ...revs] };
-  return { ok: true, value: [...end, ...revs, '--', ...paths] };
+  const shown = where.confined ? confineRevisions(sub, revs) : { ok: true as const, value: [...revs] };
+  if (!shown.ok) return shown;
+  if (policy.operands === 'object' || policy.operands === 'revs') return { ok: true, value: [...end, ...shown.value] };
+  return { ok: true, value: [...end, ...shown.value, '--', ...(where.confined ? confinedPaths(sub, paths, where.given) : paths)] };
 }
+
 
 /**
  * Subcommands whose revisions follow `--end-of-options`, so none can ever be read as an option. git 2.39's blame,

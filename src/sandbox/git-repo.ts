@@ -1,7 +1,7 @@
-import { constants, promises as fs } from 'node:fs';
+import { constants, lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { checkGitMetadata, checkWorkTreeFiles, metadataBudget } from './git-metadata.js';
-import { confineSync } from './paths.js';
+import { confineSync, isInside } from './paths.js';
 
 /** Longest `.git` file, `commondir` or `alternates` file read, in bytes: these hold a path or a few. */
 const MAX_POINTER_BYTES = 64 * 1024;
@@ -14,14 +14,49 @@ const MAX_ALTERNATE_DEPTH = 5;
  * `unsafe` marks a repository refused for what it contains (a special file, see git-metadata.ts) rather than for
  * where it is: that is worth one line to the person, a root without .git is not.
  */
-export type GitLocation = { ok: true; gitDir: string; commonDir: string; linked?: true } | { ok: false; reason: string; unsafe?: true };
+export type GitLocation = { ok: true; gitDir: string; commonDir: string; linked?: true; top?: string; prefix?: string } | { ok: false; reason: string; unsafe?: true };
+
+/**
+ * The repository of a root that may lie below the top of its work tree (`spelunk -C packages/vite`): the root's own
+ * repository when it has one (locateGitDir), else the enclosing work tree's, checked exactly as if that work tree were
+ * the root (every pointer inside it or a linked worktree of it, no special file, see locateGitDir), with `top` (the
+ * work tree) and `prefix` (the root inside it, `packages/vite/`). Every caller that takes a `prefix` confines git to
+ * it: the git tool's policy (policy/git-confine.ts) and `audit --diff`. A root inside a git directory is refused: its
+ * files are the repository's internals, not a part of its work tree. Never throws.
+ */
+export async function locateRepository(root: string): Promise<GitLocation> {
+  const own = await locateGitDir(root);
+  if (own.ok || (await fs.lstat(path.join(root, '.git')).catch(() => null)) !== null) return own;
+  const top = findWorkTree(root);
+  if (top === null || top === root) return own;
+  const found = await locateGitDir(top);
+  if (!found.ok) return { ...found, reason: `the work tree at ${top} holding this root: ${found.reason}` };
+  if (isInside(found.gitDir, root) || isInside(found.commonDir, root)) return { ok: false, reason: 'the root is inside a git directory, not a part of a work tree' };
+  return { ...found, top, prefix: `${path.relative(top, root).split(path.sep).join('/')}/` };
+}
+
+/**
+ * The work tree containing `root`, found by looking for `.git` (a directory or a gitdir file) from `root` upwards
+ * without running git or reading any configuration; null when there is none.
+ */
+export function findWorkTree(root: string): string | null {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    try {
+      lstatSync(path.join(dir, '.git'));
+      return dir;
+    } catch {
+      // Not here; try the parent.
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
 
 /**
  * Finds the repository of `root` (already realpath'd) and proves that every place git would read objects and refs
  * from lies inside the root: `root/.git` itself (a directory, or a `gitdir:` file of a linked worktree or submodule),
  * its `commondir`, the object directory and every `objects/info/alternates` entry, each resolved with realpath.
  * Reading another repository's objects through a pointer is an outside-root read, so any of them pointing outside is
- * a refusal. Only `root/.git` counts: a root below a work tree has its repository outside the root. Then no entry of
+ * a refusal. Only `root/.git` counts here (a root below a work tree is locateRepository's, which confines git to it). Then no entry of
  * either directory, nor the work tree's .gitattributes or .mailmap, may be a symlink, FIFO, socket or device (see
  * git-metadata.ts). Never throws.
  */

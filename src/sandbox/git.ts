@@ -1,9 +1,9 @@
-import { lstatSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execCapped, firstExecutableSync, type ExecResult } from './exec.js';
 import { checkIncludes, includeQueryArgs } from './git-includes.js';
-import { locateGitDir, type GitLocation } from './git-repo.js';
+import { findWorkTree, locateGitDir, locateRepository, type GitLocation } from './git-repo.js';
 import { TRUSTED_PATH } from './programs.js';
 
 /** git's output for the small queries spelunk makes (HEAD, config names); more means something is wrong. */
@@ -83,21 +83,7 @@ export const GIT_BINARY: string | null = firstExecutableSync(TRUSTED_PATH.split(
 /** A failure with `unsafe` is the repository refused for a special file in its git directory (see git-metadata.ts). */
 export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null; unsafe?: true };
 
-/**
- * The work tree containing `root`, found by looking for `.git` (a directory or a gitdir file) from `root` upwards
- * without running git or reading any configuration; null when there is none.
- */
-export function findWorkTree(root: string): string | null {
-  for (let dir = root; ; dir = path.dirname(dir)) {
-    try {
-      lstatSync(path.join(dir, '.git'));
-      return dir;
-    } catch {
-      // Not here; try the parent.
-    }
-    if (path.dirname(dir) === dir) return null;
-  }
-}
+export { findWorkTree } from './git-repo.js';
 
 /** Limits and pins for one hardened git call. */
 export interface GitCallOptions {
@@ -105,11 +91,12 @@ export interface GitCallOptions {
   maxBytes: number;
   signal?: AbortSignal;
   /**
-   * The verified repository (locateGitDir of the root): its git directory is given as GIT_DIR with the root as
-   * GIT_WORK_TREE, so git reads exactly the repository that was checked instead of discovering one. Without it the
-   * call checks the repository of the work tree containing the root itself.
+   * The verified repository (locateGitDir or locateRepository of the root): its git directory is given as GIT_DIR with
+   * its work tree (`top`, else the root) as GIT_WORK_TREE, so git reads exactly the repository that was checked instead
+   * of discovering one; git still runs in the root, so a relative path means one below it. Without it the call checks
+   * the repository of the work tree containing the root itself.
    */
-  location?: { gitDir: string; commonDir: string; linked?: true };
+  location?: { gitDir: string; commonDir: string; linked?: true; top?: string };
 }
 
 /** Why a call did not get as far as running git; `unsafe` as in GitRun. */
@@ -143,15 +130,17 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
   // One time limit for the whole call: the include and filter queries spend from it too.
   const deadline = Date.now() + opts.timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  // A linked worktree's git directories lie outside the root: the kernel sandbox must show them, read-only.
-  const visible = located.linked === true ? [located.gitDir, located.commonDir] : [];
+  // The git directories of a linked worktree or of a work tree above the root lie outside it: the kernel sandbox must
+  // show them, read-only (those inside the root are left out by the sandbox). The work tree's top is not shown:
+  // history commands read objects and refs only, and git's chdir to the top lands on the sandbox's empty parent.
+  const visible = [located.gitDir, located.commonDir];
   return withEmptyDir(async (emptyDir) => {
     const base = environment(emptyDir, path.dirname(top));
     const included = await includesRefusal(top, located, { git, emptyDir, base, signal: opts.signal, left });
     if (included !== null) return { error: included, unsafe: true as const };
-    const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : root };
+    const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : (opts.location.top ?? root) };
     const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes, ...(visible.length > 0 ? { visible } : {}) });
+      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes, visible });
     const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], GIT_MAX_BYTES);
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
@@ -160,15 +149,17 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
 }
 
 /**
- * Everything execGit checks before it runs git, for a root at the top of its work tree: locateGitDir, then the
- * configuration includes (one git process). The git tool is offered only when this passes. Never throws.
+ * Everything execGit checks before it runs git: locateRepository (the root's repository, or the enclosing work tree's
+ * with the root as its prefix), then the configuration includes (one git process). The git tool is offered only when
+ * this passes. Never throws.
  */
 export async function checkRepository(root: string, git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitLocation> {
-  const located = await locateGitDir(root);
+  const located = await locateRepository(root);
   if (!located.ok || git === null) return located;
+  const top = located.top ?? root;
   const deadline = Date.now() + timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const reason = await withEmptyDir((emptyDir) => includesRefusal(root, located, { git, emptyDir, base: environment(emptyDir, path.dirname(root)), left }));
+  const reason = await withEmptyDir((emptyDir) => includesRefusal(top, located, { git, emptyDir, base: environment(emptyDir, path.dirname(top)), left }));
   return reason === null ? located : { ok: false, reason, unsafe: true };
 }
 

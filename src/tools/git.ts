@@ -1,6 +1,6 @@
 import { MAX_CAPTURE_BYTES } from '../sandbox/exec.js';
 import { checkRepository, execGit, GIT_BINARY } from '../sandbox/git.js';
-import { locateGitDir } from '../sandbox/git-repo.js';
+import { locateRepository } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
@@ -8,8 +8,14 @@ import { commandInputParser, printableCommand, refusal, type CommandInput } from
 import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
-/** Whether the git tool is offered for `root`: the binary (trusted location) and a repository confined to the root. */
-export type GitAvailability = { available: true; git: string; linkedTo?: string } | { available: false; reason: string; unsafe?: true };
+/**
+ * Whether the git tool is offered for `root`: the binary (trusted location) and a repository whose pointers stay in
+ * its work tree. `linkedTo`: the repository of a linked worktree; `confinedTo`: the root is a subdirectory of the work
+ * tree `top`, and the tool reads only the history of the files below `prefix`.
+ */
+export type GitAvailability =
+  | { available: true; git: string; linkedTo?: string; confinedTo?: { top: string; prefix: string } }
+  | { available: false; reason: string; unsafe?: true };
 
 /**
  * Decides once per session whether the git tool is offered, and why not (the system prompt says it in one line; a
@@ -18,8 +24,9 @@ export type GitAvailability = { available: true; git: string; linkedTo?: string 
 export async function gitAvailability(root: string, git: string | null = GIT_BINARY): Promise<GitAvailability> {
   if (git === null) return { available: false, reason: 'git is not installed on this machine' };
   const location = await checkRepository(root, git);
-  if (location.ok) return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}) };
-  return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
+  if (!location.ok) return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
+  const confinedTo = location.top !== undefined && location.prefix !== undefined ? { confinedTo: { top: location.top, prefix: location.prefix } } : {};
+  return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}), ...confinedTo };
 }
 
 /**
@@ -44,14 +51,15 @@ export function createGitTool(git: string): Tool<CommandInput> {
     display: (input) => printableCommand(input.command.startsWith('git ') ? input.command : `git ${input.command}`),
     async run(input, ctx): Promise<ToolOutcome> {
       // Checked on every call, not only at start-up: the pointers are a few stats, and a repository may be swapped.
-      const location = await locateGitDir(ctx.root);
+      const location = await locateRepository(ctx.root);
       if (!location.ok) return refusal(`the repository cannot be read safely: ${location.reason}`);
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
       return answerLine(input.command, {
         root: ctx.root,
         async run(command): Promise<OneRun> {
-          const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables');
+          // A root below its work tree's top: every command is confined to the root (policy/git-confine.ts).
+          const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables', location.prefix !== undefined);
           if (!verdict.ok) return verdict;
           const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
           // The configuration's includes are checked by the call itself (they take a git process to read): a refusal.
@@ -64,6 +72,10 @@ export function createGitTool(git: string): Tool<CommandInput> {
         },
         shape(program, result): ToolOutcome {
           const outcome = shape(program, result, ctx.timeoutMs);
+          // Confined to a subdirectory, a commit that touches nothing below it shows nothing: say why, once.
+          if (location.prefix !== undefined && result.exitCode === 0 && result.stdout === '') {
+            return { ...outcome, content: `${outcome.content}\n[this root is ${location.prefix} of its repository: history is shown only as it concerns files below it]` };
+          }
           if (!/unknown revision or path not in the working tree|bad revision/.test(result.stderr)) return outcome;
           return { ...outcome, content: `${outcome.content}\n[a path that exists only in history goes after --: log --oneline -- old/path.ts]` };
         },

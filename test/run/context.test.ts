@@ -84,7 +84,7 @@ describe('/context and stderr say what the git tool reads, or why not', () => {
   const gitIn = (cwd: string, ...args: string[]) =>
     execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], { cwd, env: { PATH: '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
 
-  it('a root below a work tree: not offered, and one warning says why', async () => {
+  it('a root below a work tree: offered, confined to the root, and one warning says what is read', async () => {
     const top = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-context-sub-')));
     temps.push(top);
     await fs.mkdir(path.join(top, 'pkg'));
@@ -92,8 +92,18 @@ describe('/context and stderr say what the git tool reads, or why not', () => {
     gitIn(top, 'init', '-q');
     const root = path.join(top, 'pkg');
     const session = await openSession(configFor(root, 300));
-    expect(renderContext(session, configFor(root, 300))).toMatch(/^git {11}not offered: the repository root is not the top of a git work tree/m);
-    expect(session.warnings).toContain(`git history is not offered: the root is a subdirectory of the work tree at ${top}, whose history would show files outside the root`);
+    expect(renderContext(session, configFor(root, 300))).toContain(`git           history of the repository at ${top}, confined to pkg/ (files outside this root are never shown)`);
+    expect(session.warnings).toContain(`git history: the repository at ${top}, confined to pkg/ (only the history of files under this root)`);
+  });
+
+  it('a repository refused for an alternate outside it: not offered, and stderr says why', async () => {
+    const top = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-context-alt-')));
+    temps.push(top);
+    gitIn(top, 'init', '-q');
+    await fs.writeFile(path.join(top, '.git', 'objects', 'info', 'alternates'), '/usr/share\n');
+    const session = await openSession(configFor(top, 300));
+    expect(renderContext(session, configFor(top, 300))).toMatch(/^git {11}not offered: an objects\/info\/alternates entry points outside/m);
+    expect(session.warnings).toContainEqual(expect.stringMatching(/^git history is not offered: an objects\/info\/alternates entry points outside/));
   });
 
   it('a linked worktree: offered, reading its repository outside the root, said once', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { openSession } from '../../src/run/session.js';
+import { gitAvailability } from '../../src/tools/git.js';
 
 const root = path.resolve('fixtures/sample-repo');
 const config: Config = {
@@ -74,7 +75,9 @@ describe('openSession toolsReady (the one-shot read-only snapshot gates the tool
   });
 
   it('an audit session has report_findings after the two tools, and an ask session does not', async () => {
-    expect((await openSession(config)).registry.names()).toEqual(['read_file', 'bash']);
-    expect((await openSession(config, { audit: { report: null, warnings: [] } })).registry.names()).toEqual(['read_file', 'bash', 'report_findings']);
+    // The fixture lies below spelunk's own work tree in a checkout: git is offered there, confined to the fixture.
+    const git = (await gitAvailability(root)).available ? ['git'] : [];
+    expect((await openSession(config)).registry.names()).toEqual(['read_file', 'bash', ...git]);
+    expect((await openSession(config, { audit: { report: null, warnings: [] } })).registry.names()).toEqual(['read_file', 'bash', ...git, 'report_findings']);
   });
 });

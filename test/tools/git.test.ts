@@ -91,11 +91,16 @@ describe('when the git tool is offered', () => {
   it.each<[string, () => Promise<string>, string | null, string]>([
     ['a repository at the root', async () => history.root, git, ''],
     ['git not installed', async () => history.root, null, 'git is not installed'],
-    ['a root below the work tree', async () => path.join(history.root, 'src'), git, 'not the top of a git work tree'],
   ])('%s', async (_name, root, binary, reason) => {
     const availability = await gitAvailability(await root(), binary);
     if (reason === '') expect(availability).toEqual({ available: true, git });
     else expect(availability).toEqual({ available: false, reason: expect.stringContaining(reason) });
+  });
+
+  it('a root below the work tree: offered, confined to the root (its prefix in the work tree)', async () => {
+    expect(await gitAvailability(path.join(history.root, 'src', 'lib'), git)).toEqual({ available: true, git, confinedTo: { top: history.root, prefix: 'src/lib/' } });
+    const outcome = await createGitTool(git).run({ command: 'log --format=%s' }, { root: path.join(history.root, 'src', 'lib'), signal: new AbortController().signal, timeoutMs: 20_000 });
+    expect(outcome.content.trim().split('\n').slice(0, -1)).toEqual(['Extract sanitize into lib/sanitize.js', 'Move util.js to lib/query.js']);
   });
 
   it('the tool list has git only when it is available, after bash and before report_findings', () => {
