@@ -61,6 +61,8 @@ export interface RepoState {
   sinceRef: string;
   /** HEAD's commit, or null outside git, before the first commit, or when git cannot say. */
   head: string | null;
+  /** True when git gave up or was not used (so `head` says nothing): the end's HEAD is then not compared with it. */
+  headUnknown: boolean;
   /** Something that weakens the proof (no find on this machine); the CLI shows it as a warning. */
   warning: string | null;
   reads: Map<string, Stamp | null>;
@@ -85,6 +87,7 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
     root,
     sinceRef,
     head: git.head,
+    headUnknown: git.refused !== null,
     // An unsafe repository is said once by the session (openSession's warnings), a give-up here.
     warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.unsafe ? null : git.refused].filter((w) => w !== null).join('; ') || null,
     reads,
@@ -102,11 +105,12 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
   const find = findOf(opts);
   const changes: string[] = [];
   const { head, refused } = await gitHead(before.root);
-  // A HEAD git gave up on (a loaded machine, its 0.5 s) is no evidence either way. The walk below sees every write
-  // under .git by its ctime (a commit, a moved ref, a rewritten packed-refs), so only without find does it fail the proof.
-  if (refused !== null && before.head !== null) {
-    if (find === null) changes.push(`HEAD could not be read after the run (${refused})`);
-  } else if (head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
+  // A HEAD git gave up on (a loaded machine, its 0.5 s), at the start or at the end, is no evidence either way. The walk
+  // below sees every write under .git by its ctime (a commit, a moved ref, a rewritten packed-refs), so only without
+  // find does an unknown HEAD fail the proof.
+  const unknown = before.headUnknown || (refused !== null && before.head !== null);
+  if (unknown && find === null) changes.push(`HEAD could not be compared (${refused ?? before.warning ?? 'git gave up at the start'})`);
+  else if (!unknown && head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
     const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
     if (typeof changed === 'string') return { verified: false, detail: changed };

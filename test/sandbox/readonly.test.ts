@@ -163,6 +163,15 @@ describe('read-only proof in a git work tree', () => {
     git(fresh, 'update-ref', '-d', 'HEAD');
     expect((await verifyReadOnly(committed, { find: null })).detail).toBe(`HEAD moved: ${head} → (none)`);
   });
+
+  it('a HEAD git gave up on at the start is not compared: the walk decides, and without find the proof fails closed', async () => {
+    const before = await snapshotRepoState(root);
+    const unknown = { ...before, head: null, headUnknown: true, warning: 'git gave up reading HEAD after 0.5 s' };
+    // HEAD is a commit now, but nothing was written: a compared HEAD would read "moved: (none) → …".
+    expect(await verifyReadOnly(unknown)).toEqual({ verified: true, detail: null });
+    expect((await verifyReadOnly({ ...unknown, headUnknown: false })).detail).toMatch(/^HEAD moved: \(none\) → [0-9a-f]{40}$/);
+    expect(await verifyReadOnly({ ...unknown }, { find: null })).toEqual({ verified: false, detail: 'HEAD could not be compared (git gave up reading HEAD after 0.5 s)' });
+  });
 });
 
 describe('read-only proof outside git', () => {
