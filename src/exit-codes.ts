@@ -1,4 +1,5 @@
-import type { StopKind } from './agent/events.js';
+import type { BudgetOver, StopFacts, StopKind, StopLimit } from './agent/events.js';
+import { groupDigits } from './digits.js';
 
 /** The exit-code contract scripts rely on (README "Exit codes"); nothing else may invent a code. */
 export const EXIT = {
@@ -87,3 +88,78 @@ export const STOPS: Readonly<Record<StopKind, StopMeaning>> = {
   aborted: { exit: EXIT.interrupted, subtype: 'interrupted', message: 'interrupted', view: 'interrupted' },
   api_error: { exit: EXIT.failure, subtype: 'error_during_execution', message: 'the Messages API request failed', view: 'error: the API request failed' },
 };
+
+/**
+ * Who words a stop: the CLI (one-shot and the REPL, which share the command line's flags) names its flags; MCP names
+ * its tool parameters and the server's own limits, since the agent calling it has no flags and no REPL.
+ */
+export type FrontEnd = 'cli' | 'mcp';
+
+/** Each limit as a front end lets its user change it. */
+const LIMIT_NAMES: Readonly<Record<FrontEnd, Readonly<Record<StopLimit, (value: number | undefined) => string>>>> = {
+  cli: {
+    maxTurns: (v) => `--max-turns ${v ?? ''}`,
+    maxTokens: (v) => `--max-tokens ${v ?? ''}`,
+    timeoutMs: (v) => (v ? `--timeout ${v / 1000} (seconds for the whole run)` : '--timeout'),
+    maxBudgetUsd: (v) => `--max-budget-usd ${v ?? ''}`,
+  },
+  mcp: {
+    maxTurns: (v) => `max_turns ${v ?? ''}`,
+    maxTokens: (v) => `the server's limit of ${v ?? ''} output tokens`,
+    timeoutMs: (v) => (v ? `the server's time limit (${v / 1000} seconds)` : "the server's time limit"),
+    maxBudgetUsd: (v) => `the call's budget ($${v ?? ''})`,
+  },
+};
+
+/**
+ * The one line that explains how a question ended, in `front`'s terms (undefined for a clean answer): the loop's
+ * `done` carries only data (stop, limit, value), so the CLI can name `--max-turns` and MCP `max_turns` for the same stop.
+ */
+export function stopMessage(facts: StopFacts, front: FrontEnd): string | undefined {
+  const name = (limit: StopLimit): string => LIMIT_NAMES[front][limit](facts.value);
+  const cli = front === 'cli';
+  switch (facts.stop) {
+    case 'end_turn':
+      return undefined;
+    case 'aborted':
+      return 'cancelled';
+    case 'api_error':
+      return facts.error ?? STOPS.api_error.message;
+    case 'refusal':
+      return 'the model declined to answer this question; rephrase it (the question was dropped from the conversation)';
+    case 'context_exceeded':
+      if (facts.error !== undefined) return facts.error;
+      return cli
+        ? "the conversation filled the model's context window; start a new one (/clear in the REPL) or ask a narrower question"
+        : "the conversation filled the model's context window; start a new one with ask, or ask a narrower question";
+    case 'max_tokens':
+      return cli ? `the answer was cut at ${name('maxTokens')} output tokens; raise --max-tokens or ask for less` : `the answer was cut at ${name('maxTokens')}; ask for less`;
+    case 'timeout':
+      return cli
+        ? `stopped: the run reached ${name('timeoutMs')} before an answer; raise it${facts.value ? `, e.g. --timeout ${(facts.value * 2) / 1000}` : ''}`
+        : `stopped: the call reached ${name('timeoutMs')} before an answer; ask a narrower question`;
+    case 'max_turns':
+      if (facts.answered) return answeredAtLimit(name('maxTurns'), cli ? 'raise --max-turns' : 'raise max_turns');
+      return `stopped after ${facts.requests ?? facts.turns} model requests (${name('maxTurns')}) before a final answer; raise ${cli ? '--max-turns' : 'max_turns'} or ask a narrower question`;
+    case 'max_budget':
+      if (facts.answered) return answeredAtLimit(name('maxBudgetUsd'), 'raise the budget');
+      return facts.budget ? budgetWords(facts.budget, name('maxBudgetUsd'), front) : STOPS.max_budget.message;
+  }
+}
+
+function answeredAtLimit(limit: string, raise: string): string {
+  return `answered with what it had in the last request ${limit} allowed, so the answer may be incomplete; ${raise} for a fuller one`;
+}
+
+/** Why the budget stopped a question before a request; `budget` is the front end's name for it. */
+function budgetWords(over: BudgetOver, budget: string, front: FrontEnd): string {
+  const cli = front === 'cli';
+  if (over.kind === 'no_price') return `no price is known for ${over.model}, so ${cli ? '--max-budget-usd' : "the call's budget"} cannot be enforced`;
+  if (over.kind === 'next') {
+    return `stopped before the next request: spent ~$${over.spentUsd.toFixed(4)}, and the next could cost up to ~$${over.nextUsd.toFixed(4)} (${over.promptTokens} prompt tokens + ${over.maxTokens} output), over ${budget}`;
+  }
+  const head = `${budget} is below the first request's worst case of ~$${over.worstUsd.toFixed(4)} (${groupDigits(over.promptTokens)} prompt tokens + ${groupDigits(over.maxTokens)} output)`;
+  if (!cli) return `${head}; the server's per-call budget must be at least ~$${over.raiseToUsd.toFixed(2)}`;
+  if (over.lowerMaxTokens === null) return `${head}; raise it to at least ~$${over.raiseToUsd.toFixed(2)}`;
+  return `${head}; lower it with --max-tokens ${groupDigits(over.lowerMaxTokens)} or raise the budget`;
+}

@@ -1,4 +1,4 @@
-import { groupDigits as grouped } from '../digits.js';
+import type { BudgetOver } from './events.js';
 import type { ModelClient, ModelRequest } from './model.js';
 
 /** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
@@ -27,8 +27,8 @@ interface Limits {
 }
 
 export interface BudgetCheck {
-  /** Why the request must not be sent; null when it fits. */
-  over: string | null;
+  /** Why the request must not be sent (numbers; the front end words them); null when it fits. */
+  over: BudgetOver | null;
   /** The request fits, but one more of the same worst case would not: it is the last the budget allows. */
   lastOne: boolean;
 }
@@ -42,11 +42,10 @@ export async function checkBudget(budget: Budget, limits: Limits & { client: Mod
   const prompt = counted ?? Math.ceil(JSON.stringify(request).length / CONSERVATIVE_CHARS_PER_TOKEN);
   const worst = budget.worstCaseUsd(prompt, limits.maxTokens);
   const spent = budget.spentUsd();
-  if (worst === null) return { over: `no price is known for ${limits.model}, so --max-budget-usd cannot be enforced`, lastOne: false };
+  if (worst === null) return { over: { kind: 'no_price', model: limits.model }, lastOne: false };
   if (spent + worst <= budget.maxUsd) return { over: null, lastOne: spent + 2 * worst > budget.maxUsd };
   if (spent === 0) return { over: firstRequestOverBudget(budget, prompt, limits.maxTokens, worst), lastOne: false };
-  const over = `stopped before the next request: spent ~$${spent.toFixed(4)}, and the next could cost up to ~$${worst.toFixed(4)} (${prompt} prompt tokens + ${limits.maxTokens} output), over --max-budget-usd ${budget.maxUsd}`;
-  return { over, lastOne: false };
+  return { over: { kind: 'next', spentUsd: spent, nextUsd: worst, promptTokens: prompt, maxTokens: limits.maxTokens }, lastOne: false };
 }
 
 /** The note appended to the last user message of the last request a limit allows. */
@@ -58,23 +57,13 @@ export function lastRequestNote(limit: FinalLimit, limits: Limits): string {
   return `[spelunk: this is your last request: ${why}. ${limits.finishInstruction ?? ANSWER_NOW}]`;
 }
 
-/** The `done` message of a question the model answered in the last request a limit allowed. */
-export function finishedAtLimit(limit: FinalLimit, limits: Limits): string {
-  if (limit === 'max_turns') {
-    return `answered with what it had in the last request --max-turns ${limits.maxTurns} allowed, so the answer may be incomplete; raise --max-turns for a fuller one`;
-  }
-  return `answered with what it had in the last request --max-budget-usd ${limits.budget?.maxUsd ?? ''} allowed, so the answer may be incomplete; raise the budget for a fuller one`;
-}
-
-/** The budget cannot cover even the first request: say its worst case and the --max-tokens that would fit. */
-function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): string {
-  const head = `--max-budget-usd ${budget.maxUsd} is below the first request's worst case of ~$${worst.toFixed(4)} (${grouped(prompt)} prompt tokens + ${grouped(maxTokens)} output)`;
+/** The budget cannot cover even the first request: its worst case and the max output tokens that would fit. */
+function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): BudgetOver {
   const promptOnly = budget.worstCaseUsd(prompt, 0) ?? worst;
   const perToken = (budget.worstCaseUsd(prompt, 1) ?? worst) - promptOnly;
   const fits = perToken > 0 ? Math.floor((budget.maxUsd - promptOnly) / perToken) : 0;
+  const base = { kind: 'first' as const, worstUsd: worst, promptTokens: prompt, maxTokens, raiseToUsd: promptOnly + 1000 * perToken };
   // Below ~1,000 output tokens an answer with evidence rarely fits: suggest a budget instead.
-  if (fits < 1000) return `${head}; raise it to at least ~$${(promptOnly + 1000 * perToken).toFixed(2)}`;
-  const nice = fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100;
-  return `${head}; lower it with --max-tokens ${grouped(nice)} or raise the budget`;
+  if (fits < 1000) return { ...base, lowerMaxTokens: null };
+  return { ...base, lowerMaxTokens: fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100 };
 }
-

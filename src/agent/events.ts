@@ -57,21 +57,44 @@ export type AgentEvent =
   | { type: 'cache_miss'; turn: number; miss: CacheMiss }
   | { type: 'warning'; message: string }
   | { type: 'retry'; message: string }
-  | {
-      type: 'done';
-      stop: StopKind;
-      /** The final answer text of the last request (may be partial when cut). */
-      text: string;
-      /** One-line human explanation for anything but a clean end_turn. */
-      message?: string;
-      /** Model requests made for this question. */
-      turns: number;
-      /**
-       * Told by a limit that this request was its last, the model finished its answer: the answer stands (shown,
-       * checked), though the run still ends as the limit (`stop`) and may be incomplete.
-       */
-      answered?: true;
-    };
+  | ({ type: 'done' } & StopFacts);
+
+/** A loop setting that can end a question, by its neutral name (each front end names it: a flag, a tool parameter). */
+export type StopLimit = 'maxTurns' | 'maxTokens' | 'timeoutMs' | 'maxBudgetUsd';
+
+/** Why the budget stopped a question, as numbers; the front end words it (exit-codes.ts `stopMessage`). */
+export type BudgetOver =
+  | { kind: 'no_price'; model: string }
+  /** The next request's worst case would pass the budget after `spentUsd` was spent. */
+  | { kind: 'next'; spentUsd: number; nextUsd: number; promptTokens: number; maxTokens: number }
+  /** Even the first request could cost more than the budget; `lowerMaxTokens` fits, or else the budget to raise it to. */
+  | { kind: 'first'; worstUsd: number; promptTokens: number; maxTokens: number; lowerMaxTokens: number | null; raiseToUsd: number };
+
+/**
+ * How a question ended, as data: no front end's wording (the CLI's flags, the REPL's commands, MCP's parameters) is
+ * in it, so every front end words it through the stop table in exit-codes.ts.
+ */
+export interface StopFacts {
+  stop: StopKind;
+  /** The final answer text of the last request (may be partial when cut). */
+  text: string;
+  /** Model requests made for this question. */
+  turns: number;
+  /** The limit that ended the question, and its value (absent: no limit, or a timeout with no configured length). */
+  limit?: StopLimit;
+  value?: number;
+  /** Model requests made by the whole question when a limit stopped it (earlier calls of the same question included). */
+  requests?: number;
+  /** A failure's own message (an API error, a stream cut): facts, never a front end's wording. */
+  error?: string;
+  /** The budget arithmetic of a `max_budget` stop before a request. */
+  budget?: BudgetOver;
+  /**
+   * Told by a limit that this request was its last, the model finished its answer: the answer stands (shown,
+   * checked), though the run still ends as the limit (`stop`) and may be incomplete.
+   */
+  answered?: true;
+}
 
 /** True when `done` carries a finished answer: a clean end, or one given in the last request a limit allowed. */
 export function answerStands(done: Extract<AgentEvent, { type: 'done' }>): boolean {

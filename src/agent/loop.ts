@@ -1,9 +1,9 @@
 import type { Conversation } from './conversation.js';
 import type { Effort } from './effort.js';
-import type { AgentEvent, ApiMessage, StopKind, Usage } from './events.js';
-import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelResponse, type SystemBlock } from './model.js';
+import type { AgentEvent, ApiMessage, BudgetOver, StopFacts, StopKind, Usage } from './events.js';
+import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelRequest, type ModelResponse, type SystemBlock } from './model.js';
 import { runToolRound, type ToolRoundConfig } from './tool-round.js';
-import { checkBudget, finishedAtLimit, lastRequestNote, type Budget, type FinalLimit } from './budget.js';
+import { checkBudget, lastRequestNote, type Budget, type FinalLimit } from './budget.js';
 
 export type { Budget } from './budget.js';
 
@@ -34,18 +34,32 @@ export interface LoopConfig extends ToolRoundConfig {
   system: SystemBlock[];
   budget?: Budget;
   compactAtTokens?: number;
-  /** --timeout in ms, for the message when it is reached. */
+  /** The run's time limit in ms, reported in the `done` of a timeout. */
   timeoutMs?: number | null;
   /** How the model should finish when one request is left (default: answer with what it has; audits: file the report). */
   finishInstruction?: string;
 }
 
+/** Where a question stands between requests. */
+interface Progress {
+  /** Requests made for this question by this call. */
+  turns: number;
+  /** The text of the last completed response. */
+  lastText: string;
+  /** Whether any text was yielded yet (text of a later request then starts a new paragraph). */
+  textShown: boolean;
+  /** Set once the model has been told that a request is its last (by the turn limit or the budget). */
+  finalBy: FinalLimit | null;
+}
+
+type Done = Extract<AgentEvent, { type: 'done' }>;
+
 /**
  * Answers one question: streams requests, runs the requested tools, and yields typed events until the model ends
  * its turn or a limit, failure or abort stops it. It never prints and never throws for API, tool or abort failures;
- * whatever happens, `conversation` is left valid for the next question.
+ * whatever happens, `conversation` is left valid for the next question. Its `done` is data (stop, limit, value): the
+ * front ends word it.
  */
-// Long on purpose: the loop is one state machine (turns, limits, cancellation) and reads best top to bottom.
 export async function* askQuestion(
   question: string,
   conversation: Conversation,
@@ -55,16 +69,12 @@ export async function* askQuestion(
   const mark = conversation.addQuestion(question);
   const tools = config.registry.definitions();
   const before = config.turnsBefore ?? 0;
-  let turns = 0;
-  let lastText = '';
-  let textShown = false;
-  // Set once the model has been told that this request is its last (by --max-turns or --max-budget-usd).
-  let finalBy: FinalLimit | null = null;
+  const q: Progress = { turns: 0, lastText: '', textShown: false, finalBy: null };
 
   for (;;) {
-    if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
-    if (before + turns >= config.maxTurns) {
-      return yield done('max_turns', lastText, turns, `stopped after ${before + turns} model requests (--max-turns ${config.maxTurns}) before a final answer; raise --max-turns or ask a narrower question`);
+    if (signal.aborted) return yield aborted(conversation, signal, config, q);
+    if (before + q.turns >= config.maxTurns) {
+      return yield done('max_turns', q, { limit: 'maxTurns', value: config.maxTurns, requests: before + q.turns });
     }
     const compactAt = config.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS;
     if (conversation.lastPromptTokens > compactAt) {
@@ -72,119 +82,165 @@ export async function* askQuestion(
       if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
     }
     const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
+    const gate = await nextRequestGate(base, conversation, config, q, before, signal);
+    if (gate === 'aborted') return yield aborted(conversation, signal, config, q);
+    if (typeof gate === 'object' && gate !== null) return yield done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, budget: gate });
     // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
-    let last: FinalLimit | null = finalBy === null && before + turns + 1 >= config.maxTurns ? 'max_turns' : null;
-    if (config.budget) {
-      const note = finalBy === null ? lastRequestNote(last ?? 'max_budget', config) : null;
-      const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);
-      if (signal.aborted) return yield aborted(conversation, signal, config, lastText, turns);
-      if (check.over) return yield done('max_budget', lastText, turns, check.over);
-      if (finalBy === null && last === null && check.lastOne) last = 'max_budget';
-    }
-    if (last !== null) {
-      conversation.addNote(lastRequestNote(last, config));
-      finalBy = last;
+    if (gate !== null) {
+      conversation.addNote(lastRequestNote(gate, config));
+      q.finalBy = gate;
     }
     // diagnostics asks the API why a cache missed, against the previous response; the client sends it only to Anthropic.
     const request = { ...conversation.request(base), diagnostics: { previous_message_id: conversation.lastMessageId } };
-
-    turns++;
-    yield { type: 'request_start', turn: turns };
-    const started = Date.now();
-    let response: ModelResponse | null = null;
-    let firstToken = false;
-    let requestText = false;
-    try {
-      for await (const chunk of config.client.stream(request, signal)) {
-        if (chunk.type === 'message') {
-          response = chunk.response;
-          continue;
-        }
-        if (chunk.type === 'notice') {
-          yield { type: 'retry', message: chunk.message };
-          continue;
-        }
-        if (!firstToken) {
-          firstToken = true;
-          yield { type: 'first_token', turn: turns };
-        }
-        if (chunk.type === 'thinking') {
-          yield { type: 'thinking', text: chunk.text };
-          continue;
-        }
-        // Text of a later request starts a new paragraph, so "Let me look." and the answer do not run together.
-        if (!requestText && textShown) yield { type: 'text', text: '\n\n' };
-        requestText = true;
-        textShown = true;
-        yield { type: 'text', text: chunk.text };
-      }
-    } catch (error) {
-      if (error instanceof ModelAbortError || signal.aborted) {
-        // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
-        if (error instanceof ModelAbortError && error.usage) {
-          yield { type: 'usage', turn: turns, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true, ...effortOf(config) };
-        }
-        return yield aborted(conversation, signal, config, lastText, turns);
-      }
-      const message = error instanceof ModelError ? error.message : `unexpected failure: ${String(error)}`;
-      // The API's "prompt is too long" is the same end as stop_reason model_context_window_exceeded (exit 3).
-      return yield done(error instanceof ModelError && error.contextExceeded ? 'context_exceeded' : 'api_error', lastText, turns, message);
-    }
-    if (!response) return yield done('api_error', lastText, turns, 'the API stream ended without a message');
-
-    conversation.lastPromptTokens = promptTokens(response.usage);
-    yield { type: 'usage', turn: turns, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId, ...effortOf(config) };
-    conversation.lastMessageId = response.id ?? null;
-    const miss = conversation.cacheWatch.observe(request, response.usage, response.cacheMissReason ?? null);
-    if (miss) yield { type: 'cache_miss', turn: turns, miss };
-    yield { type: 'assistant_message', turn: turns, message: apiMessage(response, config.model) };
-    lastText = textOf(response.content);
-
-    switch (response.stopReason) {
-      case 'tool_use': {
-        conversation.addAssistant(response.content);
-        const results = yield* runToolRound(response.content, config, signal);
-        yield { type: 'tool_results', turn: turns, content: results.map(withoutCacheControl) };
-        conversation.addToolResults(results);
-        continue;
-      }
-      case 'pause_turn':
-        conversation.addAssistant(response.content);
-        conversation.addContinue();
-        continue;
-      case 'max_tokens':
-        conversation.addAssistant(textBlocks(response.content));
-        return yield done('max_tokens', lastText, turns, `the answer was cut at --max-tokens ${config.maxTokens} output tokens; raise --max-tokens or ask for less`);
-      case 'refusal':
-        conversation.rollback(mark);
-        return yield done('refusal', lastText, turns, 'the model declined to answer this question; rephrase it (the question was dropped from the conversation)');
-      case 'model_context_window_exceeded':
-        conversation.addAssistant(textBlocks(response.content));
-        return yield done('context_exceeded', lastText, turns, "the conversation filled the model's context window; start a new one (/clear in the REPL) or ask a narrower question");
-      default:
-        conversation.addAssistant(textBlocks(response.content));
-        // Told to finish by a limit, the model answered with what it had: the answer stands, marked incomplete.
-        if (finalBy !== null) return yield done(finalBy, lastText, turns, finishedAtLimit(finalBy, config), true);
-        return yield done('end_turn', lastText, turns);
-    }
+    const turn = yield* streamTurn(request, conversation, config, q, signal);
+    if ('stop' in turn) return yield turn;
+    const end = yield* settleResponse(turn.response, conversation, config, q, mark, signal);
+    if (end) return yield end;
   }
 }
 
-function done(stop: StopKind, text: string, turns: number, message?: string, answered = false): AgentEvent {
-  return { type: 'done', stop, text, turns, ...(message ? { message } : {}), ...(answered ? { answered: true as const } : {}) };
+/**
+ * Before a request: whether it is the last a limit allows (the limit to name in it), whether the budget forbids it
+ * (why), or whether the question was cancelled meanwhile. Once the model was told, it is not told again.
+ */
+async function nextRequestGate(
+  base: Parameters<Conversation['request']>[0],
+  conversation: Conversation,
+  config: LoopConfig,
+  q: Progress,
+  before: number,
+  signal: AbortSignal,
+): Promise<FinalLimit | null | BudgetOver | 'aborted'> {
+  const lastByTurns = q.finalBy === null && before + q.turns + 1 >= config.maxTurns;
+  if (!config.budget) return lastByTurns ? 'max_turns' : null;
+  // The budget prices the request as it would be sent, the last-request note included.
+  const note = q.finalBy === null ? lastRequestNote(lastByTurns ? 'max_turns' : 'max_budget', config) : null;
+  const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);
+  if (signal.aborted) return 'aborted';
+  if (check.over) return check.over;
+  if (lastByTurns) return 'max_turns';
+  return q.finalBy === null && check.lastOne ? 'max_budget' : null;
+}
+
+/**
+ * One request, streamed: yields its text, thinking, retry and usage events and returns the response, or the `done`
+ * that ends the question (a cancel, an API failure).
+ */
+async function* streamTurn(
+  request: ModelRequest,
+  conversation: Conversation,
+  config: LoopConfig,
+  q: Progress,
+  signal: AbortSignal,
+): AsyncGenerator<AgentEvent, { response: ModelResponse } | Done> {
+  q.turns++;
+  const turn = q.turns;
+  yield { type: 'request_start', turn };
+  const started = Date.now();
+  let response: ModelResponse | null = null;
+  let firstToken = false;
+  let requestText = false;
+  try {
+    for await (const chunk of config.client.stream(request, signal)) {
+      if (chunk.type === 'message') {
+        response = chunk.response;
+        continue;
+      }
+      if (chunk.type === 'notice') {
+        yield { type: 'retry', message: chunk.message };
+        continue;
+      }
+      if (!firstToken) {
+        firstToken = true;
+        yield { type: 'first_token', turn };
+      }
+      if (chunk.type === 'thinking') {
+        yield { type: 'thinking', text: chunk.text };
+        continue;
+      }
+      // Text of a later request starts a new paragraph, so "Let me look." and the answer do not run together.
+      if (!requestText && q.textShown) yield { type: 'text', text: '\n\n' };
+      requestText = true;
+      q.textShown = true;
+      yield { type: 'text', text: chunk.text };
+    }
+  } catch (error) {
+    if (error instanceof ModelAbortError || signal.aborted) {
+      // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
+      if (error instanceof ModelAbortError && error.usage) {
+        yield { type: 'usage', turn, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true, ...effortOf(config) };
+      }
+      return aborted(conversation, signal, config, q);
+    }
+    const message = error instanceof ModelError ? error.message : `unexpected failure: ${String(error)}`;
+    // The API's "prompt is too long" is the same end as stop_reason model_context_window_exceeded (exit 3).
+    return done(error instanceof ModelError && error.contextExceeded ? 'context_exceeded' : 'api_error', q, { error: message });
+  }
+  if (!response) return done('api_error', q, { error: 'the API stream ended without a message' });
+
+  conversation.lastPromptTokens = promptTokens(response.usage);
+  yield { type: 'usage', turn, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId, ...effortOf(config) };
+  conversation.lastMessageId = response.id ?? null;
+  const miss = conversation.cacheWatch.observe(request, response.usage, response.cacheMissReason ?? null);
+  if (miss) yield { type: 'cache_miss', turn, miss };
+  yield { type: 'assistant_message', turn, message: apiMessage(response, config.model) };
+  q.lastText = textOf(response.content);
+  return { response };
+}
+
+/** Files a response in the conversation and runs its tools; returns the `done` that ends the question, or null to go on. */
+async function* settleResponse(
+  response: ModelResponse,
+  conversation: Conversation,
+  config: LoopConfig,
+  q: Progress,
+  mark: ReturnType<Conversation['addQuestion']>,
+  signal: AbortSignal,
+): AsyncGenerator<AgentEvent, Done | null> {
+  switch (response.stopReason) {
+    case 'tool_use': {
+      conversation.addAssistant(response.content);
+      const results = yield* runToolRound(response.content, config, signal);
+      yield { type: 'tool_results', turn: q.turns, content: results.map(withoutCacheControl) };
+      conversation.addToolResults(results);
+      return null;
+    }
+    case 'pause_turn':
+      conversation.addAssistant(response.content);
+      conversation.addContinue();
+      return null;
+    case 'max_tokens':
+      conversation.addAssistant(textBlocks(response.content));
+      return done('max_tokens', q, { limit: 'maxTokens', value: config.maxTokens });
+    case 'refusal':
+      conversation.rollback(mark);
+      return done('refusal', q);
+    case 'model_context_window_exceeded':
+      conversation.addAssistant(textBlocks(response.content));
+      return done('context_exceeded', q);
+    default:
+      conversation.addAssistant(textBlocks(response.content));
+      // Told to finish by a limit, the model answered with what it had: the answer stands, marked incomplete.
+      if (q.finalBy === 'max_turns') return done('max_turns', q, { limit: 'maxTurns', value: config.maxTurns, answered: true });
+      if (q.finalBy === 'max_budget') return done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, answered: true });
+      return done('end_turn', q);
+  }
+}
+
+function done(stop: StopKind, q: Progress, facts: Omit<StopFacts, 'stop' | 'text' | 'turns'> = {}): Done {
+  const defined = Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== undefined));
+  return { type: 'done', stop, text: q.lastText, turns: q.turns, ...defined };
 }
 
 /**
  * The `done` of a cancelled question. The question stays in the conversation, marked, so the model reads the next
  * question as new rather than answering both (and the conversation still ends on a user message).
  */
-function aborted(conversation: Conversation, signal: AbortSignal, config: LoopConfig, text: string, turns: number): AgentEvent {
+function aborted(conversation: Conversation, signal: AbortSignal, config: LoopConfig, q: Progress): Done {
   const timedOut = signal.reason === ABORT_TIMEOUT;
   conversation.addQuestion(timedOut ? TIMED_OUT_MARK : INTERRUPTED_MARK);
-  if (!timedOut) return done('aborted', text, turns, 'cancelled');
-  const limit = config.timeoutMs ? ` ${config.timeoutMs / 1000} (seconds for the whole run)` : '';
-  const raise = config.timeoutMs ? `, e.g. --timeout ${(config.timeoutMs * 2) / 1000}` : '';
-  return done('timeout', text, turns, `stopped: the run reached --timeout${limit} before an answer; raise it${raise}`);
+  if (!timedOut) return done('aborted', q);
+  return done('timeout', q, config.timeoutMs ? { limit: 'timeoutMs', value: config.timeoutMs } : {});
 }
 
 /** The response as the API sent it; copies of the blocks, since the conversation later marks some for caching. */

@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { Readable } from 'node:stream';
 import { escapeControls } from '../escape.js';
 import { Conversation } from '../agent/conversation.js';
 import { ABORT_INTERRUPT } from '../agent/loop.js';
+import { citationRecord } from '../citations/verify.js';
 import type { Config } from '../config.js';
+import { stopMessage } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { estimateCostUsd } from '../agent/pricing.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
-import type { ResultObject } from '../output/result.js';
-import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
-import { askOnce, type EventSink } from '../run/ask.js';
-import { runOnce } from '../run/oneshot.js';
-import type { Session } from '../run/session.js';
+import { exitCodeFor } from '../output/result.js';
+import type { EventSink } from '../run/ask.js';
+import { runQuestion, type RunOutcome } from '../run/run-question.js';
+import { openSession, type Session, type SessionOptions } from '../run/session.js';
 import { citationsOf } from './citations.js';
 import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../audit/report.js';
-import { currentSandbox } from '../sandbox/exec.js';
 import { locate } from '../locate/locate.js';
 import { SymbolIndex } from '../symbols/index.js';
 
@@ -104,83 +102,79 @@ export class Researcher {
     if (oldest) this.#conversations.delete(oldest[0]);
   }
 
-  // Long on purpose: one call from start to result, in order (proof, loop, proof, result).
+  /** An ask or a follow-up: one run on the entry's conversation, served as the answer schema. */
   async #answer(id: string, entry: Entry, question: string, maxTurns: number, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
     entry.busy = true;
     entry.usedAt = Date.now();
     const controller = linkedAbort(ctl.signal);
     try {
-      const before = await snapshotRepoState(this.#config.root).catch(() => null);
       // A fresh ledger per call: the budget the loop enforces is this call's, the conversation is shared.
       const ledger = new UsageLedger();
-      const session: Session = { ...entry.session, ledger };
-      const feed: EventSink = { handle: (e) => e.type === 'usage' && ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs }) };
+      const open = async (_config: Config, opts: SessionOptions): Promise<Session> => ({ ...entry.session, ledger, toolsReady: settled(opts.toolsReady) });
+      const saved = { id, dir: null, writer: null, notice: null, warning: null };
       const config: Config = { ...this.#config, maxTurns, maxBudgetUsd: budgetUsd };
-      const sinks = [feed, this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
-      const done = await askOnce(question, session, config, sinks, controller.signal, (abs) => before?.noteRead(abs));
-      const summary = ledger.summarySince(0);
-      if (done.stop === 'aborted') return { ok: false, message: 'cancelled' };
-      const readonly = before ? await verifyReadOnly(before) : { verified: null, detail: 'the repository state could not be recorded before the call' };
-      const notes = [...(done.message && done.stop !== 'end_turn' ? [done.message] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
-      if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
-      const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
-      if (note) notes.push(note);
-      this.#log(`${question.slice(0, 60)} → ${done.stop}, ${summary.requests} requests, ${formatCostUsd(summary.costUsd)}`);
-      return {
-        ok: true,
-        structured: fitResult(
-          {
-            answer_markdown: text,
-            citations: await citationsOf(text, this.#config.root),
-            session_id: id,
-            truncated,
-            stop_reason: done.stop,
-            readonly_verified: readonly.verified,
-            sandbox: currentSandbox().kind,
-            notes,
-            usage: {
-              input: summary.usage.input_tokens,
-              cache_write: summary.usage.cache_creation_input_tokens,
-              cache_read: summary.usage.cache_read_input_tokens,
-              output: summary.usage.output_tokens,
-              requests: summary.requests,
-              cost_usd: summary.costUsd === null ? null : Math.round(summary.costUsd * 1e6) / 1e6,
-            },
-          },
-          ANSWER_FIT,
-        ),
-      };
+      const sinks = (): EventSink[] => [ledgerFeed(ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
+      const outcome = await runQuestion({ question, open, saved, env: this.#io.env, front: 'mcp' }, config, { sinks }, controller.signal);
+      return await this.#answerResult(id, question, outcome);
     } finally {
       entry.busy = false;
       controller.dispose();
     }
   }
 
-  /** An audit is exactly `spelunk audit --output-format json`, run in-process: the same result object and proof. */
-  async #audit(question: string, failOn: Severity, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
-    const signals = new EventEmitter();
-    const onAbort = (): void => void signals.emit('SIGINT');
-    ctl.signal.addEventListener('abort', onAbort, { once: true });
-    let stdout = '';
-    const io: Io = {
-      stdout: { write: (chunk: string) => (stdout += chunk) },
-      stderr: this.#io.stderr,
-      stdin: Readable.from([]) as Io['stdin'],
-      env: this.#io.env,
-      cwd: this.#config.root,
-      signals: signals as Io['signals'],
+  /** The answer schema of a run's outcome: its stop worded for MCP, the proof, usage and checked citations. */
+  async #answerResult(id: string, question: string, outcome: RunOutcome): Promise<CallOutcome> {
+    const { done, result } = outcome;
+    if (done.stop === 'aborted') return { ok: false, message: 'cancelled' };
+    // No "before" means no proof either way: null, not the CLI's fail-closed false (the call itself did nothing wrong).
+    const readonly = outcome.snapshotError === null ? outcome.readonly : { verified: null, detail: 'the repository state could not be recorded before the call' };
+    const stopped = done.stop === 'end_turn' ? undefined : stopMessage(done, 'mcp');
+    const notes = [...(stopped ? [stopped] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
+    if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
+    const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
+    if (note) notes.push(note);
+    this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.total_cost_usd)}`);
+    // The run checked the whole answer's citations; a cut answer is checked as it is served.
+    const citations = !truncated && outcome.citations !== null ? outcome.citations.map(citationRecord) : await citationsOf(text, this.#config.root);
+    const structured = {
+      answer_markdown: text,
+      citations,
+      session_id: id,
+      truncated,
+      stop_reason: done.stop,
+      readonly_verified: readonly.verified,
+      sandbox: outcome.sandbox,
+      notes,
+      usage: {
+        input: result.usage.input_tokens,
+        cache_write: result.usage.cache_creation_input_tokens,
+        cache_read: result.usage.cache_read_input_tokens,
+        output: result.usage.output_tokens,
+        requests: outcome.requests,
+        cost_usd: result.total_cost_usd,
+      },
     };
-    const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit: { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false }, maxBudgetUsd: budgetUsd };
+    return { ok: true, structured: fitResult(structured, ANSWER_FIT) };
+  }
+
+  /**
+   * An audit is the run `spelunk audit --output-format json` makes, in-process: the same RunOutcome, served as its
+   * result object (with the stop worded for MCP), the verdict's exit code and the fail_on it was judged by.
+   */
+  async #audit(question: string, failOn: Severity, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
+    const audit = { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false } as const;
+    const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit, maxBudgetUsd: budgetUsd };
+    const controller = linkedAbort(ctl.signal);
     try {
-      const exitCode = await runOnce(config, question, io, [this.#spend, ...(ctl.progress ? [ctl.progress] : [])]);
+      const sinks = (session: Session): EventSink[] => [ledgerFeed(session.ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
+      const { result } = await runQuestion({ question, open: openSession, env: this.#io.env, front: 'mcp' }, config, { sinks }, controller.signal);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
-      const result = JSON.parse(stdout) as ResultObject;
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
       const { text, truncated, note } = fitAnswer(result.result, 'result');
       const warnings = note ? [...result.warnings, note] : result.warnings;
-      return { ok: true, structured: fitResult({ ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCode }, AUDIT_FIT) };
+      return { ok: true, structured: fitResult({ ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) }, AUDIT_FIT) };
     } finally {
-      ctl.signal.removeEventListener('abort', onAbort);
+      controller.dispose();
     }
   }
 
@@ -194,6 +188,20 @@ export class Researcher {
   #log(line: string): void {
     this.#io.stderr.write(`spelunk mcp: ${escapeControls(line)}\n`);
   }
+}
+
+/** Feeds a call's ledger, which its --max-budget-usd check reads (the CLI's text view does this for a terminal run). */
+function ledgerFeed(ledger: UsageLedger): EventSink {
+  return {
+    handle: (e) => {
+      if (e.type === 'usage') ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs, ...(e.interrupted ? { interrupted: true } : {}) });
+    },
+  };
+}
+
+/** A gate that settles, never rejects: a failed snapshot is the run's to report, and the tools still run. */
+function settled(gate: Promise<unknown> | undefined): Promise<void> | null {
+  return gate ? gate.then(() => undefined, () => undefined) : null;
 }
 
 /** An AbortController that aborts (as an interrupt) when `signal` does; `dispose` unhooks it. */

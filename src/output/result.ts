@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent, StopKind, Usage } from '../agent/events.js';
 import { verdictExitCode } from '../audit/verdict.js';
 import type { AuditReport, Severity } from '../audit/report.js';
-import { EXIT, STOPS, type ExitCode, type ResultSubtype } from '../exit-codes.js';
+import { EXIT, STOPS, stopMessage, type ExitCode, type FrontEnd, type ResultSubtype } from '../exit-codes.js';
 import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
 import type { CitationStatus } from '../citations/verify.js';
 import { currentSandbox } from '../sandbox/exec.js';
@@ -243,10 +243,15 @@ export class ResultCollector {
   #turnText = '';
   #done: DoneEvent | null = null;
   readonly #models = new ModelUsageTotals();
+  readonly #front: FrontEnd;
 
-  /** `costOf` prices one request (per request, because some prices depend on the request's prompt size). */
-  constructor(opts: { costOf?: (model: string, usage: Usage) => number | null } = {}) {
+  /**
+   * `costOf` prices one request (per request, because some prices depend on the request's prompt size); `front`
+   * words the stop in the result (the CLI's flags by default, MCP's parameters for its audit).
+   */
+  constructor(opts: { costOf?: (model: string, usage: Usage) => number | null; front?: FrontEnd } = {}) {
     this.#costOf = opts.costOf;
+    this.#front = opts.front ?? 'cli';
     if (this.#costOf === undefined) this.#cost = null;
   }
 
@@ -303,7 +308,7 @@ export class ResultCollector {
     return buildResult({
       ...input,
       stop: done?.stop ?? input.stop,
-      stopMessage: done?.message ?? null,
+      stopMessage: done ? (stopMessage(done, this.#front) ?? null) : null,
       answer: done?.text ?? this.#turnText,
       turns: this.#turns,
       durationApiMs: this.#apiMs,

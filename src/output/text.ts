@@ -1,6 +1,6 @@
 import { cacheMissLine } from '../agent/cache-watch.js';
 import { answerStands, type AgentEvent, type StopKind } from '../agent/events.js';
-import { STOPS } from '../exit-codes.js';
+import { STOPS, stopMessage } from '../exit-codes.js';
 import type { OutStream } from '../io.js';
 import { createPalette } from './color.js';
 import { orderedWrites } from './ordered-writes.js';
@@ -197,7 +197,7 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     const from = questionStart ?? ledger.rows().length;
     if (ledger.rows().length > from && !opts.quiet) errLine(p.dim(ledger.questionTotalLine(from)));
     if (event.stop !== 'end_turn') {
-      const message = oneLine(event.message ?? STOPS[event.stop].view);
+      const message = oneLine(stopMessage(event, 'cli') ?? STOPS[event.stop].view);
       errLine(isFailure(event.stop) ? p.red(message) : p.yellow(message));
     }
     questionStart = null;

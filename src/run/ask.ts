@@ -71,7 +71,7 @@ export async function askOnce(
     for (const sink of all) sink.handle(event);
     if (event.type === 'done') last = event;
   }
-  return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, message: 'the loop ended without a result' };
+  return last ?? { type: 'done', stop: 'api_error', text: '', turns: 0, error: 'the loop ended without a result' };
 }
 
 /** What a terminal needs beyond plain text, loading (never awaited before the first request) when a stream is one. */

@@ -1,163 +1,94 @@
-import type { AgentEvent } from '../agent/events.js';
-import { ABORT_INTERRUPT, ABORT_TIMEOUT } from '../agent/loop.js';
-import type { FindingsSink } from '../audit/report.js';
+import { ABORT_INTERRUPT } from '../agent/loop.js';
 import { sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
-import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { fileLineReader } from '../audit/fingerprint.js';
 import { EXIT } from '../exit-codes.js';
-import { exitCodeFor, ResultCollector, withError, type ResultObject } from '../output/result.js';
-import { snapshotRepoState, verifyReadOnly } from '../sandbox/readonly.js';
+import { exitCodeFor, withError, type ResultObject } from '../output/result.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
-import { askOnce, liveTextRenderer, loadTextView, type EventSink } from './ask.js';
-import { askCited } from './cited.js';
-import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
+import { liveTextRenderer, loadTextView, type EventSink } from './ask.js';
 import type { TextRenderer } from '../output/text.js';
 import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
 import { OutputPathRefused, removeOutputFile } from '../sandbox/safe-write.js';
-import { planReview } from '../audit/review-files.js';
+import { planReview, type ReviewPlan } from '../audit/review-files.js';
 import { reviewOutcome } from './review-outcome.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
-import { linkSaved, saveQuestion, stepSaver } from './resume.js';
 import { continueLine } from './session-list.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
-import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
-import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { describeSandbox } from '../sandbox/kernel.js';
+import { runQuestion, type RunHooks } from './run-question.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
 const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set(['api_error', 'max_turns', 'max_tokens', 'max_budget', 'timeout', 'aborted']);
 
-/** Said once, after an audit answer that never called report_findings, while turns remain. */
-const REPORT_NUDGE =
-  'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
-
 /**
- * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one).
- * `extraSinks` also see every event (the MCP server's progress reports). `open` builds the session (tests wrap it to
- * make a tool fail inside spelunk, which no repository can do on purpose).
+ * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). The
+ * run itself is runQuestion's; this front end makes its live views, prints its outcome, and writes the SARIF and
+ * review files the outcome decides. `open` builds the session (tests wrap it to make a tool fail inside spelunk,
+ * which no repository can do on purpose).
  */
-// Long on purpose: the one place a run is orchestrated: snapshot, session, loop, proof, result and exit code, in order.
-export async function runOnce(
-  config: Config,
-  question: string,
-  io: Io,
-  extraSinks: readonly EventSink[] = [],
-  open: typeof openSession = openSession,
-): Promise<number> {
+export async function runOnce(config: Config, question: string, io: Io, open: typeof openSession = openSession): Promise<number> {
   if (config.maxBudgetUsd !== null && priceFor(config.model) === null) {
     throw new UsageError(`--max-budget-usd needs a known price, and ${config.model} has none; pick a listed model or drop the flag`);
   }
-  const started = Date.now();
-  // The change and the baseline are read before anything else: a bad revision or file is a usage error (exit 2).
-  const change = config.audit?.diff ? await loadDiff(config.audit.diff, config.root) : null;
-  const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
-  const sink: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
-  // The read-only snapshot (the start time and HEAD: a few ms) must exist before any tool runs; it starts once the
-  // session is open so its git calls do not compete with the preamble's walk, and the tools wait for it.
-  let sessionOpen!: () => void;
-  const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
-  snapshot.catch(() => {}); // awaited below, where a failure is reported
   // The markdown renderer (a separate chunk) loads only for a terminal, beside the session and the first request.
   const view = loadTextView(config, io);
-  const session = await open(config, { audit: sink, toolsReady: snapshot });
-  // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
-  const saved = await linkSaved(config, io.env, session);
-  const sessionId = saved.id;
-  // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
-  const staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
-  const review = config.audit?.reviewOutput ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root) : null;
-  sessionOpen();
   const color = shouldUseColor(io.stderr, io.env, config.color);
-  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...(review?.warning ? [review.warning] : [])];
-  if (!config.quiet) for (const warning of early) io.stderr.write(`warning: ${warning}\n`);
-  const snapshotWarning = snapshot.then(
-    (before) => {
-      if (before.warning && !config.quiet) io.stderr.write(`warning: ${before.warning}\n`);
-      return before.warning;
+  const live: { text: TextRenderer | null; stream: StreamSink | undefined } = { text: null, stream: undefined };
+  const files: { staleRemoved: boolean; review: ReviewPlan | null } = { staleRemoved: false, review: null };
+  const hooks: RunHooks = {
+    sinks(session, sessionId) {
+      live.text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, { view }) : null;
+      const sinks = live.text ? [live.text] : outputSinks(config, io, session, sessionId, color);
+      live.stream = sinks.find((s): s is StreamSink => 'result' in s);
+      return sinks;
     },
-    () => null,
-  );
-  const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
-  const collector = new ResultCollector({ costOf: estimateCostUsd });
-  const infra = infrastructureCounter();
-  const text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, { view }) : null;
-  const sinks: EventSink[] = [collector, infra, ...(text ? [text] : outputSinks(config, io, session, sessionId, color)), stepSaver(saved, session, config, question), ...extraSinks];
-  const stream = sinks.find((s): s is EventSink & { result(obj: ResultObject): void } => 'result' in s);
-
+    // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
+    async prepare() {
+      files.staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
+      files.review = config.audit?.reviewOutput ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root) : null;
+      return files.review?.warning ? [files.review.warning] : [];
+    },
+    warn: (warning) => {
+      if (!config.quiet) io.stderr.write(`warning: ${warning}\n`);
+    },
+    async answered(citations) {
+      await live.text?.settled();
+      live.text?.finishAnswer(citations);
+    },
+    fixing: (bad) => live.text?.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
+    noRoom: () => live.text?.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
+  };
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort(ABORT_INTERRUPT);
   io.signals.on('SIGINT', onInterrupt);
   io.signals.on('SIGTERM', onInterrupt);
-  const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
-  let failure: string | undefined;
-  let citations: VerifiedCitation[] | null = null;
-  try {
-    // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
-    const first = change && config.audit ? `${diffPreface(change, config.audit.scope)}\n\n${question}` : question;
-    const cited = await askCited(first, session, config, sinks, controller.signal, { onRead: noteRead, ...fixNotices(text, config) });
-    citations = cited.citations;
-    if (text) {
-      await text.settled();
-      text.finishAnswer(citations);
-    }
-    let done = cited.done;
-    if (sink && sink.report === null && done.stop === 'end_turn' && cited.turns < config.maxTurns) {
-      done = await askOnce(REPORT_NUDGE, session, config, sinks, controller.signal, noteRead, cited.turns);
-    }
-  } catch (error) {
-    failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    if (timer) clearTimeout(timer);
+  const outcome = await runQuestion({ question, open, env: io.env, front: 'cli' }, config, hooks, controller.signal).finally(() => {
     io.signals.off('SIGINT', onInterrupt);
     io.signals.off('SIGTERM', onInterrupt);
-  }
-
-  const saveWarning = await saveQuestion(saved, session, config, question, collector.costUsd);
-  if (saveWarning && config.outputFormat === 'text') io.stderr.write(`warning: ${saveWarning}\n`);
-  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
-  const before = await snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const readonly =
-    typeof before === 'string'
-      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
-      : await verifyReadOnly(before);
-  const beforeWarning = await snapshotWarning;
-  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
-  const citationWarnings = text ? [] : (citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
-  for (const message of citationWarnings) stream?.handle({ type: 'warning', message });
-  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(sink?.warnings ?? []), ...citationWarnings];
-  if (infra.count > 0) {
-    failure ??= `${infra.count} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
-  }
-  let result = collector.toResult({
-    stop: 'api_error',
-    model: config.model,
-    durationMs: Date.now() - started,
-    sessionId,
-    root: config.root,
-    gitCommit: typeof before === 'string' ? null : before.head,
-    readonly,
-    warnings,
-    ...(sink ? { audit: { report: sink.report } } : {}),
-    citations: citations?.map(citationRecord) ?? null,
-    ...(failure ? { error: failure } : {}),
   });
-  result = await scopedOutcome(config, result, change, baseline);
-  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, staleRemoved);
-  if (review && change) result = await reviewOutcome(review, config, question, io, result, change);
-  text?.close();
-  await text?.settled();
-  writeOutcome(config, io, result, stream, sink?.warnings ?? []);
+  if (outcome.saveWarning && config.outputFormat === 'text') io.stderr.write(`warning: ${outcome.saveWarning}\n`);
+  for (const message of outcome.citationWarnings) live.stream?.handle({ type: 'warning', message });
+  let result = outcome.result;
+  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, files.staleRemoved);
+  if (files.review && outcome.change) result = await reviewOutcome(files.review, config, question, io, result, outcome.change);
+  live.text?.close();
+  await live.text?.settled();
+  writeOutcome(config, io, result, live.stream, outcome.auditWarnings);
   // A cut stream or a limit leaves the tool results so far in the saved session: -c picks them up, not a new run
   // (a run that failed before any tool ran has nothing to continue from: asking again is the same).
+  const { saved } = outcome;
   const workSaved = result.tool_calls.length > 0;
-  if (text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
+  if (live.text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
   return exitCodeFor(result, config.audit?.failOn);
 }
+
+/** The stream-json renderer: a sink that also writes the final result object. */
+type StreamSink = EventSink & { result(obj: ResultObject): void };
 
 /**
  * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
@@ -207,34 +138,6 @@ async function removeStaleSarif(file: string, root: string): Promise<boolean> {
 }
 
 /**
- * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
- * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
- */
-async function scopedOutcome(config: Config, result: ResultObject, change: DiffScope | null, baseline: Set<string> | null): Promise<ResultObject> {
-  const audit = config.audit;
-  if (!result.audit || !audit || (change === null && baseline === null)) return result;
-  const readLines = fileLineReader(config.root);
-  const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
-  const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
-  if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
-  try {
-    await writeBaseline(audit.baseline, report, readLines, config.root);
-    return { ...result, audit: report };
-  } catch (error) {
-    return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
-  }
-}
-
-/** What the text view says about the `fix` turn, on stderr. */
-function fixNotices(text: TextRenderer | null, config: Config): { onFixing?: (bad: readonly VerifiedCitation[]) => void; onNoRoom?: () => void } {
-  if (!text) return {};
-  return {
-    onFixing: (bad) => text.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
-    onNoRoom: () => text.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
-  };
-}
-
-/**
  * The live consumers of the json formats: the text view for stderr only (progress; it also keeps the session ledger
  * that --max-budget-usd reads), plus stream-json's stdout renderer.
  */
@@ -255,17 +158,6 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
     return [progress, renderer];
   }
   return [progress];
-}
-
-/** Counts tool calls that failed inside spelunk: such a run must not exit 0 (issue: honest exit codes). */
-function infrastructureCounter(): EventSink & { count: number } {
-  const counter = {
-    count: 0,
-    handle(event: AgentEvent) {
-      if (event.type === 'tool_end' && event.outcome.infrastructure) counter.count++;
-    },
-  };
-  return counter;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stopMessage } from '../../src/exit-codes.js';
 import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { askQuestion, type LoopConfig } from '../../src/agent/loop.js';
@@ -58,7 +59,7 @@ describe('the last request a limit allows', () => {
       '[spelunk: this is your last request: --max-turns 3 allows no request after this one. Do not call any more tools: answer the question now with what you have found, cite the evidence you have read, and say plainly what you could not check.]',
     );
     expect(done).toMatchObject({ stop: 'max_turns', text: 'Partial: it is in a.ts:1.', turns: 3 });
-    expect(done.message).toBe('answered with what it had in the last request --max-turns 3 allowed, so the answer may be incomplete; raise --max-turns for a fuller one');
+    expect(stopMessage(done, 'cli')).toBe('answered with what it had in the last request --max-turns 3 allowed, so the answer may be incomplete; raise --max-turns for a fuller one');
   });
 
   it('keeps the cached prefix: system and tools unchanged, every earlier message byte-identical to the previous request', async () => {
@@ -87,7 +88,7 @@ describe('the last request a limit allows', () => {
     expect(client.requests).toHaveLength(2);
     expect(client.requests.map(noted)).toEqual([false, true]);
     expect(done).toMatchObject({ stop: 'max_turns', text: 'Looking.', turns: 2 });
-    expect(done.message).toContain('before a final answer');
+    expect(stopMessage(done, 'cli')).toContain('before a final answer');
   });
 
   it('--max-turns 5 answered in two requests: no note, a plain answer', async () => {
@@ -95,7 +96,7 @@ describe('the last request a limit allows', () => {
     const done = await ask('where?', conversation, config);
     expect(client.requests.some(noted)).toBe(false);
     expect(done).toMatchObject({ stop: 'end_turn', text: 'Answer.' });
-    expect(done.message).toBeUndefined();
+    expect(stopMessage(done, 'cli')).toBeUndefined();
   });
 
   it.each([
@@ -119,7 +120,7 @@ describe('the last request a limit allows', () => {
     expect(done).toMatchObject({ stop, text: 'Answer.' });
     if (stop === 'max_budget') {
       expect(JSON.stringify(client.requests.at(-1)!.messages)).toContain(`--max-budget-usd ${maxUsd} leaves room for no request after this one`);
-      expect(done.message).toContain('so the answer may be incomplete; raise the budget');
+      expect(stopMessage(done, 'cli')).toContain('so the answer may be incomplete; raise the budget');
     }
   });
 

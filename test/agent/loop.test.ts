@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stopMessage } from '../../src/exit-codes.js';
 import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT, askQuestion, INTERRUPTED_MARK, type LoopConfig } from '../../src/agent/loop.js';
@@ -125,7 +126,8 @@ describe('askQuestion', () => {
     const events = await collect(askQuestion('q', conversation, config, new AbortController().signal));
     expect(client.requests).toHaveLength(3);
     expect(lastDone(events)).toMatchObject({ stop: 'max_turns', turns: 3 });
-    expect(lastDone(events).message).toContain('--max-turns 3');
+    expect(lastDone(events)).toMatchObject({ limit: 'maxTurns', value: 3, requests: 3 });
+    expect(stopMessage(lastDone(events), 'cli')).toContain('--max-turns 3');
     assertValid(conversation.messages);
     expect(conversation.messages.at(-1)?.role).toBe('user');
   });
@@ -196,19 +198,21 @@ describe('askQuestion', () => {
     const error = new ModelError('API 529 overloaded_error: Overloaded (request req_1)', 529, 'overloaded_error', 'req_1', false);
     const { config, conversation } = setup([{ blocks: [toolUse('echo', { say: 'x' }, 't1')] }, { error }]);
     const events = await collect(askQuestion('q', conversation, config, new AbortController().signal));
-    expect(lastDone(events)).toMatchObject({ stop: 'api_error', message: error.message });
+    expect(lastDone(events)).toMatchObject({ stop: 'api_error', error: error.message });
     assertValid(conversation.messages);
   });
 
   it.each([
-    ['max_tokens', 'max_tokens', '--max-tokens'],
+    ['max_tokens', 'max_tokens', '--max-tokens 1000'],
     ['refusal', 'refusal', 'declined'],
     ['model_context_window_exceeded', 'context_exceeded', 'context window'],
   ] as const)('stop_reason %s → %s', async (stop, kind, fragment) => {
     const { config, conversation } = setup([{ blocks: [text('partial'), toolUse('echo', { say: '' }, 't9')], stop }]);
     const events = await collect(askQuestion('q', conversation, config, new AbortController().signal));
     expect(lastDone(events).stop).toBe(kind);
-    expect(lastDone(events).message).toContain(fragment);
+    expect(stopMessage(lastDone(events), 'cli')).toContain(fragment);
+    // The event itself is data: no front end's wording rides in it.
+    expect(JSON.stringify(lastDone(events))).not.toMatch(/--|\/clear/);
     // A cut tool_use is never kept without a result.
     expect(JSON.stringify(conversation.messages)).not.toContain('t9');
     if (kind === 'refusal') expect(conversation.messages).toEqual([]);
@@ -258,7 +262,8 @@ describe('askQuestion', () => {
     }
     expect(client.requests).toHaveLength(1);
     expect(lastDone(events).stop).toBe('max_budget');
-    expect(lastDone(events).message).toContain('--max-budget-usd 0.05');
+    expect(lastDone(events)).toMatchObject({ limit: 'maxBudgetUsd', value: 0.05, budget: { kind: 'next' } });
+    expect(stopMessage(lastDone(events), 'cli')).toContain('--max-budget-usd 0.05');
     assertValid(conversation.messages);
   });
 

@@ -146,7 +146,7 @@ describe('ResultCollector', () => {
   });
 
   it("keeps the loop's own message for a stop", () => {
-    const result = collect([{ type: 'done', stop: 'api_error', text: '', message: '529 overloaded after 2 retries', turns: 1 }]).toResult(FINISH);
+    const result = collect([{ type: 'done', stop: 'api_error', text: '', error: '529 overloaded after 2 retries', turns: 1 }]).toResult(FINISH);
     expect(result.error?.message).toBe('529 overloaded after 2 retries');
   });
 

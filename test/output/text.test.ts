@@ -118,10 +118,10 @@ describe('createTextRenderer', () => {
     expect(a.stdout.text).toBe('answer\n');
 
     const b = setup();
-    b.feed([{ type: 'request_start', turn: 1 }, { type: 'done', stop: 'aborted', text: '', turns: 1, message: 'interrupted' }]);
+    b.feed([{ type: 'request_start', turn: 1 }, { type: 'done', stop: 'aborted', text: '', turns: 1 }]);
     b.renderer.close();
     expect(b.stdout.text).toBe('');
-    expect(b.stderr.text).toBe('interrupted\n');
+    expect(b.stderr.text).toBe('cancelled\n');
   });
 
   it('shows full tool output indented under the summary with --verbose', () => {
@@ -152,23 +152,23 @@ describe('createTextRenderer', () => {
 
     const plain = setup({ color: false, showThinking: true, verbose: true, tty: [true, true] });
     plain.feed([...script(), { type: 'warning', message: 'AGENTS.md truncated' }]);
-    plain.feed([{ type: 'done', stop: 'api_error', text: '', turns: 1, message: 'error: 500 api_error (req_9)' }]);
+    plain.feed([{ type: 'done', stop: 'api_error', text: '', turns: 1, error: 'error: 500 api_error (req_9)' }]);
     expect(hasAnsi(plain.stdout.text)).toBe(false);
     expect(hasAnsi(plain.stderr.text)).toBe(false);
     expect(plain.stderr.text).toContain('warning: AGENTS.md truncated\n');
   });
 
   it.each([
-    ['max_turns', 'stopped after 25 requests (--max-turns)', 'stopped after 25 requests (--max-turns)'],
-    ['max_tokens', undefined, 'warning: the answer was cut at --max-tokens'],
-    ['refusal', undefined, 'the model declined'],
-  ] as const)('reports a %s stop on stderr after the total line, and leaves the cut answer off stdout', (stop, message, expected) => {
+    ['max_turns', { limit: 'maxTurns', value: 25, requests: 25 }, 'stopped after 25 model requests (--max-turns 25)'],
+    ['max_tokens', { limit: 'maxTokens', value: 1000 }, 'the answer was cut at --max-tokens 1000 output tokens'],
+    ['refusal', {}, 'the model declined'],
+  ] as const)('reports a %s stop on stderr after the total line, and leaves the cut answer off stdout', (stop, facts, expected) => {
     const { stdout, stderr, feed, renderer } = setup();
     feed([
       { type: 'request_start', turn: 1 },
       { type: 'text', text: 'partial' },
       { type: 'usage', turn: 1, model: MODEL, usage: U1, durationMs: 1, requestId: null },
-      { type: 'done', stop, text: 'partial', turns: 1, ...(message ? { message } : {}) },
+      { type: 'done', stop, text: 'partial', turns: 1, ...facts },
     ]);
     renderer.close();
     expect(stdout.text).toBe('');
@@ -183,7 +183,7 @@ describe('createTextRenderer', () => {
     feed([
       { type: 'tools_waited', durationMs: 720 },
       { type: 'usage', turn: 1, model: MODEL, usage: U1, durationMs: 900, requestId: 'req_1', interrupted: true },
-      { type: 'done', stop: 'aborted', text: '', turns: 1, message: 'cancelled' },
+      { type: 'done', stop: 'aborted', text: '', turns: 1 },
     ]);
     renderer.close();
     expect(stderr.text.split('\n').slice(0, 2)).toEqual(['  waited 0.7 s for the read-only snapshot', `${line(U1)} · interrupted`]);
@@ -306,8 +306,8 @@ describe('createTextRenderer with quiet (--quiet)', () => {
   });
 
   it.each<[AgentEvent, string]>([
-    [{ type: 'done', stop: 'api_error', text: '', turns: 1, message: 'API 500 api_error: boom' }, 'API 500 api_error: boom'],
-    [{ type: 'done', stop: 'max_turns', text: '', turns: 1 }, 'stopped at --max-turns'],
+    [{ type: 'done', stop: 'api_error', text: '', turns: 1, error: 'API 500 api_error: boom' }, 'API 500 api_error: boom'],
+    [{ type: 'done', stop: 'max_turns', text: '', turns: 1, limit: 'maxTurns', value: 1, requests: 1 }, 'stopped after 1 model requests (--max-turns 1)'],
   ])('still says how a question ended when it failed: %j', (done, fragment) => {
     const { stderr, feed } = setup({ quiet: true });
     feed(script(done));

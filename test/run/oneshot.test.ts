@@ -39,7 +39,7 @@ async function runWithBrokenTool(format: 'text' | 'json'): Promise<{ code: numbe
   const stdout = new Capture();
   const stderr = new Capture();
   const io: Io = { stdout, stderr, stdin: Readable.from([]), env, cwd: repo.root, signals: new EventEmitter() as Io['signals'] };
-  const code = await runOnce(config, 'where is the server?', io, [], async (cfg, opts) => {
+  const code = await runOnce(config, 'where is the server?', io, async (cfg, opts) => {
     const session = await openSession(cfg, opts);
     return { ...session, registry: new ToolRegistry([brokenReadFile]) };
   });

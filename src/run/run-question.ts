@@ -1,0 +1,227 @@
+import type { AgentEvent } from '../agent/events.js';
+import { ABORT_TIMEOUT } from '../agent/loop.js';
+import { estimateCostUsd } from '../agent/pricing.js';
+import type { AuditReport, FindingsSink } from '../audit/report.js';
+import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
+import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
+import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
+import type { Config } from '../config.js';
+import type { FrontEnd } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { ResultCollector, withError, type ResultObject } from '../output/result.js';
+import { snapshotRepoState, verifyReadOnly, type RepoState } from '../sandbox/readonly.js';
+import type { SandboxKind } from '../sandbox/kernel.js';
+import { askOnce, type EventSink } from './ask.js';
+import { askCited } from './cited.js';
+import { linkSaved, saveQuestion, stepSaver, type SavedLink } from './resume.js';
+import type { Session, SessionOptions } from './session.js';
+
+/** Said once, after an audit answer that never called report_findings, while turns remain. */
+const REPORT_NUDGE =
+  'You have not called report_findings. Call it now with your verdict (pass, fail or inconclusive), a summary, and the findings whose locations you verified.';
+
+type Done = Extract<AgentEvent, { type: 'done' }>;
+
+/** What one question needs besides the config: the question, and where its session and saved record come from. */
+export interface RunRequest {
+  question: string;
+  /**
+   * Opens the session; `opts.toolsReady` is the read-only snapshot, which starts once the session is open (so its
+   * git calls do not compete with the preamble's walk) and which every tool call waits for. The REPL and the MCP
+   * server hand back the conversation they keep, gated on it.
+   */
+  open(config: Config, opts: SessionOptions): Promise<Session>;
+  /** The saved-session link to append to (the REPL keeps one across questions); absent: linked here (-c, --resume). */
+  saved?: SavedLink;
+  /** The environment the saved sessions' directory is found from. */
+  env: Io['env'];
+  /** Whose words the result object's stop message uses: the CLI's flags or MCP's parameters. */
+  front: FrontEnd;
+}
+
+/** How a front end watches a run; each hook is optional, none of them decides anything about the run. */
+export interface RunHooks {
+  /** Live consumers of the events (the text view, stream-json, MCP progress), made once the session is open. */
+  sinks?(session: Session, sessionId: string): EventSink[];
+  /** After the usage checks, before the snapshot and the first request; returns warnings for the start. */
+  prepare?(): Promise<string[]>;
+  /** Warnings as they arise (the session's, the saved session's, the snapshot's). */
+  warn?(message: string): void;
+  /** The answer is in and its citations checked (null: not checked), before any audit reminder. */
+  answered?(citations: VerifiedCitation[] | null): Promise<void>;
+  /** --verify-citations fix: told before the fix turn, or that no turn was left for it. */
+  fixing?(bad: readonly VerifiedCitation[]): void;
+  noRoom?(): void;
+}
+
+/** Everything a run produced, as data: each front end renders or serialises this and nothing else. */
+export interface RunOutcome {
+  /** How the question ended, as data (stop, limit, value): each front end words it (exit-codes.ts `stopMessage`). */
+  done: Done;
+  /** The answer's citations, checked against the repository (null: not checked, or no answer to check). */
+  citations: VerifiedCitation[] | null;
+  /** The read-only proof: true unchanged, false changed or unprovable, null never checked. */
+  readonly: { verified: boolean | null; detail: string | null };
+  /** Why the "before" state could not be recorded (then `readonly` fails closed), or null. */
+  snapshotError: string | null;
+  /** Audits: the report as scoped against the change and baseline (null: never filed). */
+  audit: AuditReport | null;
+  /** Warnings report_findings gave (dropped findings), shown once by the CLI at the end. */
+  auditWarnings: string[];
+  /** Citations that did not check out, one line each (machine-readable front ends; the text view shows Sources). */
+  citationWarnings: string[];
+  /** Why the finished question could not be saved, or null. */
+  saveWarning: string | null;
+  /** Model requests made (each billed one counts, a cancelled one too). */
+  requests: number;
+  sandbox: SandboxKind;
+  session: Session;
+  saved: SavedLink;
+  /** The change an audit --diff was scoped to (the review output reads it). */
+  change: DiffScope | null;
+  /** The result object of the json formats and the MCP audit, derived from all of the above. */
+  result: ResultObject;
+}
+
+/**
+ * One question from start to result, in order: the change and baseline (usage errors first), the session, the
+ * read-only snapshot, the loop (with the citation check and fix, and an audit's reminder), the save, the proof, the
+ * result. It prints nothing: the hooks and the returned RunOutcome are all a front end sees. `signal` cancels it
+ * (an interrupt); config.timeoutMs ends it as a timeout.
+ */
+export async function runQuestion(request: RunRequest, config: Config, hooks: RunHooks, signal: AbortSignal): Promise<RunOutcome> {
+  const started = Date.now();
+  // The change and the baseline are read before anything else: a bad revision or file is a usage error (exit 2).
+  const change = config.audit?.diff ? await loadDiff(config.audit.diff, config.root) : null;
+  const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
+  const findings: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
+  let sessionOpen!: () => void;
+  const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
+  snapshot.catch(() => {}); // awaited below, where a failure is reported
+  const session = await request.open(config, { audit: findings, toolsReady: snapshot });
+  // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
+  const saved = request.saved ?? (await linkSaved(config, request.env, session));
+  const prepared = (await hooks.prepare?.()) ?? [];
+  sessionOpen();
+  const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...prepared];
+  for (const warning of early) hooks.warn?.(warning);
+  const snapshotWarning = snapshot.then(
+    (before) => {
+      if (before.warning) hooks.warn?.(before.warning);
+      return before.warning;
+    },
+    () => null,
+  );
+  const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
+  const collector = new ResultCollector({ costOf: estimateCostUsd, front: request.front });
+  const counts = runCounter();
+  const sinks = [collector, counts, ...(hooks.sinks?.(session, saved.id) ?? []), stepSaver(saved, session, config, request.question)];
+
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
+  let failure: string | undefined;
+  let citations: VerifiedCitation[] | null = null;
+  let done: Done | null = null;
+  try {
+    // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
+    const first = change && config.audit ? `${diffPreface(change, config.audit.scope)}\n\n${request.question}` : request.question;
+    const fixHooks = { ...(hooks.fixing ? { onFixing: hooks.fixing } : {}), ...(hooks.noRoom ? { onNoRoom: hooks.noRoom } : {}) };
+    const cited = await askCited(first, session, config, sinks, controller.signal, { onRead: noteRead, ...fixHooks });
+    citations = cited.citations;
+    done = cited.done;
+    await hooks.answered?.(citations);
+    if (findings && findings.report === null && done.stop === 'end_turn' && cited.turns < config.maxTurns) {
+      done = await askOnce(REPORT_NUDGE, session, config, sinks, controller.signal, noteRead, cited.turns);
+    }
+  } catch (error) {
+    failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+
+  const saveWarning = await saveQuestion(saved, session, config, request.question, collector.costUsd);
+  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
+  const before: RepoState | string = await snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  const readonly =
+    typeof before === 'string'
+      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
+      : await verifyReadOnly(before);
+  const beforeWarning = await snapshotWarning;
+  const citationWarnings = (citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
+  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
+  const shownWarnings = config.outputFormat === 'text' ? [] : citationWarnings;
+  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(findings?.warnings ?? []), ...shownWarnings];
+  if (counts.infrastructure > 0) {
+    failure ??= `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
+  }
+  const built = collector.toResult({
+    stop: 'api_error',
+    model: config.model,
+    durationMs: Date.now() - started,
+    sessionId: saved.id,
+    root: config.root,
+    gitCommit: typeof before === 'string' ? null : before.head,
+    readonly,
+    warnings,
+    ...(findings ? { audit: { report: findings.report } } : {}),
+    citations: citations?.map(citationRecord) ?? null,
+    ...(failure ? { error: failure } : {}),
+  });
+  const result = await scopedOutcome(config, built, change, baseline);
+  return {
+    done: done ?? { type: 'done', stop: result.stop_reason, text: result.result, turns: result.num_turns, ...(failure ? { error: failure } : {}) },
+    citations,
+    readonly,
+    snapshotError: typeof before === 'string' ? before : null,
+    audit: result.audit ?? null,
+    auditWarnings: findings?.warnings ?? [],
+    citationWarnings: shownWarnings,
+    saveWarning,
+    requests: counts.requests,
+    sandbox: result.sandbox,
+    session,
+    saved,
+    change,
+    result,
+  };
+}
+
+/**
+ * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
+ * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
+ */
+async function scopedOutcome(config: Config, result: ResultObject, change: DiffScope | null, baseline: Set<string> | null): Promise<ResultObject> {
+  const audit = config.audit;
+  if (!result.audit || !audit || (change === null && baseline === null)) return result;
+  const readLines = fileLineReader(config.root);
+  const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
+  const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
+  if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
+  try {
+    await writeBaseline(audit.baseline, report, readLines, config.root);
+    return { ...result, audit: report };
+  } catch (error) {
+    return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Counts billed requests, and tool calls that failed inside spelunk: such a run must not exit 0 (a program that
+ * could not run is not an answer).
+ */
+function runCounter(): EventSink & { requests: number; infrastructure: number } {
+  const counter = {
+    requests: 0,
+    infrastructure: 0,
+    handle(event: AgentEvent) {
+      if (event.type === 'usage') counter.requests++;
+      if (event.type === 'tool_end' && event.outcome.infrastructure) counter.infrastructure++;
+    },
+  };
+  return counter;
+}
