@@ -1,26 +1,23 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { ABORT_INTERRUPT } from '../agent/loop.js';
 import type { Config } from '../config.js';
 import { EFFORTS, effortProblem, isEffort } from '../agent/effort.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { liveTextRenderer, loadTextView, renderContext } from './ask.js';
-import { askCited } from './cited.js';
 import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
-import { openSession } from './session.js';
+import { openSession, type Session, type SessionOptions } from './session.js';
 import { continueLine } from './session-list.js';
 import { largeGate } from './question.js';
-import { linkSaved, newSession, renderSessionList, saveQuestion, stepSaver, switchTo, type SavedLink } from './resume.js';
+import { linkSaved, newSession, renderSessionList, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
 import { stateHome } from '../state-home.js';
+import { openReplInput, type ReplInput } from './repl-input.js';
+import { runQuestion, type RunHooks } from './run-question.js';
 
-/** Lines that arrive closer together than this are one pasted question, not several. */
-const PASTE_WINDOW_MS = 30;
 /** History lines kept on disk and offered with the arrow keys. */
 const HISTORY_LINES = 1000;
 
@@ -34,168 +31,101 @@ const HELP = `Ask anything about the repository; spelunk explores it read-only a
   /exit     quit (also Ctrl+D, or Ctrl+C twice on an empty prompt)
 Ctrl+C during an answer cancels it. A multi-line paste is one question.`;
 
+/** What every line of the REPL works with: the session it asks in, its input, its view and its saved link. */
+interface ReplContext {
+  io: Io;
+  session: Session;
+  color: boolean;
+  /** /effort replaces the config for the questions after it. */
+  state: { config: Config };
+  link: { current: SavedLink };
+  renderer: TextRenderer;
+  input: ReplInput;
+}
+
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
-// Long on purpose: the REPL loop: its input queue, Ctrl+C state and session are shared by every branch.
 export async function runRepl(config: Config, io: Io, firstQuestion: string | null, opts: { allowLargeQuestion?: boolean } = {}): Promise<number> {
   const view = loadTextView(config, io);
   const session = await openSession(config);
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
-  // /effort replaces the config for the questions after it.
-  const state = { config };
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const renderer = liveTextRenderer(config, io, session, color, { view });
   const historyFile = historyPath(io.env);
   const history = await loadHistory(historyFile);
-  const terminal = io.stdin.isTTY === true;
-  const rl = readline.createInterface({
-    input: io.stdin,
-    output: io.stdout as NodeJS.WritableStream,
-    terminal,
-    history,
-    historySize: HISTORY_LINES,
-    removeHistoryDuplicates: true,
-    prompt: '› ',
-  });
+  const input = openReplInput(io, { history, historySize: HISTORY_LINES, firstQuestion });
+  const ctx: ReplContext = { io, session, color, state: { config }, link, renderer, input };
   io.stderr.write(`spelunk ${VERSION} · ${path.basename(config.root)} · ${config.model} · /help for commands\n`);
   for (const warning of session.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (link.current.warning) io.stderr.write(`warning: ${link.current.warning}\n`);
   if (config.session.resume !== null) io.stderr.write(`${link.current.notice ?? `resumed session ${link.current.id.slice(0, 8)}`}\n`);
+  if (firstQuestion === null) input.prompt();
 
-  // Piped input gets no prompt: stdout then holds only the answers.
-  const prompt = (): void => {
-    if (terminal) rl.prompt();
-  };
-  let turn: AbortController | null = null;
-  let armedExit = false;
-  let closed = false;
-  let terminated = false;
-  const queue: string[] = [];
-  let pasteBuffer: string[] = [];
-  let pasteTimer: NodeJS.Timeout | null = null;
-  let wake: (() => void) | null = null;
   // A pasted question over the size limit, waiting for the `y` that sends it.
   let heldLarge: string | null = null;
   let pastFirst = false;
-  const notify = (): void => {
-    wake?.();
-    wake = null;
-  };
-
-  const interrupt = (): void => {
-    if (turn) {
-      turn.abort(ABORT_INTERRUPT);
-      return;
-    }
-    if (rl.line !== '') {
-      rl.write(null, { ctrl: true, name: 'u' });
-      armedExit = false;
-      return;
-    }
-    if (armedExit) {
-      closed = true;
-      rl.close();
-      notify();
-      return;
-    }
-    armedExit = true;
-    io.stderr.write('\n(press Ctrl+C again or Ctrl+D to exit)\n');
-    prompt();
-  };
-  const terminate = (): void => {
-    terminated = true;
-    turn?.abort(ABORT_INTERRUPT);
-    closed = true;
-    rl.close();
-    notify();
-  };
-  rl.on('SIGINT', interrupt);
-  io.signals.on('SIGINT', interrupt);
-  io.signals.on('SIGTERM', terminate);
-  rl.on('close', () => {
-    closed = true;
-    notify();
-  });
-  rl.on('line', (line) => {
-    armedExit = false;
-    if (!terminal) {
-      if (line.trim() !== '') queue.push(line);
-      notify();
-      return;
-    }
-    pasteBuffer.push(line);
-    if (pasteTimer) clearTimeout(pasteTimer);
-    pasteTimer = setTimeout(() => {
-      const text = pasteBuffer.join('\n');
-      pasteBuffer = [];
-      if (text.trim() !== '') queue.push(text);
-      else if (!turn) prompt();
-      notify();
-    }, PASTE_WINDOW_MS);
-  });
-
-  if (firstQuestion !== null) queue.push(firstQuestion);
-  else prompt();
-
   try {
-    for (;;) {
-      const next = queue.shift();
-      if (next === undefined) {
-        if (closed) break;
-        await new Promise<void>((resolve) => (wake = resolve));
-        continue;
-      }
+    for (let next = await input.next(); next !== null; next = await input.next()) {
       const line = next.trim();
       await appendHistory(historyFile, line);
       // The command line's question is first in the queue and was already let through there (asked, or the flag).
       const allowed = opts.allowLargeQuestion === true || (firstQuestion !== null && !pastFirst);
-      const gate: ReturnType<typeof largeGate> = largeGate(line, heldLarge, { model: state.config.model, terminal, allowed });
+      const gate = largeGate(line, heldLarge, { model: ctx.state.config.model, terminal: io.stdin.isTTY === true, allowed });
       pastFirst = true;
       heldLarge = gate.held;
       if (gate.say) io.stderr.write(`${gate.say}\n`);
-      if (gate.question === null) {
-        if (!closed) prompt();
-        continue;
-      }
-      const question = gate.question;
-      if (question.startsWith('/resume')) {
-        await resumeCommand(question, { io, session, config: state.config, link });
-      } else if (question.startsWith('/')) {
-        if (runCommand(question, { io, session, color, state, link, renderer })) break;
-      } else {
-        turn = new AbortController();
-        const rowsBefore = session.ledger.rows().length;
-        const onFixing = (): void => renderer.note('some citations did not check out; asking the model for a corrected answer');
-        const cited = await askCited(question, session, state.config, [renderer, stepSaver(link.current, session, state.config, question)], turn.signal, { onFixing });
-        await renderer.settled();
-        renderer.finishAnswer(cited.citations);
-        turn = null;
-        const failed = await saveQuestion(link.current, session, config, question, session.ledger.summarySince(rowsBefore).costUsd);
-        if (failed) io.stderr.write(`warning: ${failed}\n`);
-      }
+      if (gate.question !== null && (await answerLine(gate.question, ctx))) break;
       // The Sources block and rendered blocks may still be on their way: the prompt comes after them.
       await renderer.settled();
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
-      if (terminated || (closed && queue.length === 0)) break;
-      if (!closed) prompt();
+      if (!input.closed) input.prompt();
     }
   } finally {
-    io.signals.off('SIGINT', interrupt);
-    io.signals.off('SIGTERM', terminate);
     renderer.close();
     await renderer.settled();
-    rl.close();
+    input.close();
   }
   if (session.ledger.rows().length > 0) io.stderr.write(`\n${usageTable(session.ledger, { color })}\n`);
   // What Claude Code says on exit too: the saved conversation is only useful if the user knows how to get back to it.
   if (session.ledger.rows().length > 0 && link.current.writer) io.stderr.write(`${continueLine(config.root, io.cwd, link.current.id)}\n`);
-  return terminated ? EXIT.interrupted : EXIT.ok;
+  return input.terminated ? EXIT.interrupted : EXIT.ok;
+}
+
+/** One line let through: a slash command or a question. Returns true when the REPL should exit. */
+async function answerLine(line: string, ctx: ReplContext): Promise<boolean> {
+  if (line.startsWith('/resume')) {
+    await resumeCommand(line, { io: ctx.io, session: ctx.session, config: ctx.state.config, link: ctx.link });
+    return false;
+  }
+  if (line.startsWith('/')) return runCommand(line, ctx);
+  await askQuestion(line, ctx);
+  return false;
+}
+
+/**
+ * One question through the run service, on the REPL's conversation and saved session; the text view is its only
+ * consumer. The REPL never had a run time limit (--timeout is for one-shot runs), so none is set here.
+ */
+async function askQuestion(question: string, ctx: ReplContext): Promise<void> {
+  const { io, session, renderer } = ctx;
+  const turn = new AbortController();
+  ctx.input.running(turn);
+  const open = async (_config: Config, opts: SessionOptions): Promise<Session> => ({ ...session, toolsReady: opts.toolsReady?.then(() => undefined, () => undefined) ?? null });
+  const hooks: RunHooks = {
+    sinks: () => [renderer],
+    async answered(citations) {
+      await renderer.settled();
+      renderer.finishAnswer(citations);
+    },
+    fixing: () => renderer.note('some citations did not check out; asking the model for a corrected answer'),
+  };
+  const config = { ...ctx.state.config, timeoutMs: null };
+  const outcome = await runQuestion({ question, open, saved: ctx.link.current, env: io.env, front: 'cli' }, config, hooks, turn.signal).finally(() => ctx.input.running(null));
+  if (outcome.saveWarning) io.stderr.write(`warning: ${outcome.saveWarning}\n`);
+  if (outcome.readonly.verified === false && outcome.snapshotError === null) io.stderr.write(`warning: the repository changed during the answer (${outcome.readonly.detail ?? ''})\n`);
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */
-function runCommand(
-  line: string,
-  ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; color: boolean; state: { config: Config }; link: { current: SavedLink }; renderer: TextRenderer },
-): boolean {
+function runCommand(line: string, ctx: ReplContext): boolean {
   const [command] = line.split(/\s+/, 1);
   const { io, session } = ctx;
   switch (command) {
@@ -230,7 +160,7 @@ function runCommand(
 }
 
 /** `/resume` lists the saved sessions; `/resume <id|prefix>` replaces the conversation with that one. */
-async function resumeCommand(line: string, ctx: { io: Io; session: Awaited<ReturnType<typeof openSession>>; config: Config; link: { current: SavedLink } }): Promise<void> {
+async function resumeCommand(line: string, ctx: { io: Io; session: Session; config: Config; link: { current: SavedLink } }): Promise<void> {
   const which = line.slice('/resume'.length).trim();
   const { io, link } = ctx;
   if (which === '') {
