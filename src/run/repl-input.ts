@@ -31,8 +31,21 @@ export interface ReplInputOptions {
   firstQuestion: string | null;
 }
 
+/** What the input's handlers share: the queue of lines, the Ctrl+C state, and the wake-up of a waiting `next`. */
+interface InputState {
+  queue: string[];
+  closed: boolean;
+  terminated: boolean;
+  /** Ctrl+C on an empty prompt arms the exit; the next Ctrl+C exits, any line disarms it. */
+  armedExit: boolean;
+  turn: AbortController | null;
+  wake: (() => void) | null;
+}
+
+type InputIo = Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'signals'>;
+
 /** Opens the REPL's input on `io.stdin`, with its prompt on stdout and its notices on stderr. */
-export function openReplInput(io: Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'signals'>, opts: ReplInputOptions): ReplInput {
+export function openReplInput(io: InputIo, opts: ReplInputOptions): ReplInput {
   const terminal = io.stdin.isTTY === true;
   const rl = readline.createInterface({
     input: io.stdin,
@@ -43,23 +56,51 @@ export function openReplInput(io: Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'sign
     removeHistoryDuplicates: true,
     prompt: '› ',
   });
-  const state = { closed: false, terminated: false, armedExit: false, turn: null as AbortController | null };
-  const queue: string[] = [];
-  const paste = { lines: [] as string[], timer: null as NodeJS.Timeout | null };
-  let wake: (() => void) | null = null;
-  const notify = (): void => {
-    wake?.();
-    wake = null;
-  };
+  const state: InputState = { queue: [], closed: false, terminated: false, armedExit: false, turn: null, wake: null };
   const prompt = (): void => {
     if (terminal) rl.prompt();
+  };
+  const detach = listen(rl, io, state, prompt);
+  if (opts.firstQuestion !== null) state.queue.push(opts.firstQuestion);
+  return {
+    async next() {
+      for (;;) {
+        if (state.terminated) return null;
+        const line = state.queue.shift();
+        if (line !== undefined) return line;
+        if (state.closed) return null;
+        await new Promise<void>((resolve) => (state.wake = resolve));
+      }
+    },
+    prompt,
+    running(turn) {
+      state.turn = turn;
+    },
+    get closed() {
+      return state.closed;
+    },
+    get terminated() {
+      return state.terminated;
+    },
+    close() {
+      detach();
+      rl.close();
+    },
+  };
+}
+
+/** Wires readline and the process signals to `state`; returns what removes the signal handlers. */
+function listen(rl: readline.Interface, io: InputIo, state: InputState, prompt: () => void): () => void {
+  const terminal = io.stdin.isTTY === true;
+  const notify = (): void => {
+    state.wake?.();
+    state.wake = null;
   };
   const end = (): void => {
     state.closed = true;
     rl.close();
     notify();
   };
-
   // Ctrl+C cancels a running answer; else it clears the typed line; on an empty prompt, twice exits.
   const interrupt = (): void => {
     if (state.turn) return void state.turn.abort(ABORT_INTERRUPT);
@@ -78,6 +119,7 @@ export function openReplInput(io: Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'sign
     state.turn?.abort(ABORT_INTERRUPT);
     end();
   };
+  const paste = { lines: [] as string[], timer: null as NodeJS.Timeout | null };
   rl.on('SIGINT', interrupt);
   io.signals.on('SIGINT', interrupt);
   io.signals.on('SIGTERM', terminate);
@@ -88,7 +130,7 @@ export function openReplInput(io: Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'sign
   rl.on('line', (line) => {
     state.armedExit = false;
     if (!terminal) {
-      if (line.trim() !== '') queue.push(line);
+      if (line.trim() !== '') state.queue.push(line);
       return notify();
     }
     paste.lines.push(line);
@@ -96,38 +138,13 @@ export function openReplInput(io: Pick<Io, 'stdin' | 'stdout' | 'stderr' | 'sign
     paste.timer = setTimeout(() => {
       const text = paste.lines.join('\n');
       paste.lines = [];
-      if (text.trim() !== '') queue.push(text);
+      if (text.trim() !== '') state.queue.push(text);
       else if (!state.turn) prompt();
       notify();
     }, PASTE_WINDOW_MS);
   });
-
-  if (opts.firstQuestion !== null) queue.push(opts.firstQuestion);
-
-  return {
-    async next() {
-      for (;;) {
-        if (state.terminated) return null;
-        const line = queue.shift();
-        if (line !== undefined) return line;
-        if (state.closed) return null;
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-    prompt,
-    running(turn) {
-      state.turn = turn;
-    },
-    get closed() {
-      return state.closed;
-    },
-    get terminated() {
-      return state.terminated;
-    },
-    close() {
-      io.signals.off('SIGINT', interrupt);
-      io.signals.off('SIGTERM', terminate);
-      rl.close();
-    },
+  return () => {
+    io.signals.off('SIGINT', interrupt);
+    io.signals.off('SIGTERM', terminate);
   };
 }

@@ -84,6 +84,28 @@ export interface RunOutcome {
   result: ResultObject;
 }
 
+/** A run once its session is open: what the loop asks in, and what the proof and the result need afterwards. */
+interface Started {
+  session: Session;
+  saved: SavedLink;
+  change: DiffScope | null;
+  baseline: Set<string> | null;
+  findings: FindingsSink | null;
+  /** The read-only "before" (HEAD and start time), taken once the session is open. */
+  snapshot: Promise<RepoState>;
+  /** The snapshot's warning once it is in (shown as it arrives), or null. */
+  snapshotWarning: Promise<string | null>;
+  /** Warnings of the start: the session's, the saved session's, the front end's preparation. */
+  early: string[];
+}
+
+/** How the loop part of a run ended: its last `done` (null after an exception), the checked citations, any failure. */
+interface Asked {
+  done: Done | null;
+  citations: VerifiedCitation[] | null;
+  failure: string | undefined;
+}
+
 /**
  * One question from start to result, in order: the change and baseline (usage errors first), the session, the
  * read-only snapshot, the loop (with the citation check and fix, and an audit's reminder), the save, the proof, the
@@ -92,15 +114,72 @@ export interface RunOutcome {
  */
 export async function runQuestion(request: RunRequest, config: Config, hooks: RunHooks, signal: AbortSignal): Promise<RunOutcome> {
   const started = Date.now();
-  // The change and the baseline are read before anything else: a bad revision or file is a usage error (exit 2).
+  const run = await startRun(request, config, hooks);
+  const collector = new ResultCollector({ costOf: estimateCostUsd, front: request.front });
+  const counts = runCounter();
+  const sinks = [collector, counts, ...(hooks.sinks?.(run.session, run.saved.id) ?? []), stepSaver(run.saved, run.session, config, request.question)];
+  const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
+
+  const saveWarning = await saveQuestion(run.saved, run.session, config, request.question, collector.costUsd);
+  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
+  const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  const readonly =
+    typeof before === 'string'
+      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
+      : await verifyReadOnly(before);
+  const beforeWarning = await run.snapshotWarning;
+  const citationWarnings = (asked.citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
+  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
+  const shownWarnings = config.outputFormat === 'text' ? [] : citationWarnings;
+  const warnings = [...run.early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(run.findings?.warnings ?? []), ...shownWarnings];
+  const failure =
+    asked.failure ?? (counts.infrastructure > 0 ? `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete` : undefined);
+  const built = collector.toResult({
+    stop: 'api_error',
+    model: config.model,
+    durationMs: Date.now() - started,
+    sessionId: run.saved.id,
+    root: config.root,
+    gitCommit: typeof before === 'string' ? null : before.head,
+    readonly,
+    warnings,
+    ...(run.findings ? { audit: { report: run.findings.report } } : {}),
+    citations: asked.citations?.map(citationRecord) ?? null,
+    ...(failure ? { error: failure } : {}),
+  });
+  const result = await scopedOutcome(config, built, run.change, run.baseline);
+  return {
+    done: asked.done ?? { type: 'done', stop: result.stop_reason, text: result.result, turns: result.num_turns, ...(failure ? { error: failure } : {}) },
+    citations: asked.citations,
+    readonly,
+    snapshotError: typeof before === 'string' ? before : null,
+    audit: result.audit ?? null,
+    auditWarnings: run.findings?.warnings ?? [],
+    citationWarnings: shownWarnings,
+    saveWarning,
+    requests: counts.requests,
+    sandbox: result.sandbox,
+    session: run.session,
+    saved: run.saved,
+    change: run.change,
+    result,
+  };
+}
+
+/**
+ * Everything before the first request: the change and baseline (a bad revision or file is a usage error, exit 2,
+ * before anything runs), the session, the saved-session link (an unknown --resume id is a usage error too), the
+ * front end's preparation, and then the snapshot. The snapshot (the start time and HEAD: a few ms) starts once the
+ * session is open, so its git calls do not compete with the preamble's walk; the tools wait for it.
+ */
+async function startRun(request: RunRequest, config: Config, hooks: RunHooks): Promise<Started> {
   const change = config.audit?.diff ? await loadDiff(config.audit.diff, config.root) : null;
   const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
   const findings: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
-  snapshot.catch(() => {}); // awaited below, where a failure is reported
+  snapshot.catch(() => {}); // awaited at the end, where a failure is reported
   const session = await request.open(config, { audit: findings, toolsReady: snapshot });
-  // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
   const saved = request.saved ?? (await linkSaved(config, request.env, session));
   const prepared = (await hooks.prepare?.()) ?? [];
   sessionOpen();
@@ -113,82 +192,39 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     },
     () => null,
   );
-  const noteRead = (abs: string): void => void snapshot.then((before) => before.noteRead(abs), () => {});
-  const collector = new ResultCollector({ costOf: estimateCostUsd, front: request.front });
-  const counts = runCounter();
-  const sinks = [collector, counts, ...(hooks.sinks?.(session, saved.id) ?? []), stepSaver(saved, session, config, request.question)];
+  return { session, saved, change, baseline, findings, snapshot, snapshotWarning, early };
+}
 
+/**
+ * The loop part: the question (after an audit's change), its citations checked (and fixed, with `fix`), and an audit
+ * that never filed its report reminded once while turns remain. An exception is a failure of the run, not a crash.
+ */
+async function askWithin(question: string, run: Started, config: Config, sinks: readonly EventSink[], hooks: RunHooks, signal: AbortSignal): Promise<Asked> {
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
   signal.addEventListener('abort', onAbort, { once: true });
   const timer = config.timeoutMs === null ? null : setTimeout(() => controller.abort(ABORT_TIMEOUT), config.timeoutMs);
-  let failure: string | undefined;
-  let citations: VerifiedCitation[] | null = null;
-  let done: Done | null = null;
+  const noteRead = (abs: string): void => void run.snapshot.then((before) => before.noteRead(abs), () => {});
+  const asked: Asked = { done: null, citations: null, failure: undefined };
   try {
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
-    const first = change && config.audit ? `${diffPreface(change, config.audit.scope)}\n\n${request.question}` : request.question;
+    const first = run.change && config.audit ? `${diffPreface(run.change, config.audit.scope)}\n\n${question}` : question;
     const fixHooks = { ...(hooks.fixing ? { onFixing: hooks.fixing } : {}), ...(hooks.noRoom ? { onNoRoom: hooks.noRoom } : {}) };
-    const cited = await askCited(first, session, config, sinks, controller.signal, { onRead: noteRead, ...fixHooks });
-    citations = cited.citations;
-    done = cited.done;
-    await hooks.answered?.(citations);
-    if (findings && findings.report === null && done.stop === 'end_turn' && cited.turns < config.maxTurns) {
-      done = await askOnce(REPORT_NUDGE, session, config, sinks, controller.signal, noteRead, cited.turns);
+    const cited = await askCited(first, run.session, config, sinks, controller.signal, { onRead: noteRead, ...fixHooks });
+    asked.citations = cited.citations;
+    asked.done = cited.done;
+    await hooks.answered?.(cited.citations);
+    if (run.findings && run.findings.report === null && cited.done.stop === 'end_turn' && cited.turns < config.maxTurns) {
+      asked.done = await askOnce(REPORT_NUDGE, run.session, config, sinks, controller.signal, noteRead, cited.turns);
     }
   } catch (error) {
-    failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    asked.failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
     if (timer) clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
-
-  const saveWarning = await saveQuestion(saved, session, config, request.question, collector.costUsd);
-  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
-  const before: RepoState | string = await snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const readonly =
-    typeof before === 'string'
-      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
-      : await verifyReadOnly(before);
-  const beforeWarning = await snapshotWarning;
-  const citationWarnings = (citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
-  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
-  const shownWarnings = config.outputFormat === 'text' ? [] : citationWarnings;
-  const warnings = [...early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(findings?.warnings ?? []), ...shownWarnings];
-  if (counts.infrastructure > 0) {
-    failure ??= `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
-  }
-  const built = collector.toResult({
-    stop: 'api_error',
-    model: config.model,
-    durationMs: Date.now() - started,
-    sessionId: saved.id,
-    root: config.root,
-    gitCommit: typeof before === 'string' ? null : before.head,
-    readonly,
-    warnings,
-    ...(findings ? { audit: { report: findings.report } } : {}),
-    citations: citations?.map(citationRecord) ?? null,
-    ...(failure ? { error: failure } : {}),
-  });
-  const result = await scopedOutcome(config, built, change, baseline);
-  return {
-    done: done ?? { type: 'done', stop: result.stop_reason, text: result.result, turns: result.num_turns, ...(failure ? { error: failure } : {}) },
-    citations,
-    readonly,
-    snapshotError: typeof before === 'string' ? before : null,
-    audit: result.audit ?? null,
-    auditWarnings: findings?.warnings ?? [],
-    citationWarnings: shownWarnings,
-    saveWarning,
-    requests: counts.requests,
-    sandbox: result.sandbox,
-    session,
-    saved,
-    change,
-    result,
-  };
+  return asked;
 }
 
 /**
