@@ -91,6 +91,8 @@ export interface RecordedRequest {
   error?: string;
   /** The usage the server reported, when it produced (part of) a message. */
   usage?: MockUsage;
+  /** True once the client closed the connection before the response ended (an aborted request), not the server. */
+  clientLeft?: boolean;
 }
 
 export interface MockOptions {
@@ -177,7 +179,10 @@ export async function startMockApi(opts: MockOptions = {}): Promise<MockApi> {
       w.resolve();
     }
     const left = new AbortController();
-    res.on('close', () => left.abort());
+    res.on('close', () => {
+      if (!res.writableEnded && !closing.signal.aborted) record.clientLeft = true;
+      left.abort();
+    });
     const x: Exchange = { res, signal: AbortSignal.any([left.signal, closing.signal]), requestId: `req_mock_${record.n}` };
     const fail: Fail = (status, type, message, headers) => {
       Object.assign(record, { status, error: message });
