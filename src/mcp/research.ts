@@ -10,7 +10,7 @@ import { estimateCostUsd } from '../agent/pricing.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
 import { exitCodeFor } from '../output/result.js';
 import type { EventSink } from '../run/ask.js';
-import { runQuestion, type RunOutcome } from '../run/run-question.js';
+import { gatedSession, runQuestion, type RunOutcome } from '../run/run-question.js';
 import { openSession, type Session, type SessionOptions } from '../run/session.js';
 import { citationsOf } from './citations.js';
 import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
@@ -110,7 +110,7 @@ export class Researcher {
     try {
       // A fresh ledger per call: the budget the loop enforces is this call's, the conversation is shared.
       const ledger = new UsageLedger();
-      const open = async (_config: Config, opts: SessionOptions): Promise<Session> => ({ ...entry.session, ledger, toolsReady: settled(opts.toolsReady) });
+      const open = async (_config: Config, opts: SessionOptions): Promise<Session> => gatedSession({ ...entry.session, ledger }, opts);
       const saved = { id, dir: null, writer: null, notice: null, warning: null };
       const config: Config = { ...this.#config, maxTurns, maxBudgetUsd: budgetUsd };
       const sinks = (): EventSink[] => [ledgerFeed(ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
@@ -197,11 +197,6 @@ function ledgerFeed(ledger: UsageLedger): EventSink {
       if (e.type === 'usage') ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs, ...(e.interrupted ? { interrupted: true } : {}) });
     },
   };
-}
-
-/** A gate that settles, never rejects: a failed snapshot is the run's to report, and the tools still run. */
-function settled(gate: Promise<unknown> | undefined): Promise<void> | null {
-  return gate ? gate.then(() => undefined, () => undefined) : null;
 }
 
 /** An AbortController that aborts (as an interrupt) when `signal` does; `dispose` unhooks it. */

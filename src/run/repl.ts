@@ -16,7 +16,7 @@ import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
 import { stateHome } from '../state-home.js';
 import { openReplInput, type ReplInput } from './repl-input.js';
-import { runQuestion, type RunHooks } from './run-question.js';
+import { gatedSession, runQuestion, type RunHooks } from './run-question.js';
 
 /** History lines kept on disk and offered with the arrow keys. */
 const HISTORY_LINES = 1000;
@@ -97,7 +97,7 @@ async function answerLine(line: string, ctx: ReplContext): Promise<boolean> {
     return false;
   }
   if (line.startsWith('/')) return runCommand(line, ctx);
-  await askQuestion(line, ctx);
+  await askInRepl(line, ctx);
   return false;
 }
 
@@ -105,11 +105,11 @@ async function answerLine(line: string, ctx: ReplContext): Promise<boolean> {
  * One question through the run service, on the REPL's conversation and saved session; the text view is its only
  * consumer. The REPL never had a run time limit (--timeout is for one-shot runs), so none is set here.
  */
-async function askQuestion(question: string, ctx: ReplContext): Promise<void> {
+async function askInRepl(question: string, ctx: ReplContext): Promise<void> {
   const { io, session, renderer } = ctx;
   const turn = new AbortController();
   ctx.input.running(turn);
-  const open = async (_config: Config, opts: SessionOptions): Promise<Session> => ({ ...session, toolsReady: opts.toolsReady?.then(() => undefined, () => undefined) ?? null });
+  const open = async (_config: Config, opts: SessionOptions): Promise<Session> => gatedSession(session, opts);
   const hooks: RunHooks = {
     sinks: () => [renderer],
     async answered(citations) {

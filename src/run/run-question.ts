@@ -84,6 +84,14 @@ export interface RunOutcome {
   result: ResultObject;
 }
 
+/**
+ * `session` with its tools gated on this run's snapshot: how the REPL and the MCP server hand runQuestion the session
+ * they keep across questions (the gate settles, never rejects: a failed snapshot is the run's to report).
+ */
+export function gatedSession(session: Session, opts: SessionOptions): Session {
+  return { ...session, toolsReady: opts.toolsReady?.then(() => undefined, () => undefined) ?? null };
+}
+
 /** A run once its session is open: what the loop asks in, and what the proof and the result need afterwards. */
 interface Started {
   session: Session;
