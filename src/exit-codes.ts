@@ -133,14 +133,17 @@ export function stopMessage(facts: StopFacts, front: FrontEnd): string | undefin
         ? "the conversation filled the model's context window; start a new one (/clear in the REPL) or ask a narrower question"
         : "the conversation filled the model's context window; start a new one with ask, or ask a narrower question";
     case 'max_tokens':
-      return cli ? `the answer was cut at ${name('maxTokens')} output tokens; raise --max-tokens or ask for less` : `the answer was cut at ${name('maxTokens')}; ask for less`;
+      return cli
+        ? `the answer was cut at ${name('maxTokens')} output tokens; raise --max-tokens or ask for less`
+        : `the answer was cut at ${name('maxTokens')}; ask for less`;
     case 'timeout':
       return cli
         ? `stopped: the run reached ${name('timeoutMs')} before an answer; raise it${facts.value ? `, e.g. --timeout ${(facts.value * 2) / 1000}` : ''}`
         : `stopped: the call reached ${name('timeoutMs')} before an answer; ask a narrower question`;
     case 'max_turns':
       if (facts.answered) return answeredAtLimit(name('maxTurns'), cli ? 'raise --max-turns' : 'raise max_turns');
-      return `stopped after ${facts.requests ?? facts.turns} model requests (${name('maxTurns')}) before a final answer; raise ${cli ? '--max-turns' : 'max_turns'} or ask a narrower question`;
+      const raise = cli ? '--max-turns' : 'max_turns';
+      return `stopped after ${facts.requests ?? facts.turns} model requests (${name('maxTurns')}) before a final answer; raise ${raise} or ask a narrower question`;
     case 'max_budget':
       if (facts.answered) return answeredAtLimit(name('maxBudgetUsd'), 'raise the budget');
       return facts.budget ? budgetWords(facts.budget, name('maxBudgetUsd'), front) : STOPS.max_budget.message;

@@ -84,7 +84,9 @@ export async function* askQuestion(
     const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
     const gate = await nextRequestGate(base, conversation, config, q, before, signal);
     if (gate === 'aborted') return yield aborted(conversation, signal, config, q);
-    if (typeof gate === 'object' && gate !== null) return yield done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, budget: gate });
+    if (typeof gate === 'object' && gate !== null) {
+      return yield done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, budget: gate });
+    }
     // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
     if (gate !== null) {
       conversation.addNote(lastRequestNote(gate, config));

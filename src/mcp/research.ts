@@ -127,15 +127,18 @@ export class Researcher {
     const { done, result } = outcome;
     if (done.stop === 'aborted') return { ok: false, message: 'cancelled' };
     // No "before" means no proof either way: null, not the CLI's fail-closed false (the call itself did nothing wrong).
-    const readonly = outcome.snapshotError === null ? outcome.readonly : { verified: null, detail: 'the repository state could not be recorded before the call' };
+    const unproven = { verified: null, detail: 'the repository state could not be recorded before the call' };
+    const readonly = outcome.snapshotError === null ? outcome.readonly : unproven;
     const stopped = done.stop === 'end_turn' ? undefined : stopMessage(done, 'mcp');
-    const notes = [...(stopped ? [stopped] : []), ...(readonly.verified === false ? [`the repository changed during the call: ${readonly.detail ?? ''}`] : [])];
+    const changed = readonly.verified === false ? `the repository changed during the call: ${readonly.detail ?? ''}` : undefined;
+    const notes = [stopped, changed].filter((n): n is string => n !== undefined);
     if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
     const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
     if (note) notes.push(note);
     this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.total_cost_usd)}`);
     // The run checked the whole answer's citations; a cut answer is checked as it is served.
-    const citations = !truncated && outcome.citations !== null ? outcome.citations.map(citationRecord) : await citationsOf(text, this.#config.root);
+    const checked = truncated ? null : outcome.citations;
+    const citations = checked !== null ? checked.map(citationRecord) : await citationsOf(text, this.#config.root);
     const structured = {
       answer_markdown: text,
       citations,
@@ -167,12 +170,14 @@ export class Researcher {
     const controller = linkedAbort(ctl.signal);
     try {
       const sinks = (session: Session): EventSink[] => [ledgerFeed(session.ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
-      const { result } = await runQuestion({ question, open: openSession, env: this.#io.env, front: 'mcp' }, config, { sinks }, controller.signal);
+      const request = { question, open: openSession, env: this.#io.env, front: 'mcp' } as const;
+      const { result } = await runQuestion(request, config, { sinks }, controller.signal);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
       const { text, truncated, note } = fitAnswer(result.result, 'result');
       const warnings = note ? [...result.warnings, note] : result.warnings;
-      return { ok: true, structured: fitResult({ ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) }, AUDIT_FIT) };
+      const served = { ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) };
+      return { ok: true, structured: fitResult(served, AUDIT_FIT) };
     } finally {
       controller.dispose();
     }

@@ -119,9 +119,12 @@ async function askInRepl(question: string, ctx: ReplContext): Promise<void> {
     fixing: () => renderer.note('some citations did not check out; asking the model for a corrected answer'),
   };
   const config = { ...ctx.state.config, timeoutMs: null };
-  const outcome = await runQuestion({ question, open, saved: ctx.link.current, env: io.env, front: 'cli' }, config, hooks, turn.signal).finally(() => ctx.input.running(null));
+  const request = { question, open, saved: ctx.link.current, env: io.env, front: 'cli' } as const;
+  const outcome = await runQuestion(request, config, hooks, turn.signal).finally(() => ctx.input.running(null));
   if (outcome.saveWarning) io.stderr.write(`warning: ${outcome.saveWarning}\n`);
-  if (outcome.readonly.verified === false && outcome.snapshotError === null) io.stderr.write(`warning: the repository changed during the answer (${outcome.readonly.detail ?? ''})\n`);
+  if (outcome.readonly.verified === false && outcome.snapshotError === null) {
+    io.stderr.write(`warning: the repository changed during the answer (${outcome.readonly.detail ?? ''})\n`);
+  }
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */

@@ -125,7 +125,8 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const run = await startRun(request, config, hooks);
   const collector = new ResultCollector({ costOf: estimateCostUsd, front: request.front });
   const counts = runCounter();
-  const sinks = [collector, counts, ...(hooks.sinks?.(run.session, run.saved.id) ?? []), stepSaver(run.saved, run.session, config, request.question)];
+  const live = hooks.sinks?.(run.session, run.saved.id) ?? [];
+  const sinks = [collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
   const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
 
   const saveWarning = await saveQuestion(run.saved, run.session, config, request.question, collector.costUsd);
@@ -139,9 +140,10 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const citationWarnings = (asked.citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
   // Text mode shows bad citations in the Sources block; the json modes get one warning each.
   const shownWarnings = config.outputFormat === 'text' ? [] : citationWarnings;
-  const warnings = [...run.early, ...(beforeWarning ? [beforeWarning] : []), ...(saveWarning ? [saveWarning] : []), ...(run.findings?.warnings ?? []), ...shownWarnings];
-  const failure =
-    asked.failure ?? (counts.infrastructure > 0 ? `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete` : undefined);
+  const later = [beforeWarning, saveWarning].filter((w): w is string => w !== null);
+  const warnings = [...run.early, ...later, ...(run.findings?.warnings ?? []), ...shownWarnings];
+  const broken = `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
+  const failure = asked.failure ?? (counts.infrastructure > 0 ? broken : undefined);
   const built = collector.toResult({
     stop: 'api_error',
     model: config.model,
@@ -207,7 +209,14 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
  * The loop part: the question (after an audit's change), its citations checked (and fixed, with `fix`), and an audit
  * that never filed its report reminded once while turns remain. An exception is a failure of the run, not a crash.
  */
-async function askWithin(question: string, run: Started, config: Config, sinks: readonly EventSink[], hooks: RunHooks, signal: AbortSignal): Promise<Asked> {
+async function askWithin(
+  question: string,
+  run: Started,
+  config: Config,
+  sinks: readonly EventSink[],
+  hooks: RunHooks,
+  signal: AbortSignal,
+): Promise<Asked> {
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
