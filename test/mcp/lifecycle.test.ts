@@ -106,4 +106,17 @@ describe('spelunk mcp: the life of a call', () => {
     const evicted = errorText(await client.callTool({ name: 'ask_followup', arguments: { session_id: newer[0]!, question: 'x' } }));
     expect(evicted).toMatch(/^spelunk: unknown session_id .*the server keeps the last 32/);
   }, 120_000);
+
+  it('a limit is worded in MCP terms, never as a flag: the ask notes name max_turns, the audit result its own words', async () => {
+    const api = await mcp.api({ minCacheTokens: 256, fallback: reply(toolUse('read_file', { path: 'src/server.js' })) });
+    api.enqueue(reply(text('Looking.'), toolUse('read_file', { path: 'src/server.js' })));
+    const { client } = await mcp.connect();
+    const ask = structured(await client.callTool({ name: 'ask', arguments: { question: 'where is the server?', max_turns: 1 } }));
+    expect(ask).toMatchObject({ stop_reason: 'max_turns', answer_markdown: 'Looking.' });
+    expect(ask.notes).toEqual(['stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question']);
+    const audit = structured(await client.callTool({ name: 'audit', arguments: { question: 'does login shell out?' } }));
+    expect(audit).toMatchObject({ stop_reason: 'max_turns', subtype: 'error_max_turns', exit_code: 3 });
+    expect(audit.error.message).toMatch(/^stopped after \d+ model requests \(max_turns \d+\) before a final answer/);
+    expect(JSON.stringify([ask.notes, audit.errors, audit.error])).not.toContain('--');
+  }, 60_000);
 });
