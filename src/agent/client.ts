@@ -36,28 +36,8 @@ interface AttemptState {
 }
 
 /** The real model client: the only runtime user of @anthropic-ai/sdk. */
-// Long on purpose: a factory whose closures share the SDK client, the retry observer and the request ids.
 export function createAnthropicClient(opts: ClientOptions): ModelClient {
   const notices = new NoticeChannel();
-  const baseFetch = opts.fetchImpl ?? fetch;
-  // The SDK retries inside one `stream()` call and says nothing: every HTTP attempt passes through here, so a
-  // retryable answer becomes a live "retry 2/4 in 1.0 s (529 overloaded)" line.
-  const observingFetch: typeof fetch = async (input, init) => {
-    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
-    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
-    let response: Response;
-    try {
-      response = await baseFetch(input, init);
-    } catch (error) {
-      if (counted && attempt < MAX_RETRIES && !init?.signal?.aborted) {
-        notices.push(`retry ${attempt + 1}/${MAX_RETRIES} in ~${seconds(backoffMs(attempt))} (connection failed: ${causeOf(error)})`);
-      }
-      throw error;
-    }
-    const notice = counted && attempt < MAX_RETRIES ? retryNotice(response, attempt) : null;
-    if (notice) notices.push(notice);
-    return response;
-  };
   // Only the Messages resource: the full client pulls in every API resource (~1 MB more to compile at start-up).
   // The SDK takes exactly one credential; passing it explicitly also keeps the SDK from reading the environment.
   const credential = opts.credential === 'authToken' ? { authToken: opts.apiKey } : { apiKey: opts.apiKey };
@@ -66,69 +46,16 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     baseURL: opts.baseURL ?? null,
     maxRetries: MAX_RETRIES,
     timeout: REQUEST_TIMEOUT_MS,
-    fetch: observingFetch,
+    fetch: observingFetch(opts.fetchImpl ?? fetch, notices),
     logLevel: 'off',
   });
-  const sdk = { messages: new Messages(base) };
-  const anthropicEndpoint = isAnthropicEndpoint(opts.baseURL);
-
-  async function* streamOnce(request: ModelRequest, signal: AbortSignal, state: AttemptState): AsyncGenerator<ModelChunk> {
-    notices.clear();
-    // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
-    const { diagnostics, ...wire } = request;
-    const params = anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
-    const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
-    const events = stream[Symbol.asyncIterator]();
-    let finished = false;
-    try {
-      for (;;) {
-        // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
-        const next = events.next();
-        let result: IteratorResult<API.MessageStreamEvent> | null = null;
-        while (result === null) {
-          result = await Promise.race([next, notices.arrival().then(() => null)]);
-          state.requestId ??= stream.request_id ?? null;
-          for (const message of notices.drain()) yield { type: 'notice', message };
-        }
-        if (result.done) break;
-        const event = result.value;
-        if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
-        else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
-        if (event.type !== 'content_block_delta') continue;
-        if (event.delta.type === 'text_delta') {
-          state.text = true;
-          yield { type: 'text', text: event.delta.text };
-        } else if (event.delta.type === 'thinking_delta') {
-          yield { type: 'thinking', text: event.delta.thinking };
-        }
-      }
-      const message = await stream.finalMessage();
-      finished = true;
-      yield {
-        type: 'message',
-        response: {
-          content: message.content as unknown as Block[],
-          stopReason: message.stop_reason,
-          usage: normaliseUsage(message.usage),
-          requestId: stream.request_id ?? null,
-          id: message.id ?? null,
-          model: message.model,
-          stopSequence: message.stop_sequence,
-          cacheMissReason: (message as { diagnostics?: { cache_miss_reason?: { type?: string } | null } | null }).diagnostics?.cache_miss_reason?.type ?? null,
-        },
-      };
-    } finally {
-      state.requestId ??= stream.request_id ?? null;
-      // A consumer that stops early (or a failure) must not leave the HTTP stream open.
-      if (!finished) stream.abort();
-    }
-  }
+  const sdk: StreamContext = { messages: new Messages(base), notices, anthropicEndpoint: isAnthropicEndpoint(opts.baseURL) };
 
   return {
     async *stream(request, signal) {
       const state: AttemptState = { text: false, usage: null, requestId: null };
       try {
-        yield* streamOnce(request, signal, state);
+        yield* streamOnce(sdk, request, signal, state);
       } catch (error) {
         if (signal.aborted) throw new ModelAbortError(state.usage, state.requestId);
         // The SDK never retries once a response has started; a cut before any visible text is safe to repeat once.
@@ -136,7 +63,7 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
           yield { type: 'notice', message: `stream interrupted before any text (${describe(error)}); retrying once` };
           const again: AttemptState = { text: false, usage: null, requestId: null };
           try {
-            yield* streamOnce(request, signal, again);
+            yield* streamOnce(sdk, request, signal, again);
             return;
           } catch (second) {
             if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
@@ -156,6 +83,98 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
         return null;
       }
     },
+  };
+}
+
+/**
+ * The SDK retries inside one `stream()` call and says nothing: every HTTP attempt passes through here, so a
+ * retryable answer becomes a live "retry 2/4 in 1.0 s (529 overloaded)" line.
+ */
+function observingFetch(baseFetch: typeof fetch, notices: NoticeChannel): typeof fetch {
+  return async (input, init) => {
+    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
+    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      if (counted && attempt < MAX_RETRIES && !init?.signal?.aborted) {
+        notices.push(`retry ${attempt + 1}/${MAX_RETRIES} in ~${seconds(backoffMs(attempt))} (connection failed: ${causeOf(error)})`);
+      }
+      throw error;
+    }
+    const notice = counted && attempt < MAX_RETRIES ? retryNotice(response, attempt) : null;
+    if (notice) notices.push(notice);
+    return response;
+  };
+}
+
+/** What one streamed attempt uses: the Messages resource, the retry notices and whether the server is Anthropic's. */
+interface StreamContext {
+  messages: Messages;
+  notices: NoticeChannel;
+  anthropicEndpoint: boolean;
+}
+
+/** One streamed request: text and thinking as they arrive, retry notices while it waits, then the whole message. */
+async function* streamOnce(
+  sdk: StreamContext,
+  request: ModelRequest,
+  signal: AbortSignal,
+  state: AttemptState,
+): AsyncGenerator<ModelChunk> {
+  const { notices } = sdk;
+  notices.clear();
+  // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
+  const { diagnostics, ...wire } = request;
+  const params = sdk.anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
+  const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
+  const events = stream[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
+      const next = events.next();
+      let result: IteratorResult<API.MessageStreamEvent> | null = null;
+      while (result === null) {
+        result = await Promise.race([next, notices.arrival().then(() => null)]);
+        state.requestId ??= stream.request_id ?? null;
+        for (const message of notices.drain()) yield { type: 'notice', message };
+      }
+      if (result.done) break;
+      const event = result.value;
+      if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
+      else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
+      if (event.type !== 'content_block_delta') continue;
+      if (event.delta.type === 'text_delta') {
+        state.text = true;
+        yield { type: 'text', text: event.delta.text };
+      } else if (event.delta.type === 'thinking_delta') {
+        yield { type: 'thinking', text: event.delta.thinking };
+      }
+    }
+    const message = await stream.finalMessage();
+    finished = true;
+    yield { type: 'message', response: modelResponse(message, stream.request_id ?? null) };
+  } finally {
+    state.requestId ??= stream.request_id ?? null;
+    // A consumer that stops early (or a failure) must not leave the HTTP stream open.
+    if (!finished) stream.abort();
+  }
+}
+
+/** The loop's view of a finished message. */
+function modelResponse(message: API.Message, requestId: string | null): Extract<ModelChunk, { type: 'message' }>['response'] {
+  const diagnostics = (message as { diagnostics?: { cache_miss_reason?: { type?: string } | null } | null }).diagnostics;
+  return {
+    content: message.content as unknown as Block[],
+    stopReason: message.stop_reason,
+    usage: normaliseUsage(message.usage),
+    requestId,
+    id: message.id ?? null,
+    model: message.model,
+    stopSequence: message.stop_sequence,
+    cacheMissReason: diagnostics?.cache_miss_reason?.type ?? null,
   };
 }
 
