@@ -7,6 +7,7 @@ import { execCapped } from '../sandbox/exec.js';
 import { bundledRg } from '../sandbox/programs.js';
 import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 import { escapeControls } from '../escape.js';
+import { handleReader, scanLines, type ScannedLine } from '../lines.js';
 
 /** Lines shown when the call gives no end_line. */
 export const DEFAULT_WINDOW_LINES = 2_000;
@@ -194,41 +195,26 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
 }
 
 /**
- * One pass over the file in chunkBytes reads: lines before `start` are only counted, lines of the window are
- * decoded (at most maxLineChars*4 bytes of each is kept), and after the window newlines are counted for at most
- * countScanBytes more so the trailer can give the total.
+ * One pass over the file (scanLines, the reader the citation check shares): lines before `start` are only counted,
+ * lines of the window are decoded (at most maxLineChars*4+4 bytes of each is kept) and numbered until the byte
+ * budget is spent, and after the window newlines are counted for at most countScanBytes more so the trailer can give
+ * the total.
  */
-// Long on purpose: one streaming pass over the file whose phases (skip, show, count) share the line state.
 export async function readWindow(
   handle: FileHandle,
   range: { start: number; end: number },
   limits: WindowLimits = DEFAULT_LIMITS,
   signal?: AbortSignal,
 ): Promise<Window> {
-  const keepBytes = limits.maxLineChars * 4 + 4;
   const lineBudget = limits.maxResultBytes - TRAILER_RESERVE_BYTES;
   const firstDecoder = new TextDecoder('utf-8');
   const laterDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const win: Window = { shown: [], first: range.start, total: 0, exact: true, cut: [], cutCount: 0, capped: false };
-  const buf = Buffer.allocUnsafe(limits.chunkBytes);
-  let phase: 'skip' | 'show' | 'count' = range.start === 1 ? 'show' : 'skip';
-  let lineNo = 1;
-  let lineHasBytes = false;
-  let parts: Buffer[] = [];
-  let kept = 0;
-  let lineBytes = 0;
-  // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
-  let lastByte = -1;
   let used = 0;
-  let pos = 0;
-  let countFrom = 0;
-
-  const finishLine = (): void => {
-    const raw = Buffer.concat(parts, kept);
+  const onLine = ({ lineNo, head, bytes, cr }: ScannedLine): 'count' | void => {
     // CRLF: the \r before the newline is not part of the line.
-    const fullBytes = lastByte === 13 ? lineBytes - 1 : lineBytes;
-    const bytes = raw.subarray(0, Math.min(raw.length, fullBytes));
-    let text = (lineNo === 1 ? firstDecoder : laterDecoder).decode(bytes);
+    const fullBytes = cr ? bytes - 1 : bytes;
+    let text = (lineNo === 1 ? firstDecoder : laterDecoder).decode(head.subarray(0, Math.min(head.length, fullBytes)));
     const long = text.length > limits.maxLineChars;
     if (long) {
       let cutAt = limits.maxLineChars;
@@ -241,9 +227,7 @@ export async function readWindow(
     // "continue at start_line=N" point at the same line forever.
     if (used + cost > lineBudget && win.shown.length > 0) {
       win.capped = true;
-      phase = 'count';
-      countFrom = pos;
-      return;
+      return 'count';
     }
     used += cost;
     win.shown.push(line);
@@ -252,55 +236,17 @@ export async function readWindow(
       if (win.cut.length < CUT_LINES_LISTED) win.cut.push(lineNo);
     }
   };
-
-  for (;;) {
-    signal?.throwIfAborted();
-    const { bytesRead } = await handle.read(buf, 0, limits.chunkBytes, pos);
-    if (bytesRead === 0) break;
-    pos += bytesRead;
-    const view = buf.subarray(0, bytesRead);
-    let i = 0;
-    while (i < bytesRead) {
-      const nl = view.indexOf(10, i);
-      const stop = nl === -1 ? bytesRead : nl;
-      if (stop > i) {
-        lineHasBytes = true;
-        // Stryker disable next-line UnaryOperator: never used (stop > i ≥ 0 so the byte exists); +1 is not a CR either.
-        lastByte = view[stop - 1] ?? -1;
-      }
-      if (phase === 'show') {
-        lineBytes += stop - i;
-        const take = Math.min(stop - i, keepBytes - kept);
-        if (take > 0) {
-          // Copied: `buf` is reused for the next chunk.
-          parts.push(Buffer.from(view.subarray(i, i + take)));
-          kept += take;
-        }
-      }
-      if (nl === -1) break;
-      if (phase === 'show') finishLine();
-      lineNo += 1;
-      lineHasBytes = false;
-      parts = [];
-      kept = 0;
-      lineBytes = 0;
-      // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
-      lastByte = -1;
-      i = nl + 1;
-      // lineNo passes range.start once (never when it is 1), before any line was shown: the phase is still 'skip'.
-      if (lineNo === range.start) phase = 'show';
-      if (phase === 'show' && lineNo > range.end) {
-        phase = 'count';
-        countFrom = pos;
-      }
-    }
-    if (phase === 'count' && pos - countFrom >= limits.countScanBytes) {
-      win.exact = (await handle.read(buf, 0, 1, pos)).bytesRead === 0;
-      break;
-    }
-  }
-  if (phase === 'show' && lineHasBytes) finishLine();
-  win.total = lineNo - 1 + (lineHasBytes ? 1 : 0);
+  const counted = await scanLines(handleReader(handle), {
+    from: range.start,
+    to: range.end,
+    keepBytes: limits.maxLineChars * 4 + 4,
+    chunkBytes: limits.chunkBytes,
+    countScanBytes: limits.countScanBytes,
+    onLine,
+    ...(signal ? { signal } : {}),
+  });
+  win.total = counted.total;
+  win.exact = counted.exact;
   return win;
 }
 
