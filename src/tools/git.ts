@@ -4,7 +4,7 @@ import { locateRepository } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
-import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import { commandInputParser, commandInputSchema, printableCommand, refusal, type CommandInput } from './command.js';
 import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
@@ -29,6 +29,10 @@ export async function gitAvailability(root: string, git: string | null = GIT_BIN
   return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}), ...confinedTo };
 }
 
+const SCHEMA = commandInputSchema(
+  "One git command without the shell, e.g. \"log --oneline -n 20 -- src/app.ts\" or \"log -S 'createServer' --oneline\".",
+);
+
 /**
  * The read-only history tool: a policy-checked git subcommand, run hardened (see sandbox/git.ts), output bounded. Its
  * input is `{command: string}`, like bash: the model writes git commands as it reads them in documentation, the same
@@ -38,15 +42,8 @@ export function createGitTool(git: string): Tool<CommandInput> {
   return {
     name: 'git',
     description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', description: "One git command without the shell, e.g. \"log --oneline -n 20 -- src/app.ts\" or \"log -S 'createServer' --oneline\"." },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
-    parse: commandInputParser('git', 'log --oneline -n 10', 'a subcommand'),
+    inputSchema: SCHEMA,
+    parse: commandInputParser(SCHEMA, 'git', 'log --oneline -n 10', 'a subcommand'),
     // `git` first, as the person would type it.
     display: (input) => printableCommand(input.command.startsWith('git ') ? input.command : `git ${input.command}`),
     async run(input, ctx): Promise<ToolOutcome> {
