@@ -261,7 +261,13 @@ function retryNotice(response: Response, attempt: number): string | null {
   return `retry ${attempt + 1}/${MAX_RETRIES} in ${when} (${status} ${STATUS_WORDS[status] ?? (status >= 500 ? 'server error' : 'error')})`;
 }
 
-const STATUS_WORDS: Record<number, string> = { 408: 'request timeout', 409: 'conflict', 429: 'rate limited', 500: 'server error', 529: 'overloaded' };
+const STATUS_WORDS: Record<number, string> = {
+  408: 'request timeout',
+  409: 'conflict',
+  429: 'rate limited',
+  500: 'server error',
+  529: 'overloaded',
+};
 
 /** The wait the server asked for, read as the SDK reads it (retry-after-ms, then retry-after seconds or date). */
 function serverWaitMs(headers: Headers): number | null {
@@ -305,14 +311,32 @@ function describe(error: unknown): string {
 }
 
 /** One line per failure that says what happened and what to do, ending with the request id when there is one. */
-function toModelError(error: unknown, state: AttemptState, model: string, retriedOnce: boolean, credential: ClientOptions['credential']): ModelError {
+function toModelError(
+  error: unknown,
+  state: AttemptState,
+  model: string,
+  retriedOnce: boolean,
+  credential: ClientOptions['credential'],
+): ModelError {
   if (error instanceof ModelError) return error;
   const afterOutput = state.text;
   if (error instanceof Errors.APIConnectionTimeoutError) {
-    return new ModelError('the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network', undefined, 'timeout', null, afterOutput);
+    return new ModelError(
+      'the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network',
+      undefined,
+      'timeout',
+      null,
+      afterOutput,
+    );
   }
   if (error instanceof Errors.APIConnectionError) {
-    return new ModelError(`could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`, undefined, 'connection_error', null, afterOutput);
+    return new ModelError(
+      `could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`,
+      undefined,
+      'connection_error',
+      null,
+      afterOutput,
+    );
   }
   if (error instanceof Errors.APIError) {
     const requestId = error.requestID ?? state.requestId;
@@ -323,19 +347,32 @@ function toModelError(error: unknown, state: AttemptState, model: string, retrie
     switch (error.status) {
       case 401:
         return credential === 'authToken'
-          ? fail(`API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`)
+          ? fail(
+              `API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`,
+            )
           : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
       case 400:
       case 413:
         if (isContextOverflow(error.status, detail)) {
-          return new ModelError(`the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`, error.status, type, requestId, afterOutput, true);
+          return new ModelError(
+            `the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`,
+            error.status,
+            type,
+            requestId,
+            afterOutput,
+            true,
+          );
         }
         return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
       case 403:
-        return fail(`API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`);
+        return fail(
+          `API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`,
+        );
       case 404:
         return /model/i.test(detail)
-          ? fail(`unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`)
+          ? fail(
+              `unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`,
+            )
           : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
       case undefined: {
         const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
@@ -349,8 +386,20 @@ function toModelError(error: unknown, state: AttemptState, model: string, retrie
   const id = state.requestId ? ` (request ${state.requestId})` : '';
   // The SDK re-wraps a JSON.parse failure of an SSE event in an AnthropicError whose cause is the SyntaxError.
   if (error instanceof SyntaxError || (error instanceof Error && error.cause instanceof SyntaxError)) {
-    return new ModelError(`the API sent an event spelunk could not read (${message}); ask again, and report it if it repeats${id}`, undefined, 'malformed_event', state.requestId, afterOutput);
+    return new ModelError(
+      `the API sent an event spelunk could not read (${message}); ask again, and report it if it repeats${id}`,
+      undefined,
+      'malformed_event',
+      state.requestId,
+      afterOutput,
+    );
   }
   const what = afterOutput ? 'mid-answer (the text above is incomplete)' : retriedOnce ? 'before any text, twice' : 'before any text';
-  return new ModelError(`the API stream was cut ${what} (${message}); retryable: ask again${id}`, undefined, 'stream_cut', state.requestId, afterOutput);
+  return new ModelError(
+    `the API stream was cut ${what} (${message}); retryable: ask again${id}`,
+    undefined,
+    'stream_cut',
+    state.requestId,
+    afterOutput,
+  );
 }

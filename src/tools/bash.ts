@@ -35,7 +35,12 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
           const verdict = await checkCommand(command, { root: ctx.root, programs });
           if (!verdict.ok) return verdict;
           for (const abs of verdict.paths) ctx.onRead?.(abs);
-          const result = await execCapped(verdict.file, verdict.args, { cwd: ctx.root, timeoutMs: ctx.timeoutMs, signal: ctx.signal, argv0: verdict.program });
+          const result = await execCapped(verdict.file, verdict.args, {
+            cwd: ctx.root,
+            timeoutMs: ctx.timeoutMs,
+            signal: ctx.signal,
+            argv0: verdict.program,
+          });
           return { ok: true, program: verdict.program, result, notes: verdict.notes };
         },
         shape: (program, result) => shape(program, result, ctx.timeoutMs),
@@ -114,7 +119,8 @@ export function shape(program: string, result: ExecResult, timeoutMs: number): T
   }
   if (result.exitCode === null) {
     // No exit code and no signal: the program never started (missing binary, exec failure), spelunk's fault.
-    if (result.signal === null) return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+    if (result.signal === null)
+      return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
     sections.push(`[killed by ${result.signal}]`);
     return { content: sections.join('\n'), summary: `killed by ${result.signal}`, isError: true };
   }

@@ -25,7 +25,8 @@ export async function gitAvailability(root: string, git: string | null = GIT_BIN
   if (git === null) return { available: false, reason: 'git is not installed on this machine' };
   const location = await checkRepository(root, git);
   if (!location.ok) return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
-  const confinedTo = location.top !== undefined && location.prefix !== undefined ? { confinedTo: { top: location.top, prefix: location.prefix } } : {};
+  const confinedTo =
+    location.top !== undefined && location.prefix !== undefined ? { confinedTo: { top: location.top, prefix: location.prefix } } : {};
   return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}), ...confinedTo };
 }
 
@@ -58,13 +59,19 @@ export function createGitTool(git: string): Tool<CommandInput> {
           // A root below its work tree's top: every command is confined to the root (policy/git-confine.ts).
           const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables', location.prefix !== undefined);
           if (!verdict.ok) return verdict;
-          const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
+          const run = await execGit(
+            ctx.root,
+            verdict.args,
+            { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location },
+            git,
+          );
           // The configuration's includes are checked by the call itself (they take a git process to read): a refusal.
           if ('error' in run && run.unsafe === true) return { ok: false, reason: `the repository cannot be read safely: ${run.error}` };
           // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
           if ('error' in run) return { ok: false, reason: `git could not run: ${run.error}` };
           // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
-          const shown = verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
+          const shown =
+            verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
           return { ok: true, program: `git ${verdict.subcommand}`, result: shown, notes: [] };
         },
         shape(program, result): ToolOutcome {
