@@ -338,50 +338,7 @@ function toModelError(
       afterOutput,
     );
   }
-  if (error instanceof Errors.APIError) {
-    const requestId = error.requestID ?? state.requestId;
-    const type = error.type ?? null;
-    const detail = error.apiMessage ?? error.message;
-    const id = requestId ? ` (request ${requestId})` : '';
-    const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
-    switch (error.status) {
-      case 401:
-        return credential === 'authToken'
-          ? fail(
-              `API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`,
-            )
-          : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
-      case 400:
-      case 413:
-        if (isContextOverflow(error.status, detail)) {
-          return new ModelError(
-            `the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`,
-            error.status,
-            type,
-            requestId,
-            afterOutput,
-            true,
-          );
-        }
-        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
-      case 403:
-        return fail(
-          `API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`,
-        );
-      case 404:
-        return /model/i.test(detail)
-          ? fail(
-              `unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`,
-            )
-          : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
-      case undefined: {
-        const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
-        return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
-      }
-      default:
-        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
-    }
-  }
+  if (error instanceof Errors.APIError) return apiError(error, state, model, credential);
   const message = error instanceof Error ? error.message : String(error);
   const id = state.requestId ? ` (request ${state.requestId})` : '';
   // The SDK re-wraps a JSON.parse failure of an SSE event in an AnthropicError whose cause is the SyntaxError.
@@ -402,4 +359,56 @@ function toModelError(
     state.requestId,
     afterOutput,
   );
+}
+
+/** An HTTP error answer of the API, worded for its status. */
+function apiError(
+  error: Errors.APIError,
+  state: AttemptState,
+  model: string,
+  credential: ClientOptions['credential'],
+): ModelError {
+  const afterOutput = state.text;
+  const requestId = error.requestID ?? state.requestId;
+  const type = error.type ?? null;
+  const detail = error.apiMessage ?? error.message;
+  const id = requestId ? ` (request ${requestId})` : '';
+  const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
+  switch (error.status) {
+    case 401:
+      return credential === 'authToken'
+        ? fail(
+            `API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`,
+          )
+        : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
+    case 400:
+    case 413:
+      if (isContextOverflow(error.status, detail)) {
+        return new ModelError(
+          `the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`,
+          error.status,
+          type,
+          requestId,
+          afterOutput,
+          true,
+        );
+      }
+      return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
+    case 403:
+      return fail(
+        `API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`,
+      );
+    case 404:
+      return /model/i.test(detail)
+        ? fail(
+            `unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`,
+          )
+        : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
+    case undefined: {
+      const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
+      return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
+    }
+    default:
+      return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
+  }
 }
