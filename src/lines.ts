@@ -129,7 +129,7 @@ export async function scanLines(readAt: ReadAt, scan: LineScan): Promise<ScanRes
 function nextLine(line: { no: number; hasBytes: boolean; parts: Buffer[]; kept: number; bytes: number; lastByte: number }): void {
   line.no += 1;
   line.hasBytes = false;
-  line.parts = [];
+  if (line.parts.length > 0) line.parts = [];
   line.kept = 0;
   line.bytes = 0;
   // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
@@ -179,7 +179,9 @@ export async function readLineWindow(
   };
   // Small files (the size comes from the caller's stat): see WHOLE_READ_MAX_BYTES.
   if (opts.size !== undefined && opts.size <= WHOLE_READ_MAX_BYTES) {
-    const { total } = await scanLines(bufferReader(readFileSync(abs)), scan);
+    const data = readFileSync(abs);
+    // One chunk the size of the file: one copy, no second read.
+    const { total } = await scanLines(bufferReader(data), { ...scan, chunkBytes: data.length + 1 });
     return { lineCount: total, lines };
   }
   const handle = await open(abs, 'r');
