@@ -62,8 +62,9 @@ export async function loadDiff(source: DiffSource, root: string): Promise<DiffSc
 
 async function readDiffFile(file: string): Promise<string> {
   const stat = await fs.stat(file).catch(() => null);
-  if (stat === null || !stat.isFile())
+  if (stat === null || !stat.isFile()) {
     throw new UsageError(`--diff-file ${file}: no such file; pass a unified diff (git diff BASE...HEAD > pr.diff)`);
+  }
   if (stat.size > MAX_DIFF_BYTES) throw new UsageError(`--diff-file ${file}: ${stat.size} bytes is more than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);
   return fs.readFile(file, 'utf8');
 }

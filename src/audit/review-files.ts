@@ -95,8 +95,9 @@ function commentFingerprint(entry: unknown): string | null | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
   const { body, path, line } = entry as Record<string, unknown>;
   if (typeof body !== 'string' || body.length > MAX_COMMENT_BODY_CHARS) return undefined;
-  if (path !== undefined && path !== null && (typeof path !== 'string' || path.length > MAX_PATH_CHARS || path.includes('\0')))
+  if (path !== undefined && path !== null && (typeof path !== 'string' || path.length > MAX_PATH_CHARS || path.includes('\0'))) {
     return undefined;
+  }
   // GitHub lists an outdated comment with `line: null`; its finding was still posted.
   if (line !== undefined && line !== null && !(Number.isInteger(line) && (line as number) >= 1)) return undefined;
   return FINGERPRINT_MARKER.exec(body)?.[1] ?? null;

@@ -191,8 +191,9 @@ function npmWorkspaces(json: unknown, source: string): Declaration | null {
 
 function tableMembers(doc: Record<string, unknown>, keys: string[], source: string, manifest: Manifest): Declaration | null {
   let table: unknown = doc;
-  for (const key of keys)
+  for (const key of keys) {
     table = table !== null && typeof table === 'object' && Object.hasOwn(table, key) ? (table as Record<string, unknown>)[key] : undefined;
+  }
   if (table === null || typeof table !== 'object') return null;
   const record = table as Record<string, unknown>;
   return { source, manifest, include: strings(record.members), exclude: strings(record.exclude) };

@@ -81,8 +81,9 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   const result = { timedOut: false, aborted: opts.signal?.aborted === true, capped: false };
   if (result.aborted) return finish(started, result, [], [], null, null);
   // Checked here because a limiter that fails to exec the program would look like the program failing.
-  if (!isExecutable(file))
+  if (!isExecutable(file)) {
     return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
+  }
 
   // Waits for a child slot where the process bounds its children (spelunk mcp); an abort meanwhile starts nothing.
   const release = childSlots === null ? null : await childSlots.acquire(opts.signal);

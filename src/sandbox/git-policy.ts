@@ -168,8 +168,9 @@ function longFlag(sub: string, policy: GitPolicy, words: readonly string[], i: n
 
 function shortFlag(sub: string, policy: GitPolicy, words: readonly string[], i: number): Flag {
   const text = words[i] as string;
-  if (policy.countShorthand === true && /^-\d{1,9}$/.test(text))
+  if (policy.countShorthand === true && /^-\d{1,9}$/.test(text)) {
     return { ok: true, value: { flag: `-n${text.slice(1)}`, name: '-n', next: i } };
+  }
   const ch = text.slice(1, 2);
   const flag = `-${ch}`;
   const rule = lookup(policy.short, ch);
@@ -190,8 +191,9 @@ function shortFlag(sub: string, policy: GitPolicy, words: readonly string[], i: 
 }
 
 function valueReason(sub: string, flag: string, rule: Extract<GitFlagRule, { type: 'value' }>, value: string): string | null {
-  if (rule.choices !== undefined && !rule.choices.includes(value))
+  if (rule.choices !== undefined && !rule.choices.includes(value)) {
     return `git ${sub} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
+  }
   const bad = checkValue(rule.value, value, flag);
   return bad === null ? null : `git ${sub} ${bad}`;
 }
@@ -225,8 +227,9 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
       return { ok: true, value: ['--', ...(confined ? confinedPaths(sub, paths, parsed.given) : paths)] };
     }
     case 'object':
-      if (parsed.before.length !== 1 || parsed.after.length > 0)
+      if (parsed.before.length !== 1 || parsed.after.length > 0) {
         return refuse(`git ${sub} takes exactly one object, e.g. ${sub} -p HEAD:src/app.ts`);
+      }
       // Stryker disable next-line ArrayDeclaration: an object's argv has no paths (revisions() drops them), and any plain word passes the path check.
       return revisions(sub, policy, parsed.before, [], where);
     case 'revs':
@@ -243,8 +246,9 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
       const patternGiven = parsed.given.has('-e');
       const pattern = patternGiven ? undefined : parsed.before[0];
       const others = patternGiven ? parsed.before : parsed.before.slice(1);
-      if (!patternGiven && pattern === undefined)
+      if (!patternGiven && pattern === undefined) {
         return refuse(`git ${sub} needs a pattern and a revision, e.g. grep -n 'createServer' HEAD -- src`);
+      }
       const split = await splitOperands(others, root);
       const checked = await revisions(sub, policy, split.revs, [...split.paths, ...parsed.after], where);
       return checked.ok && pattern !== undefined ? { ok: true, value: ['-e', pattern, ...checked.value] } : checked;

@@ -33,8 +33,9 @@ export async function locateRepository(root: string): Promise<GitLocation> {
   if (top === null || top === root) return own;
   const found = await locateGitDir(top);
   if (!found.ok) return { ...found, reason: `the work tree at ${top} holding this root: ${found.reason}` };
-  if (isInside(found.gitDir, root) || isInside(found.commonDir, root))
+  if (isInside(found.gitDir, root) || isInside(found.commonDir, root)) {
     return { ok: false, reason: 'the root is inside a git directory, not a part of a work tree' };
+  }
   return { ...found, top, prefix: `${path.relative(top, root).split(path.sep).join('/')}/` };
 }
 
@@ -148,8 +149,9 @@ async function checkAlternates(
   const text = await readSmall(path.join(objects, 'info', 'alternates'));
   if (text === null) return null;
   if (text === NOT_A_FILE) return { ok: false, reason: `objects/info/alternates is not ${SMALL_FILE}` };
-  if (depth >= MAX_ALTERNATE_DEPTH)
+  if (depth >= MAX_ALTERNATE_DEPTH) {
     return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
+  }
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     // A quoted entry uses C escapes; refusing it is simpler than decoding it and loses nothing real.

@@ -112,8 +112,9 @@ function walk(root: string, relative: string, input: string): Walked {
     if (target === null) return { ok: false, outside: false, reason: `${input} cannot be resolved (the link changed while it was read)` };
     if (path.isAbsolute(target)) {
       const forbidden = forbiddenRoot(path.resolve(target));
-      if (forbidden)
+      if (forbidden) {
         return { ok: false, outside: false, forbidden: true, reason: `${forbidden} is never readable (${input} is a link into it)` };
+      }
       const tail = insideTail(root, target);
       if (tail === null) return { ok: false, outside: true };
       parts.length = 0;

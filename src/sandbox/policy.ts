@@ -147,8 +147,9 @@ async function treeReason(
     ignored,
   };
   const walked = await outsideLinks(root, scope);
-  if (!walked.ok)
+  if (!walked.ok) {
     return `tree: the directories hold more than ${groupDigits(MAX_TREE_WALK_ENTRIES)} entries; give -L 2 or a subdirectory (tree -L 2 src)`;
+  }
   if (walked.outside.length === 0) return null;
   const names = [...new Set(walked.outside.map((rel) => path.basename(rel)))];
   const why = `tree: ${listed(walked.outside)} ${walked.outside.length === 1 ? 'is a symbolic link' : 'are symbolic links'} to outside the repository, and tree describes what a link points to (its type, the counts), which would reveal what lies outside`;
@@ -183,8 +184,9 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   const name = head.text;
   const alias = lookup(ALIASES, name);
   const aliased = alias === undefined ? undefined : programs.get(alias[0]);
-  if (alias !== undefined && aliased !== undefined && !head.glob.some(Boolean))
+  if (alias !== undefined && aliased !== undefined && !head.glob.some(Boolean)) {
     return { ok: true, name: alias[0], file: aliased, prefix: [alias[1]] };
+  }
   const allowed = WHITELIST.filter((p) => programs.has(p)).join(', ');
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(name)) {
     return { ok: false, reason: 'variable assignments (NAME=value) are not supported: the environment is fixed; run the program directly' };

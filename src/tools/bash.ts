@@ -119,8 +119,9 @@ export function shape(program: string, result: ExecResult, timeoutMs: number): T
   }
   if (result.exitCode === null) {
     // No exit code and no signal: the program never started (missing binary, exec failure), spelunk's fault.
-    if (result.signal === null)
+    if (result.signal === null) {
       return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+    }
     sections.push(`[killed by ${result.signal}]`);
     return { content: sections.join('\n'), summary: `killed by ${result.signal}`, isError: true };
   }

@@ -204,8 +204,9 @@ function badChoice(
   if (max !== undefined) {
     // Not a number counts as 0: below every bound.
     const n = sizeValue(value) ?? 0;
-    if (n < 1 || n > max)
+    if (n < 1 || n > max) {
       return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    }
   }
   if (rule.sets === 'pattern' && rule.value === 'pattern' && policy.script !== undefined) {
     const bad = policy.script(value);

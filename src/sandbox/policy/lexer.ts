@@ -32,8 +32,9 @@ export function lex(input: string): Lexed {
   if (raw !== null) return { ok: false, reason: raw };
   const scanned = scan(command);
   if (!scanned.ok) return scanned;
-  if (scanned.words.length === 0)
+  if (scanned.words.length === 0) {
     return { ok: false, reason: 'the command is empty; give a program and its arguments, e.g. rg -n "pattern" src' };
+  }
   if (scanned.words.length > MAX_WORDS) {
     return { ok: false, reason: `the command has ${scanned.words.length} arguments; the limit is ${MAX_WORDS} — search a directory or use a -g glob instead of listing files` };
   }
@@ -203,11 +204,12 @@ function scanDoubleQuoted(
       continue;
     }
     if (c === '$') return { ok: false, reason: dollarReason(s, i, true) };
-    if (c === '`')
+    if (c === '`') {
       return {
         ok: false,
         reason: 'command substitution with backticks is not supported (inside double quotes too); run the inner command separately',
       };
+    }
     text += c;
   }
   return { ok: false, reason: 'unbalanced double quote; close every quote' };
