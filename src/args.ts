@@ -1,4 +1,4 @@
-import yargs from 'yargs';
+import yargs, { type Argv, type Options } from 'yargs';
 import type { RawFlags } from './config.js';
 import { UsageError } from './errors.js';
 import { EXIT_SUMMARY } from './exit-codes.js';
@@ -26,75 +26,103 @@ const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
 Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
+/** Every flag: yargs' option table (a string table, kept whole; the flag check reads it back from yargs). */
+const OPTIONS = {
+  dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
+  model: { alias: 'm', type: 'string', describe: 'model id, or an alias: opus, sonnet, haiku (the newest of each family)', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
+  interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
+  'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
+  'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },
+  depth: { type: 'number', describe: 'listing depth in the preamble', defaultDescription: '3' },
+  'max-entries': { type: 'number', describe: 'cap on the lines of the repository map', defaultDescription: 'none' },
+  'map-tokens': { type: 'number', describe: 'token budget of the repository map in the preamble', defaultDescription: '2000' },
+  'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
+  'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
+  k: { type: 'number', describe: 'locate: files to print', defaultDescription: '10' },
+  'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
+  'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
+  'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
+  'max-concurrent-calls': { type: 'number', describe: 'mcp: tool calls answered at once (more wait in a queue of 16)', defaultDescription: '4' },
+  'max-memory-gib': { type: 'number', describe: 'mcp: address-space allowance of all programs at once (1 GiB each)', defaultDescription: '4' },
+  timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
+  'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
+  sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },
+  'sarif-category': { type: 'string', describe: 'audit: SARIF run.automationDetails.id (GitHub code-scanning category)', defaultDescription: 'spelunk/<slug of the question>/' },
+  'sarif-on-error': { type: 'string', describe: 'audit: without a verdict, write no SARIF (none) or one reporting the failure (notification)', defaultDescription: 'none' },
+  diff: { type: 'string', describe: 'audit: judge the change BASE[...HEAD] (git diff BASE...HEAD; HEAD by default)' },
+  'diff-file': { type: 'string', describe: 'audit: judge the change in this unified diff file (no git needed)' },
+  scope: { type: 'string', describe: 'audit with a diff: findings that count for --fail-on (line|file|repo)', defaultDescription: 'line' },
+  baseline: { type: 'string', describe: 'audit: accepted findings (fingerprints file outside the repository)' },
+  'update-baseline': { type: 'boolean', describe: 'audit: write this run\'s findings to --baseline' },
+  'review-output': { type: 'string', describe: 'audit with a diff: write a GitHub pull-request review (comments on changed lines) to this file' },
+  'previous-review': { type: 'string', describe: 'audit: the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
+  quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
+  continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
+  resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it); alone: list this repository\'s sessions' },
+  'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
+  'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
+  'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
+  render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
+  verbose: { type: 'boolean', describe: 'show full tool output' },
+  thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
+  effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
+  'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
+  color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
+  debug: { type: 'boolean', describe: 'show stack traces for internal errors' },
+  sandbox: { type: 'string', describe: 'kernel sandbox (bubblewrap) for every program spelunk starts: auto | required | off', defaultDescription: 'auto; env SPELUNK_SANDBOX' },
+} satisfies Record<string, Options>;
+
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
-  let audit = false;
-  let mcp = false;
-  let locate = false;
+  const command = { audit: false, mcp: false, locate: false };
   let captured = '';
-  const parser = yargs([...argv])
+  const parser = buildParser(argv, width, command);
+  // getOptions is yargs' own option table (not in @types/yargs 17): the flag check cannot drift from the options.
+  const table = flagTable((parser as unknown as { getOptions(): YargsOptions }).getOptions());
+  checkFlags(argv, table);
+  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
+    captured = output;
+  });
+  // `spelunk help` is yargs' help command too: it fills `captured` without setting args.help.
+  if (args.help || args.version || captured !== '') {
+    return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
+  }
+  rejectNaN(argv, args as Record<string, unknown>);
+  rejectRepeats(args as Record<string, unknown>, valueFlags(table), table);
+  const words = (args.question as string[] | undefined) ?? [];
+  const question = words.join(' ').trim();
+  const { audit, mcp, locate } = command;
+  if (!audit && !mcp && !locate) rejectNearCommand(question);
+  const flags = args as RawFlags & { k?: number };
+  return { kind: 'run', audit, mcp, ...(locate ? { locate } : {}), question: question === '' ? null : question, flags };
+}
+
+/** The yargs parser: subcommands (each sets its flag in `command`), options, help and version as text. */
+function buildParser(
+  argv: readonly string[],
+  width: number | undefined,
+  command: { audit: boolean; mcp: boolean; locate: boolean },
+): Argv {
+  return yargs([...argv])
     .scriptName('spelunk')
     .usage('$0 [question]  ask about a repository (REPL when no question and stdin is a terminal)')
     .command('$0 [question..]', false as unknown as string, (y) => y.positional('question', { type: 'string', array: true }))
     .command('audit [question..]', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) =>
       y.positional('question', { type: 'string', array: true }),
       () => {
-        audit = true;
+        command.audit = true;
       },
     )
     .command('locate [question..]', 'rank the files most likely to answer the question, without a model (no API key)', (y) =>
       y.positional('question', { type: 'string', array: true }),
       () => {
-        locate = true;
+        command.locate = true;
       },
     )
     .command('mcp', 'serve ask, ask_followup, audit and locate to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
-      mcp = true;
+      command.mcp = true;
     })
-    .options({
-      dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
-      model: { alias: 'm', type: 'string', describe: 'model id, or an alias: opus, sonnet, haiku (the newest of each family)', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
-      interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
-      'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
-      'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },
-      depth: { type: 'number', describe: 'listing depth in the preamble', defaultDescription: '3' },
-      'max-entries': { type: 'number', describe: 'cap on the lines of the repository map', defaultDescription: 'none' },
-      'map-tokens': { type: 'number', describe: 'token budget of the repository map in the preamble', defaultDescription: '2000' },
-      'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
-      'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
-      k: { type: 'number', describe: 'locate: files to print', defaultDescription: '10' },
-      'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
-      'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
-      'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
-      'max-concurrent-calls': { type: 'number', describe: 'mcp: tool calls answered at once (more wait in a queue of 16)', defaultDescription: '4' },
-      'max-memory-gib': { type: 'number', describe: 'mcp: address-space allowance of all programs at once (1 GiB each)', defaultDescription: '4' },
-      timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
-      'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
-      sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },
-      'sarif-category': { type: 'string', describe: 'audit: SARIF run.automationDetails.id (GitHub code-scanning category)', defaultDescription: 'spelunk/<slug of the question>/' },
-      'sarif-on-error': { type: 'string', describe: 'audit: without a verdict, write no SARIF (none) or one reporting the failure (notification)', defaultDescription: 'none' },
-      diff: { type: 'string', describe: 'audit: judge the change BASE[...HEAD] (git diff BASE...HEAD; HEAD by default)' },
-      'diff-file': { type: 'string', describe: 'audit: judge the change in this unified diff file (no git needed)' },
-      scope: { type: 'string', describe: 'audit with a diff: findings that count for --fail-on (line|file|repo)', defaultDescription: 'line' },
-      baseline: { type: 'string', describe: 'audit: accepted findings (fingerprints file outside the repository)' },
-      'update-baseline': { type: 'boolean', describe: 'audit: write this run\'s findings to --baseline' },
-      'review-output': { type: 'string', describe: 'audit with a diff: write a GitHub pull-request review (comments on changed lines) to this file' },
-      'previous-review': { type: 'string', describe: 'audit: the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
-      quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
-      continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
-      resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it); alone: list this repository\'s sessions' },
-      'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
-      'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
-      'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
-      render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
-      verbose: { type: 'boolean', describe: 'show full tool output' },
-      thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
-      effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
-      'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
-      color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
-      debug: { type: 'boolean', describe: 'show stack traces for internal errors' },
-      sandbox: { type: 'string', describe: 'kernel sandbox (bubblewrap) for every program spelunk starts: auto | required | off', defaultDescription: 'auto; env SPELUNK_SANDBOX' },
-    })
+    .options(OPTIONS)
     .strict()
     // No dot-notation: `--model.x 1` would hand config an object where it expects a string.
     .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true, 'dot-notation': false })
@@ -108,21 +136,6 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
     .fail((message, error) => {
       throw new UsageError(`${message ?? error?.message ?? 'invalid arguments'}; see spelunk --help`);
     });
-
-  // getOptions is yargs' own option table (not in @types/yargs 17): the flag check cannot drift from the options.
-  const table = flagTable((parser as unknown as { getOptions(): YargsOptions }).getOptions());
-  checkFlags(argv, table);
-  const args = await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
-    captured = output;
-  });
-  // `spelunk help` is yargs' help command too: it fills `captured` without setting args.help.
-  if (args.help || args.version || captured !== '') return { kind: 'output', text: captured.endsWith('\n') ? captured : `${captured}\n` };
-  rejectNaN(argv, args as Record<string, unknown>);
-  rejectRepeats(args as Record<string, unknown>, valueFlags(table), table);
-  const words = (args.question as string[] | undefined) ?? [];
-  const question = words.join(' ').trim();
-  if (!audit && !mcp && !locate) rejectNearCommand(question);
-  return { kind: 'run', audit, mcp, ...(locate ? { locate } : {}), question: question === '' ? null : question, flags: args as RawFlags & { k?: number } };
 }
 
 /**

@@ -131,20 +131,20 @@ export interface RawFlags {
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
-export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, cwd: string, audit: boolean, mcp = false): Promise<Config> {
+export async function resolveConfig(
+  flags: RawFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  audit: boolean,
+  mcp = false,
+): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
   const { apiKey, credential } = resolveCredential(env);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
-  const mcpOnly = [
-    flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call',
-    flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total',
-    flags.maxConcurrentCalls !== undefined && '--max-concurrent-calls',
-    flags.maxMemoryGib !== undefined && '--max-memory-gib',
-  ].filter(Boolean);
-  if (!mcp && mcpOnly.length > 0) throw new UsageError(`${mcpOnly.join(' and ')} only ${mcpOnly.length === 1 ? 'works' : 'work'} with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+  if (!mcp) refuseMcpFlags(flags);
   const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
   if (!['low', 'medium', 'high', 'critical'].includes(failOn)) {
@@ -156,7 +156,10 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     throw new UsageError(`--verify-citations must be off, report or fix (got "${verifyCitations}")`);
   }
   const sandbox = sandboxMode(flags.sandbox, env.SPELUNK_SANDBOX);
-  if (sandbox === null) throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(flags.sandbox ?? env.SPELUNK_SANDBOX ?? '')}")`);
+  if (sandbox === null) {
+    const given = escapeControls(flags.sandbox ?? env.SPELUNK_SANDBOX ?? '');
+    throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${given}")`);
+  }
   const model = resolveModelAlias((flags.model ?? env.SPELUNK_MODEL ?? DEFAULT_MODEL).trim());
   if (model === '') throw new UsageError('--model is empty; pass a model id such as claude-sonnet-5-5');
   const thinking = flags.thinking ?? false;
@@ -183,14 +186,7 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     audit: auditConfig,
     quiet: flags.quiet ?? false,
     session,
-    mcp: mcp
-      ? {
-          perCallUsd: flags.maxBudgetUsdPerCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', flags.maxBudgetUsdPerCall, 0),
-          totalUsd: flags.maxBudgetUsdTotal === undefined ? null : positiveNumber('--max-budget-usd-total', flags.maxBudgetUsdTotal, 0),
-          maxCalls: positiveInt('--max-concurrent-calls', flags.maxConcurrentCalls, 4),
-          maxMemoryGib: positiveInt('--max-memory-gib', flags.maxMemoryGib, 4),
-        }
-      : null,
+    mcp: mcp ? resolveMcpLimits(flags) : null,
     verifyCitations: verifyCitations as VerifyCitations,
     sandboxMode: sandbox,
     render: flags.render !== false,
@@ -199,6 +195,30 @@ export async function resolveConfig(flags: RawFlags, env: Readonly<Record<string
     ...(credential === 'authToken' ? { credential } : {}),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
   };
+}
+
+/** The MCP server's limits; other commands refuse these flags (refuseMcpFlags). */
+function resolveMcpLimits(flags: RawFlags): NonNullable<Config['mcp']> {
+  const { maxBudgetUsdPerCall: perCall, maxBudgetUsdTotal: total } = flags;
+  return {
+    perCallUsd: perCall === undefined ? null : positiveNumber('--max-budget-usd-per-call', perCall, 0),
+    totalUsd: total === undefined ? null : positiveNumber('--max-budget-usd-total', total, 0),
+    maxCalls: positiveInt('--max-concurrent-calls', flags.maxConcurrentCalls, 4),
+    maxMemoryGib: positiveInt('--max-memory-gib', flags.maxMemoryGib, 4),
+  };
+}
+
+/** Outside `spelunk mcp` these flags would do nothing: refused, naming the subcommand. */
+function refuseMcpFlags(flags: RawFlags): void {
+  const mcpOnly = [
+    flags.maxBudgetUsdPerCall !== undefined && '--max-budget-usd-per-call',
+    flags.maxBudgetUsdTotal !== undefined && '--max-budget-usd-total',
+    flags.maxConcurrentCalls !== undefined && '--max-concurrent-calls',
+    flags.maxMemoryGib !== undefined && '--max-memory-gib',
+  ].filter(Boolean);
+  if (mcpOnly.length === 0) return;
+  const verb = mcpOnly.length === 1 ? 'works' : 'work';
+  throw new UsageError(`${mcpOnly.join(' and ')} only ${verb} with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
 }
 
 /** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */
@@ -227,7 +247,10 @@ function resolveAudit(flags: RawFlags, failOn: Severity, cwd: string): AuditConf
   if (!(SARIF_ON_ERROR as readonly string[]).includes(onError)) {
     throw new UsageError(`--sarif-on-error must be none or notification (got "${onError}")`);
   }
-  const needsSarif = [flags.sarifCategory !== undefined && '--sarif-category', flags.sarifOnError !== undefined && '--sarif-on-error'].filter(Boolean);
+  const needsSarif = [
+    flags.sarifCategory !== undefined && '--sarif-category',
+    flags.sarifOnError !== undefined && '--sarif-on-error',
+  ].filter(Boolean);
   if (!flags.sarif && needsSarif.length > 0) {
     throw new UsageError(`${needsSarif.join(' and ')} shape the SARIF file: add --sarif <file> (e.g. --sarif spelunk.sarif)`);
   }
@@ -264,16 +287,41 @@ function resolveEffort(flag: string | undefined, model: string, thinking: boolea
 }
 
 /** --diff / --diff-file / --scope / --baseline / --update-baseline, checked together (each mistake is one line). */
-function auditScope(flags: RawFlags, cwd: string): Pick<AuditConfig, 'diff' | 'scope' | 'baseline' | 'updateBaseline' | 'reviewOutput' | 'previousReview'> {
-  if (flags.diff !== undefined && flags.diffFile !== undefined) throw new UsageError('--diff and --diff-file name the change twice; give one of them');
-  if (flags.diff !== undefined && flags.diff.trim() === '') throw new UsageError('--diff needs a base revision: --diff origin/main or --diff BASE...HEAD');
-  const diff = flags.diff !== undefined ? parseDiffSpec(flags.diff.trim()) : flags.diffFile !== undefined ? { kind: 'file' as const, path: path.resolve(cwd, flags.diffFile) } : null;
-  if (flags.scope !== undefined && !(SCOPES as readonly string[]).includes(flags.scope)) throw new UsageError(`--scope must be line, file or repo (got "${flags.scope}")`);
-  if (flags.scope !== undefined && diff === null) throw new UsageError('--scope only applies to an audit of a change; add --diff BASE or --diff-file pr.diff');
-  if (flags.updateBaseline === true && flags.baseline === undefined) throw new UsageError('--update-baseline needs the file to write: --baseline FILE --update-baseline');
-  if (flags.reviewOutput !== undefined && diff === null) throw new UsageError('--review-output comments on the changed lines of a change: add --diff BASE (or --diff-file pr.diff)');
-  if (flags.previousReview !== undefined && flags.reviewOutput === undefined) throw new UsageError('--previous-review only shapes a review: add --review-output review.json');
-  for (const [flag, value] of [['--review-output', flags.reviewOutput], ['--previous-review', flags.previousReview]] as const) {
+function auditScope(
+  flags: RawFlags,
+  cwd: string,
+): Pick<AuditConfig, 'diff' | 'scope' | 'baseline' | 'updateBaseline' | 'reviewOutput' | 'previousReview'> {
+  if (flags.diff !== undefined && flags.diffFile !== undefined) {
+    throw new UsageError('--diff and --diff-file name the change twice; give one of them');
+  }
+  if (flags.diff !== undefined && flags.diff.trim() === '') {
+    throw new UsageError('--diff needs a base revision: --diff origin/main or --diff BASE...HEAD');
+  }
+  const diff =
+    flags.diff !== undefined
+      ? parseDiffSpec(flags.diff.trim())
+      : flags.diffFile !== undefined
+        ? { kind: 'file' as const, path: path.resolve(cwd, flags.diffFile) }
+        : null;
+  if (flags.scope !== undefined && !(SCOPES as readonly string[]).includes(flags.scope)) {
+    throw new UsageError(`--scope must be line, file or repo (got "${flags.scope}")`);
+  }
+  if (flags.scope !== undefined && diff === null) {
+    throw new UsageError('--scope only applies to an audit of a change; add --diff BASE or --diff-file pr.diff');
+  }
+  if (flags.updateBaseline === true && flags.baseline === undefined) {
+    throw new UsageError('--update-baseline needs the file to write: --baseline FILE --update-baseline');
+  }
+  if (flags.reviewOutput !== undefined && diff === null) {
+    throw new UsageError('--review-output comments on the changed lines of a change: add --diff BASE (or --diff-file pr.diff)');
+  }
+  if (flags.previousReview !== undefined && flags.reviewOutput === undefined) {
+    throw new UsageError('--previous-review only shapes a review: add --review-output review.json');
+  }
+  for (const [flag, value] of [
+    ['--review-output', flags.reviewOutput],
+    ['--previous-review', flags.previousReview],
+  ] as const) {
     if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} needs a file name`);
   }
   return {
@@ -302,12 +350,16 @@ async function resolveRoot(dir: string, cwd: string): Promise<string> {
 
 function positiveInt(flag: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a whole number of at least 1 (got ${value ?? 'a non-number'})`);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new UsageError(`${flag} must be a whole number of at least 1 (got ${value ?? 'a non-number'})`);
+  }
   return value;
 }
 
 function positiveNumber(flag: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} must be a number greater than 0 (got ${value ?? 'a non-number'})`);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${flag} must be a number greater than 0 (got ${value ?? 'a non-number'})`);
+  }
   return value;
 }

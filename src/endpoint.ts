@@ -7,12 +7,17 @@ import { escapeControls } from './escape.js';
  * ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN: the SDK's own order (the key wins when both are set). Both reach the
  * API as `Authorization: Bearer <value>` in SDK 1.x; the difference is which variable a message tells the user to fix.
  */
-export function resolveCredential(env: Readonly<Record<string, string | undefined>>): { apiKey: string; credential: 'apiKey' | 'authToken' } {
+export function resolveCredential(env: Readonly<Record<string, string | undefined>>): {
+  apiKey: string;
+  credential: 'apiKey' | 'authToken';
+} {
   const key = env.ANTHROPIC_API_KEY?.trim();
   if (key) return { apiKey: headerSafe('ANTHROPIC_API_KEY', key), credential: 'apiKey' };
   const token = env.ANTHROPIC_AUTH_TOKEN?.trim();
   if (token) return { apiKey: headerSafe('ANTHROPIC_AUTH_TOKEN', token), credential: 'authToken' };
-  throw new UsageError('ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com), or ANTHROPIC_AUTH_TOKEN for a bearer token');
+  throw new UsageError(
+    'ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=sk-ant-… (get a key at console.anthropic.com), or ANTHROPIC_AUTH_TOKEN for a bearer token',
+  );
 }
 
 /** A credential goes into an HTTP header: a line break or space in it (a bad paste) is said here, without echoing it. */

@@ -89,7 +89,13 @@ function display(arg: string, real: string, table: FlagTable): string {
 
 function example(real: string, table: FlagTable): string {
   const name = table.long.get(real) ?? real;
-  const samples: Record<string, string> = { dir: 'path/to/repo', model: 'sonnet', 'output-format': 'json', effort: 'high', 'verify-citations': 'fix' };
+  const samples: Record<string, string> = {
+    dir: 'path/to/repo',
+    model: 'sonnet',
+    'output-format': 'json',
+    effort: 'high',
+    'verify-citations': 'fix',
+  };
   return `--${name} ${samples[name] ?? '<value>'}`;
 }
 

@@ -42,4 +42,13 @@ describe('readLineWindow: one rule for line counts, whether the file is read who
     expect(streamed.lines.map((l) => l.slice(0, 4))).toEqual(['150 ', '151 ']);
     expect(streamed.lines[0]).toHaveLength(2000);
   });
+
+  it('streamed: a character split across two reads is decoded whole (the reader works on bytes, not chunk strings)', async () => {
+    const file = path.join(dir, 'straddle.txt');
+    // 32,767 lines of `a` fill 65,534 bytes: the 2-byte `é` of the next line straddles the 64 KiB read boundary.
+    await fs.writeFile(file, `${'a\n'.repeat(32_767)}xé\nlast\n`);
+    const { size } = await fs.stat(file);
+    expect(size).toBeGreaterThan(64 * 1024);
+    expect(await readLineWindow(file, 32_768, 32_769, { size })).toEqual({ lineCount: 32_769, lines: ['xé', 'last'] });
+  });
 });

@@ -37,7 +37,12 @@ export interface BudgetCheck {
  * Prices `request` at its worst case (counted prompt, full --max-tokens output). The next request's prompt holds this
  * one's and more, so when two of these no longer fit, this one is the last.
  */
-export async function checkBudget(budget: Budget, limits: Limits & { client: ModelClient }, request: ModelRequest, signal: AbortSignal): Promise<BudgetCheck> {
+export async function checkBudget(
+  budget: Budget,
+  limits: Limits & { client: ModelClient },
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<BudgetCheck> {
   const counted = await limits.client.countTokens(request, signal);
   const prompt = counted ?? Math.ceil(JSON.stringify(request).length / CONSERVATIVE_CHARS_PER_TOKEN);
   const worst = budget.worstCaseUsd(prompt, limits.maxTokens);

@@ -65,7 +65,12 @@ export class CacheWatch {
     this.#previous = { model: request.model, segments, cachedTokens: usage.cache_read_input_tokens + usage.cache_creation_input_tokens };
     if (!previous || usage.cache_read_input_tokens >= previous.cachedTokens) return null;
     const tokens = previous.cachedTokens - usage.cache_read_input_tokens;
-    return { changed: describeChange(previous, { model: request.model, segments }), tokens, costUsd: missCost(request.model, tokens), apiReason };
+    return {
+      changed: describeChange(previous, { model: request.model, segments }),
+      tokens,
+      costUsd: missCost(request.model, tokens),
+      apiReason,
+    };
   }
 }
 
@@ -74,7 +79,9 @@ export function segmentsOf(request: ModelRequest): Segment[] {
   const out: Segment[] = [piece('thinking', request.thinking ?? null)];
   for (const tool of request.tools) out.push(piece(`tool ${tool.name}`, withoutMarker(tool)));
   request.system.forEach((block, i) => out.push(...systemPieces(block, i)));
-  request.messages.forEach((message, i) => out.push(piece(`message ${i + 1} (${message.role})`, { role: message.role, content: message.content.map(withoutMarker) })));
+  request.messages.forEach((message, i) =>
+    out.push(piece(`message ${i + 1} (${message.role})`, { role: message.role, content: message.content.map(withoutMarker) })),
+  );
   return out;
 }
 

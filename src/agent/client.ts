@@ -36,28 +36,8 @@ interface AttemptState {
 }
 
 /** The real model client: the only runtime user of @anthropic-ai/sdk. */
-// Long on purpose: a factory whose closures share the SDK client, the retry observer and the request ids.
 export function createAnthropicClient(opts: ClientOptions): ModelClient {
   const notices = new NoticeChannel();
-  const baseFetch = opts.fetchImpl ?? fetch;
-  // The SDK retries inside one `stream()` call and says nothing: every HTTP attempt passes through here, so a
-  // retryable answer becomes a live "retry 2/4 in 1.0 s (529 overloaded)" line.
-  const observingFetch: typeof fetch = async (input, init) => {
-    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
-    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
-    let response: Response;
-    try {
-      response = await baseFetch(input, init);
-    } catch (error) {
-      if (counted && attempt < MAX_RETRIES && !init?.signal?.aborted) {
-        notices.push(`retry ${attempt + 1}/${MAX_RETRIES} in ~${seconds(backoffMs(attempt))} (connection failed: ${causeOf(error)})`);
-      }
-      throw error;
-    }
-    const notice = counted && attempt < MAX_RETRIES ? retryNotice(response, attempt) : null;
-    if (notice) notices.push(notice);
-    return response;
-  };
   // Only the Messages resource: the full client pulls in every API resource (~1 MB more to compile at start-up).
   // The SDK takes exactly one credential; passing it explicitly also keeps the SDK from reading the environment.
   const credential = opts.credential === 'authToken' ? { authToken: opts.apiKey } : { apiKey: opts.apiKey };
@@ -66,69 +46,16 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     baseURL: opts.baseURL ?? null,
     maxRetries: MAX_RETRIES,
     timeout: REQUEST_TIMEOUT_MS,
-    fetch: observingFetch,
+    fetch: observingFetch(opts.fetchImpl ?? fetch, notices),
     logLevel: 'off',
   });
-  const sdk = { messages: new Messages(base) };
-  const anthropicEndpoint = isAnthropicEndpoint(opts.baseURL);
-
-  async function* streamOnce(request: ModelRequest, signal: AbortSignal, state: AttemptState): AsyncGenerator<ModelChunk> {
-    notices.clear();
-    // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
-    const { diagnostics, ...wire } = request;
-    const params = anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
-    const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
-    const events = stream[Symbol.asyncIterator]();
-    let finished = false;
-    try {
-      for (;;) {
-        // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
-        const next = events.next();
-        let result: IteratorResult<API.MessageStreamEvent> | null = null;
-        while (result === null) {
-          result = await Promise.race([next, notices.arrival().then(() => null)]);
-          state.requestId ??= stream.request_id ?? null;
-          for (const message of notices.drain()) yield { type: 'notice', message };
-        }
-        if (result.done) break;
-        const event = result.value;
-        if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
-        else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
-        if (event.type !== 'content_block_delta') continue;
-        if (event.delta.type === 'text_delta') {
-          state.text = true;
-          yield { type: 'text', text: event.delta.text };
-        } else if (event.delta.type === 'thinking_delta') {
-          yield { type: 'thinking', text: event.delta.thinking };
-        }
-      }
-      const message = await stream.finalMessage();
-      finished = true;
-      yield {
-        type: 'message',
-        response: {
-          content: message.content as unknown as Block[],
-          stopReason: message.stop_reason,
-          usage: normaliseUsage(message.usage),
-          requestId: stream.request_id ?? null,
-          id: message.id ?? null,
-          model: message.model,
-          stopSequence: message.stop_sequence,
-          cacheMissReason: (message as { diagnostics?: { cache_miss_reason?: { type?: string } | null } | null }).diagnostics?.cache_miss_reason?.type ?? null,
-        },
-      };
-    } finally {
-      state.requestId ??= stream.request_id ?? null;
-      // A consumer that stops early (or a failure) must not leave the HTTP stream open.
-      if (!finished) stream.abort();
-    }
-  }
+  const sdk: StreamContext = { messages: new Messages(base), notices, anthropicEndpoint: isAnthropicEndpoint(opts.baseURL) };
 
   return {
     async *stream(request, signal) {
       const state: AttemptState = { text: false, usage: null, requestId: null };
       try {
-        yield* streamOnce(request, signal, state);
+        yield* streamOnce(sdk, request, signal, state);
       } catch (error) {
         if (signal.aborted) throw new ModelAbortError(state.usage, state.requestId);
         // The SDK never retries once a response has started; a cut before any visible text is safe to repeat once.
@@ -136,7 +63,7 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
           yield { type: 'notice', message: `stream interrupted before any text (${describe(error)}); retrying once` };
           const again: AttemptState = { text: false, usage: null, requestId: null };
           try {
-            yield* streamOnce(request, signal, again);
+            yield* streamOnce(sdk, request, signal, again);
             return;
           } catch (second) {
             if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
@@ -156,6 +83,98 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
         return null;
       }
     },
+  };
+}
+
+/**
+ * The SDK retries inside one `stream()` call and says nothing: every HTTP attempt passes through here, so a
+ * retryable answer becomes a live "retry 2/4 in 1.0 s (529 overloaded)" line.
+ */
+function observingFetch(baseFetch: typeof fetch, notices: NoticeChannel): typeof fetch {
+  return async (input, init) => {
+    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
+    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      if (counted && attempt < MAX_RETRIES && !init?.signal?.aborted) {
+        notices.push(`retry ${attempt + 1}/${MAX_RETRIES} in ~${seconds(backoffMs(attempt))} (connection failed: ${causeOf(error)})`);
+      }
+      throw error;
+    }
+    const notice = counted && attempt < MAX_RETRIES ? retryNotice(response, attempt) : null;
+    if (notice) notices.push(notice);
+    return response;
+  };
+}
+
+/** What one streamed attempt uses: the Messages resource, the retry notices and whether the server is Anthropic's. */
+interface StreamContext {
+  messages: Messages;
+  notices: NoticeChannel;
+  anthropicEndpoint: boolean;
+}
+
+/** One streamed request: text and thinking as they arrive, retry notices while it waits, then the whole message. */
+async function* streamOnce(
+  sdk: StreamContext,
+  request: ModelRequest,
+  signal: AbortSignal,
+  state: AttemptState,
+): AsyncGenerator<ModelChunk> {
+  const { notices } = sdk;
+  notices.clear();
+  // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
+  const { diagnostics, ...wire } = request;
+  const params = sdk.anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
+  const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
+  const events = stream[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      // Race each event with retry notices, so a request the SDK is still retrying shows why it waits.
+      const next = events.next();
+      let result: IteratorResult<API.MessageStreamEvent> | null = null;
+      while (result === null) {
+        result = await Promise.race([next, notices.arrival().then(() => null)]);
+        state.requestId ??= stream.request_id ?? null;
+        for (const message of notices.drain()) yield { type: 'notice', message };
+      }
+      if (result.done) break;
+      const event = result.value;
+      if (event.type === 'message_start') state.usage = normaliseUsage(event.message.usage);
+      else if (event.type === 'message_delta' && state.usage) state.usage = mergeDelta(state.usage, event.usage);
+      if (event.type !== 'content_block_delta') continue;
+      if (event.delta.type === 'text_delta') {
+        state.text = true;
+        yield { type: 'text', text: event.delta.text };
+      } else if (event.delta.type === 'thinking_delta') {
+        yield { type: 'thinking', text: event.delta.thinking };
+      }
+    }
+    const message = await stream.finalMessage();
+    finished = true;
+    yield { type: 'message', response: modelResponse(message, stream.request_id ?? null) };
+  } finally {
+    state.requestId ??= stream.request_id ?? null;
+    // A consumer that stops early (or a failure) must not leave the HTTP stream open.
+    if (!finished) stream.abort();
+  }
+}
+
+/** The loop's view of a finished message. */
+function modelResponse(message: API.Message, requestId: string | null): Extract<ModelChunk, { type: 'message' }>['response'] {
+  const diagnostics = (message as { diagnostics?: { cache_miss_reason?: { type?: string } | null } | null }).diagnostics;
+  return {
+    content: message.content as unknown as Block[],
+    stopReason: message.stop_reason,
+    usage: normaliseUsage(message.usage),
+    requestId,
+    id: message.id ?? null,
+    model: message.model,
+    stopSequence: message.stop_sequence,
+    cacheMissReason: diagnostics?.cache_miss_reason?.type ?? null,
   };
 }
 
@@ -242,7 +261,13 @@ function retryNotice(response: Response, attempt: number): string | null {
   return `retry ${attempt + 1}/${MAX_RETRIES} in ${when} (${status} ${STATUS_WORDS[status] ?? (status >= 500 ? 'server error' : 'error')})`;
 }
 
-const STATUS_WORDS: Record<number, string> = { 408: 'request timeout', 409: 'conflict', 429: 'rate limited', 500: 'server error', 529: 'overloaded' };
+const STATUS_WORDS: Record<number, string> = {
+  408: 'request timeout',
+  409: 'conflict',
+  429: 'rate limited',
+  500: 'server error',
+  529: 'overloaded',
+};
 
 /** The wait the server asked for, read as the SDK reads it (retry-after-ms, then retry-after seconds or date). */
 function serverWaitMs(headers: Headers): number | null {
@@ -286,52 +311,104 @@ function describe(error: unknown): string {
 }
 
 /** One line per failure that says what happened and what to do, ending with the request id when there is one. */
-function toModelError(error: unknown, state: AttemptState, model: string, retriedOnce: boolean, credential: ClientOptions['credential']): ModelError {
+function toModelError(
+  error: unknown,
+  state: AttemptState,
+  model: string,
+  retriedOnce: boolean,
+  credential: ClientOptions['credential'],
+): ModelError {
   if (error instanceof ModelError) return error;
   const afterOutput = state.text;
   if (error instanceof Errors.APIConnectionTimeoutError) {
-    return new ModelError('the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network', undefined, 'timeout', null, afterOutput);
+    return new ModelError(
+      'the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network',
+      undefined,
+      'timeout',
+      null,
+      afterOutput,
+    );
   }
   if (error instanceof Errors.APIConnectionError) {
-    return new ModelError(`could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`, undefined, 'connection_error', null, afterOutput);
+    return new ModelError(
+      `could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`,
+      undefined,
+      'connection_error',
+      null,
+      afterOutput,
+    );
   }
-  if (error instanceof Errors.APIError) {
-    const requestId = error.requestID ?? state.requestId;
-    const type = error.type ?? null;
-    const detail = error.apiMessage ?? error.message;
-    const id = requestId ? ` (request ${requestId})` : '';
-    const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
-    switch (error.status) {
-      case 401:
-        return credential === 'authToken'
-          ? fail(`API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`)
-          : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
-      case 400:
-      case 413:
-        if (isContextOverflow(error.status, detail)) {
-          return new ModelError(`the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`, error.status, type, requestId, afterOutput, true);
-        }
-        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
-      case 403:
-        return fail(`API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`);
-      case 404:
-        return /model/i.test(detail)
-          ? fail(`unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`)
-          : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
-      case undefined: {
-        const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
-        return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
-      }
-      default:
-        return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
-    }
-  }
+  if (error instanceof Errors.APIError) return apiError(error, state, model, credential);
   const message = error instanceof Error ? error.message : String(error);
   const id = state.requestId ? ` (request ${state.requestId})` : '';
   // The SDK re-wraps a JSON.parse failure of an SSE event in an AnthropicError whose cause is the SyntaxError.
   if (error instanceof SyntaxError || (error instanceof Error && error.cause instanceof SyntaxError)) {
-    return new ModelError(`the API sent an event spelunk could not read (${message}); ask again, and report it if it repeats${id}`, undefined, 'malformed_event', state.requestId, afterOutput);
+    return new ModelError(
+      `the API sent an event spelunk could not read (${message}); ask again, and report it if it repeats${id}`,
+      undefined,
+      'malformed_event',
+      state.requestId,
+      afterOutput,
+    );
   }
   const what = afterOutput ? 'mid-answer (the text above is incomplete)' : retriedOnce ? 'before any text, twice' : 'before any text';
-  return new ModelError(`the API stream was cut ${what} (${message}); retryable: ask again${id}`, undefined, 'stream_cut', state.requestId, afterOutput);
+  return new ModelError(
+    `the API stream was cut ${what} (${message}); retryable: ask again${id}`,
+    undefined,
+    'stream_cut',
+    state.requestId,
+    afterOutput,
+  );
+}
+
+/** An HTTP error answer of the API, worded for its status. */
+function apiError(
+  error: Errors.APIError,
+  state: AttemptState,
+  model: string,
+  credential: ClientOptions['credential'],
+): ModelError {
+  const afterOutput = state.text;
+  const requestId = error.requestID ?? state.requestId;
+  const type = error.type ?? null;
+  const detail = error.apiMessage ?? error.message;
+  const id = requestId ? ` (request ${requestId})` : '';
+  const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
+  switch (error.status) {
+    case 401:
+      return credential === 'authToken'
+        ? fail(
+            `API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`,
+          )
+        : fail(`API 401 authentication_error: ${detail}; set a valid key with export ANTHROPIC_API_KEY=sk-ant-…${id}`);
+    case 400:
+    case 413:
+      if (isContextOverflow(error.status, detail)) {
+        return new ModelError(
+          `the question does not fit ${model}'s context window (API ${error.status}: ${detail}); ask a narrower question or send less text${id}`,
+          error.status,
+          type,
+          requestId,
+          afterOutput,
+          true,
+        );
+      }
+      return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
+    case 403:
+      return fail(
+        `API 403 ${type ?? 'permission_error'}: ${detail}; this API key is not allowed to use ${model} (or this endpoint): check the key's workspace, model access and limits at console.anthropic.com${id}`,
+      );
+    case 404:
+      return /model/i.test(detail)
+        ? fail(
+            `unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`,
+          )
+        : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
+    case undefined: {
+      const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
+      return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
+    }
+    default:
+      return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
+  }
 }

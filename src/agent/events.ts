@@ -46,7 +46,16 @@ export type AgentEvent =
   | { type: 'tool_start'; id: string; name: string; input: unknown; display: string }
   | { type: 'tool_end'; id: string; name: string; input: unknown; outcome: ToolOutcome; durationMs: number }
   /** `interrupted`: the request was cancelled after the API had reported (and billed) its usage; `effort`: the effort sent. */
-  | { type: 'usage'; turn: number; model: string; usage: Usage; durationMs: number; requestId: string | null; interrupted?: boolean; effort?: Effort }
+  | {
+      type: 'usage';
+      turn: number;
+      model: string;
+      usage: Usage;
+      durationMs: number;
+      requestId: string | null;
+      interrupted?: boolean;
+      effort?: Effort;
+    }
   /** The first tool calls waited this long for the read-only snapshot (not counted in their durations). */
   | { type: 'tools_waited'; durationMs: number }
   /** Each completed response, after its usage and before its tools run. */

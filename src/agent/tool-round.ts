@@ -59,7 +59,12 @@ export async function* runToolRound(content: Block[], config: ToolRoundConfig, s
 }
 
 /** Runs the calls, `bound` at a time, yielding each `tool_end` as it finishes; outcomes come back by index. */
-async function* runBounded(calls: ToolUse[], bound: number, config: ToolRoundConfig, signal: AbortSignal): AsyncGenerator<AgentEvent, ToolOutcome[]> {
+async function* runBounded(
+  calls: ToolUse[],
+  bound: number,
+  config: ToolRoundConfig,
+  signal: AbortSignal,
+): AsyncGenerator<AgentEvent, ToolOutcome[]> {
   const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead, sandbox: currentSandbox().kind };
   const outcomes: ToolOutcome[] = [];
   const pending = new Map<number, Promise<{ index: number; outcome: ToolOutcome; durationMs: number }>>();
@@ -69,7 +74,10 @@ async function* runBounded(calls: ToolUse[], bound: number, config: ToolRoundCon
     const call = calls[index];
     if (!call) return;
     const started = Date.now();
-    pending.set(index, config.registry.dispatch(call.name, call.input, ctx).then((outcome) => ({ index, outcome, durationMs: Date.now() - started })));
+    pending.set(
+      index,
+      config.registry.dispatch(call.name, call.input, ctx).then((outcome) => ({ index, outcome, durationMs: Date.now() - started })),
+    );
   };
   while (next < Math.min(bound, calls.length)) launch();
   while (pending.size > 0) {

@@ -62,7 +62,9 @@ export async function loadDiff(source: DiffSource, root: string): Promise<DiffSc
 
 async function readDiffFile(file: string): Promise<string> {
   const stat = await fs.stat(file).catch(() => null);
-  if (stat === null || !stat.isFile()) throw new UsageError(`--diff-file ${file}: no such file; pass a unified diff (git diff BASE...HEAD > pr.diff)`);
+  if (stat === null || !stat.isFile()) {
+    throw new UsageError(`--diff-file ${file}: no such file; pass a unified diff (git diff BASE...HEAD > pr.diff)`);
+  }
   if (stat.size > MAX_DIFF_BYTES) throw new UsageError(`--diff-file ${file}: ${stat.size} bytes is more than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);
   return fs.readFile(file, 'utf8');
 }
@@ -77,7 +79,16 @@ async function gitDiff(root: string, base: string, head: string): Promise<string
   // a root below its work tree's top the diff is the root's only (`--relative`, `-- .` from the root), with paths
   // relative to it like every other path of the audit.
   const confined = location.prefix === undefined ? [] : ['--relative'];
-  const args = ['diff', '--no-color', ...NO_DIFF_PROGRAMS, ...confined, '--end-of-options', `${base}...${head}`, '--', ...(confined.length > 0 ? ['.'] : [])];
+  const args = [
+    'diff',
+    '--no-color',
+    ...NO_DIFF_PROGRAMS,
+    ...confined,
+    '--end-of-options',
+    `${base}...${head}`,
+    '--',
+    ...(confined.length > 0 ? ['.'] : []),
+  ];
   const run = await execGit(root, args, { timeoutMs: DIFF_TIMEOUT_MS, maxBytes: MAX_DIFF_BYTES, location });
   if ('error' in run) throw new UsageError(`--diff ${base}...${head}: ${run.error}`);
   if (run.capped) throw new UsageError(`--diff ${base}...${head}: the diff is larger than ${MAX_DIFF_BYTES} bytes; audit a smaller change`);

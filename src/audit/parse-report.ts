@@ -1,16 +1,6 @@
-import type { ParseResult } from '../tools/tool.js';
-import {
-  CATEGORIES,
-  SEVERITIES,
-  VERDICTS,
-  isSeverity,
-  normaliseRuleId,
-  type Category,
-  type FindingInput,
-  type ReportInput,
-  type Severity,
-  type Verdict,
-} from './report.js';
+import { dropNulls, schemaIssues, showValue as show, type SchemaIssue } from '../tools/schema.js';
+import type { InputSchema, ParseResult } from '../tools/tool.js';
+import { CATEGORIES, SEVERITIES, VERDICTS, normaliseRuleId, type FindingInput, type ReportInput } from './report.js';
 
 /** Bounds on what the model may file: a report is shown in tables, SARIF and JSON, so it must stay readable. */
 const MAX_FINDINGS = 200;
@@ -21,89 +11,105 @@ const MAX_PATH_CHARS = 1_000;
 /** At most this many shape errors are listed back to the model. */
 const MAX_SHAPE_ERRORS = 10;
 
-/** Checks the shape of a `report_findings` input; every problem is listed back to the model (up to MAX_SHAPE_ERRORS). */
-export function parseReport(input: unknown): ParseResult<ReportInput> {
-  const errors: string[] = [];
-  if (!isRecord(input)) return { ok: false, error: shapeError(['the input must be an object {verdict, summary, findings}']) };
-  unknownKeys(input, ['verdict', 'summary', 'findings'], '', errors);
-  const verdict = input.verdict;
-  if (!(VERDICTS as readonly unknown[]).includes(verdict)) {
-    errors.push(`verdict must be one of ${VERDICTS.join(', ')} (got ${show(verdict)})`);
-  }
-  const summary = text(input.summary, 'summary', MAX_SUMMARY_CHARS, errors);
-  const findings: FindingInput[] = [];
-  if (!Array.isArray(input.findings)) {
-    errors.push('findings must be an array (use [] when there are none)');
-  } else if (input.findings.length > MAX_FINDINGS) {
-    errors.push(`at most ${MAX_FINDINGS} findings per report (got ${input.findings.length}); keep the most severe`);
-  } else {
-    for (const [index, raw] of input.findings.entries()) {
-      const finding = parseFinding(raw, `findings[${index}]`, errors);
-      // Stryker disable next-line ConditionalExpression: parseFinding answers null only after adding an error, and any error refuses the whole report
-      if (finding !== null) findings.push(finding);
-    }
-  }
-  if (errors.length > 0) return { ok: false, error: shapeError(errors) };
-  // text() answers null only after adding an error, so here the summary is a string.
-  return { ok: true, value: { verdict: verdict as Verdict, summary: summary as string, findings } };
-}
-
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
 const FINDING_KEYS = ['rule_id', 'severity', 'category', 'title', 'message', 'path', 'start_line', 'end_line'];
+/** A string with something in it besides white space. */
+const NOT_BLANK = '\\S';
 
-function parseFinding(raw: unknown, where: string, errors: string[]): FindingInput | null {
-  if (!isRecord(raw)) {
-    errors.push(`${where} must be an object with ${FINDING_KEYS.join(', ')}`);
-    return null;
-  }
-  const before = errors.length;
-  unknownKeys(raw, FINDING_KEYS, `${where}.`, errors);
-  if (typeof raw.rule_id !== 'string' || !RULE_ID.test(raw.rule_id)) {
-    errors.push(`${where}.rule_id must be a short id of letters, digits, ".", "_", "-", "/" like "shell-injection" (got ${show(raw.rule_id)})`);
-  }
-  if (!isSeverity(raw.severity)) errors.push(`${where}.severity must be one of ${SEVERITIES.join(', ')} (got ${show(raw.severity)})`);
-  // Optional (a missing or null category files without one), but a value must be one of the list.
-  const hasCategory = raw.category !== undefined && raw.category !== null;
-  if (hasCategory && !(CATEGORIES as readonly unknown[]).includes(raw.category)) {
-    errors.push(`${where}.category must be one of ${CATEGORIES.join(', ')} (got ${show(raw.category)})`);
-  }
-  text(raw.title, `${where}.title`, MAX_TITLE_CHARS, errors);
-  text(raw.message, `${where}.message`, MAX_MESSAGE_CHARS, errors);
-  text(raw.path, `${where}.path`, MAX_PATH_CHARS, errors);
-  if (!Number.isInteger(raw.start_line)) errors.push(`${where}.start_line must be an integer line number (got ${show(raw.start_line)})`);
-  // A null end_line is what models send for "not applicable"; it means the same as leaving it out.
-  const hasEnd = raw.end_line !== undefined && raw.end_line !== null;
-  if (hasEnd && !Number.isInteger(raw.end_line)) errors.push(`${where}.end_line must be an integer line number (got ${show(raw.end_line)})`);
-  if (errors.length > before) return null;
-  const finding: FindingInput = {
-    rule_id: normaliseRuleId(raw.rule_id as string),
-    severity: raw.severity as Severity,
-    title: (raw.title as string).trim(),
-    message: (raw.message as string).trim(),
-    path: raw.path as string,
-    start_line: raw.start_line as number,
-  };
-  if (hasEnd) finding.end_line = raw.end_line as number;
-  if (hasCategory) finding.category = raw.category as Category;
-  return finding;
+/**
+ * The `report_findings` input schema: what the model sees and what parseReport checks. A category may be left out
+ * (and null means left out, as does a null end_line: models send null for "not applicable").
+ */
+export const REPORT_SCHEMA: InputSchema = {
+  type: 'object',
+  properties: {
+    verdict: { type: 'string', enum: [...VERDICTS] },
+    summary: {
+      type: 'string',
+      description: 'Two or three sentences: the answer to the audit question.',
+      pattern: NOT_BLANK,
+      maxLength: MAX_SUMMARY_CHARS,
+    },
+    findings: {
+      type: 'array',
+      maxItems: MAX_FINDINGS,
+      items: {
+        type: 'object',
+        properties: {
+          rule_id: { type: 'string', description: 'Stable kebab-case identifier of the kind of problem.', pattern: RULE_ID.source },
+          severity: { type: 'string', enum: [...SEVERITIES] },
+          category: { type: 'string', enum: [...CATEGORIES] },
+          title: { type: 'string', description: 'One line.', pattern: NOT_BLANK, maxLength: MAX_TITLE_CHARS },
+          message: {
+            type: 'string',
+            description: 'What is wrong here and the evidence for it.',
+            pattern: NOT_BLANK,
+            maxLength: MAX_MESSAGE_CHARS,
+          },
+          path: {
+            type: 'string',
+            description: 'File path relative to the repository root.',
+            pattern: NOT_BLANK,
+            maxLength: MAX_PATH_CHARS,
+          },
+          start_line: { type: 'integer', minimum: 1 },
+          end_line: { type: 'integer', minimum: 1, description: 'Defaults to start_line.' },
+        },
+        required: ['rule_id', 'severity', 'title', 'message', 'path', 'start_line'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['verdict', 'summary', 'findings'],
+  additionalProperties: false,
+};
+
+/** Checks a `report_findings` input against REPORT_SCHEMA; every problem is listed back to the model (up to MAX_SHAPE_ERRORS). */
+export function parseReport(input: unknown): ParseResult<ReportInput> {
+  const lenient = isRecord(input) && Array.isArray(input.findings)
+    ? { ...input, findings: input.findings.map((f) => dropNulls(f, ['category', 'end_line'])) }
+    : input;
+  const issues = schemaIssues(REPORT_SCHEMA, lenient);
+  if (issues.length > 0) return { ok: false, error: shapeError(issues.flatMap(issueMessages)) };
+  const report = lenient as ReportInput;
+  const findings = report.findings.map((raw): FindingInput => {
+    const finding: FindingInput = {
+      rule_id: normaliseRuleId(raw.rule_id),
+      severity: raw.severity,
+      title: raw.title.trim(),
+      message: raw.message.trim(),
+      path: raw.path,
+      start_line: raw.start_line,
+    };
+    if (raw.end_line !== undefined) finding.end_line = raw.end_line;
+    if (raw.category !== undefined) finding.category = raw.category;
+    return finding;
+  });
+  return { ok: true, value: { verdict: report.verdict, summary: report.summary, findings } };
 }
 
-function text(value: unknown, where: string, max: number, errors: string[]): string | null {
-  if (typeof value !== 'string' || value.trim() === '') {
-    errors.push(`${where} must be a non-empty string (got ${show(value)})`);
-    return null;
+/** The model's one-line message(s) for a schema issue, naming the field and what it sent. */
+function issueMessages(issue: SchemaIssue): string[] {
+  const { at, value } = issue;
+  const got = `(got ${show(value)})`;
+  const field = at.replace(/^findings\[\d+\]\./, '');
+  if (issue.keyword === 'additionalProperties') {
+    const allowed = at === '' ? ['verdict', 'summary', 'findings'] : FINDING_KEYS;
+    return issue.keys!.map((key) => `unknown field ${at === '' ? '' : `${at}.`}${key} (allowed: ${allowed.join(', ')})`);
   }
-  if (value.length > max) {
-    errors.push(`${where} is ${value.length} characters; at most ${max}`);
-    return null;
+  if (at === '') return ['the input must be an object {verdict, summary, findings}'];
+  if (at === 'findings') {
+    if (issue.keyword === 'maxItems') {
+      return [`at most ${MAX_FINDINGS} findings per report (got ${(value as unknown[]).length}); keep the most severe`];
+    }
+    return ['findings must be an array (use [] when there are none)'];
   }
-  return value;
-}
-
-function unknownKeys(obj: Record<string, unknown>, allowed: string[], prefix: string, errors: string[]): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) errors.push(`unknown field ${prefix}${key} (allowed: ${allowed.join(', ')})`);
-  }
+  if (/^findings\[\d+\]$/.test(at)) return [`${at} must be an object with ${FINDING_KEYS.join(', ')}`];
+  if (issue.schema.enum) return [`${at} must be one of ${issue.schema.enum.join(', ')} ${got}`];
+  if (field === 'rule_id') return [`${at} must be a short id of letters, digits, ".", "_", "-", "/" like "shell-injection" ${got}`];
+  if (field === 'start_line' || field === 'end_line') return [`${at} must be an integer line number, 1 or more ${got}`];
+  if (issue.keyword === 'maxLength') return [`${at} is ${[...(value as string)].length} characters; at most ${issue.schema.maxLength}`];
+  return [`${at} must be a non-empty string ${got}`];
 }
 
 function shapeError(errors: string[]): string {
@@ -114,10 +120,4 @@ function shapeError(errors: string[]): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length > 40 ? `${json.slice(0, 40)}…` : json;
 }

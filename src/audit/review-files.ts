@@ -57,7 +57,10 @@ export async function readPreviousReview(file: string, root: string): Promise<{ 
   });
   if (where.inside) throw new UsageError(`--previous-review ${file} is inside the repository, where the change being audited could edit it; write it elsewhere (e.g. $RUNNER_TEMP)`);
   if (!where.exists) throw new UsageError(`--previous-review ${file}: no such file; write the pull request's comments there (gh api repos/O/R/pulls/N/comments --paginate)`);
-  const ignored = (why: string) => ({ posted: new Set<string>(), warning: `--previous-review ${escapeControls(file)}: ${why}; ignored, so earlier comments may be posted again` });
+  const ignored = (why: string) => ({
+    posted: new Set<string>(),
+    warning: `--previous-review ${escapeControls(file)}: ${why}; ignored, so earlier comments may be posted again`,
+  });
   const handle = await fs.open(`${where.dir}/${where.name}`, 'r');
   let text: string;
   try {
@@ -92,7 +95,9 @@ function commentFingerprint(entry: unknown): string | null | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
   const { body, path, line } = entry as Record<string, unknown>;
   if (typeof body !== 'string' || body.length > MAX_COMMENT_BODY_CHARS) return undefined;
-  if (path !== undefined && path !== null && (typeof path !== 'string' || path.length > MAX_PATH_CHARS || path.includes('\0'))) return undefined;
+  if (path !== undefined && path !== null && (typeof path !== 'string' || path.length > MAX_PATH_CHARS || path.includes('\0'))) {
+    return undefined;
+  }
   // GitHub lists an outdated comment with `line: null`; its finding was still posted.
   if (line !== undefined && line !== null && !(Number.isInteger(line) && (line as number) >= 1)) return undefined;
   return FINGERPRINT_MARKER.exec(body)?.[1] ?? null;
@@ -118,7 +123,11 @@ export async function reviewCommit(root: string, diff: DiffSource, head: string 
   if (diff.kind === 'file') return head;
   const location = await locateRepository(root);
   if (!location.ok) return head;
-  const run = await execGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${diff.head}^{commit}`], { timeoutMs: REV_PARSE_TIMEOUT_MS, maxBytes: 4096, location });
+  const run = await execGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${diff.head}^{commit}`], {
+    timeoutMs: REV_PARSE_TIMEOUT_MS,
+    maxBytes: 4096,
+    location,
+  });
   const sha = 'error' in run || run.exitCode !== 0 ? '' : run.stdout.trim();
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? sha : head;
 }

@@ -66,7 +66,14 @@ export function extractCitations(answer: string): Citation[] {
     const fc = segment.fenceCite;
     const range = fc && lineRange(fc.start, fc.end);
     if (fc && range && pathKind(normalise(fc.path)) !== null) {
-      found.push({ path: normalise(fc.path), startLine: range.start, endLine: range.end, quote: codeQuote(fences[fc.at]), weak: false, raw: `${fc.start}:${fc.end}:${fc.path}` });
+      found.push({
+        path: normalise(fc.path),
+        startLine: range.start,
+        endLine: range.end,
+        quote: codeQuote(fences[fc.at]),
+        weak: false,
+        raw: `${fc.start}:${fc.end}:${fc.path}`,
+      });
     }
   }
   return found;
@@ -104,7 +111,11 @@ function splitFences(answer: string): { prose: ProseSegment[]; fences: string[] 
     if (opener) {
       // Cursor's code citation: ```12:20:path/to/file.ts opens a block that quotes those lines.
       const cited = /^(\d{1,8}):(\d{1,8}):(\S{1,400})$/.exec(line.trim().slice(opener[1]!.length));
-      prose.push({ text: current.join('\n'), fenceAfter: cited ? null : fences.length, ...(cited ? { fenceCite: { at: fences.length, start: cited[1]!, end: cited[2]!, path: cited[3]! } } : {}) });
+      prose.push({
+        text: current.join('\n'),
+        fenceAfter: cited ? null : fences.length,
+        ...(cited ? { fenceCite: { at: fences.length, start: cited[1]!, end: cited[2]!, path: cited[3]! } } : {}),
+      });
       current = [];
       fence = { marker: opener[1]!, lines: [] };
       continue;

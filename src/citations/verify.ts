@@ -110,7 +110,11 @@ async function fileFacts(root: string, p: string): Promise<FileFacts> {
   const confined = await confine(root, p, { mustExist: false });
   if (!confined.ok) {
     const outside = /outside the repository root|never readable/.test(confined.reason);
-    return { kind: 'bad', status: outside ? 'outside_root' : 'missing_file', detail: outside ? 'outside the repository root' : confined.reason };
+    return {
+      kind: 'bad',
+      status: outside ? 'outside_root' : 'missing_file',
+      detail: outside ? 'outside the repository root' : confined.reason,
+    };
   }
   if (!confined.exists) return { kind: 'bad', status: 'missing_file', detail: 'no such file in the repository' };
   const stat = statOrNull(confined.abs);
@@ -194,7 +198,8 @@ function mismatchDetail(quote: Quote): string {
 }
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
-type History = { ok: true; location: { gitDir: string; commonDir: string; top?: string }; deadline: number } | { ok: false; reason: string };
+type History =
+  { ok: true; location: { gitDir: string; commonDir: string; top?: string }; deadline: number } | { ok: false; reason: string };
 
 async function openHistory(root: string): Promise<History> {
   if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
@@ -222,7 +227,8 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
   const late = (): VerifiedCitation[] => all('missing_file', `not checked: git gave up after ${COMMIT_CHECKS_BUDGET_MS / 1000} s on this answer's commit citations`);
   if (history.deadline <= Date.now()) return late();
-  const git = (args: string[], maxBytes: number) => execGit(root, args, { timeoutMs: Math.max(1, history.deadline - Date.now()), maxBytes, location: history.location });
+  const git = (args: string[], maxBytes: number) =>
+    execGit(root, args, { timeoutMs: Math.max(1, history.deadline - Date.now()), maxBytes, location: history.location });
   const type = await git(['cat-file', '-t', '--end-of-options', spec], 1024);
   if ('error' in type) return all('missing_file', `git could not run: ${type.error}`);
   if (type.timedOut) return late();
@@ -281,8 +287,17 @@ function cut(s: string, max: number): string {
 }
 
 /** The json form of a verified citation: exactly the contract's fields. */
-export function citationRecord(c: VerifiedCitation): Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line' | 'status' | 'excerpt'> {
-  return { path: c.path, ...(c.commit === undefined ? {} : { commit: c.commit }), start_line: c.start_line, end_line: c.end_line, status: c.status, excerpt: c.excerpt };
+export function citationRecord(
+  c: VerifiedCitation,
+): Pick<VerifiedCitation, 'path' | 'commit' | 'start_line' | 'end_line' | 'status' | 'excerpt'> {
+  return {
+    path: c.path,
+    ...(c.commit === undefined ? {} : { commit: c.commit }),
+    start_line: c.start_line,
+    end_line: c.end_line,
+    status: c.status,
+    excerpt: c.excerpt,
+  };
 }
 
 /** One line describing a bad citation (warnings, the fix request). */

@@ -10,7 +10,11 @@ const SAFE_URL = /^[\x21-\x7e]+$/;
  * Whether to write OSC 8 hyperlinks to `stream`: never off a terminal; FORCE_HYPERLINK=0 off, any other value on;
  * else what supports-hyperlinks says about the terminal (it knows which emulators understand OSC 8).
  */
-export function hyperlinksEnabled(stream: OutStream, env: Readonly<Record<string, string | undefined>>, detect: (() => boolean) | null): boolean {
+export function hyperlinksEnabled(
+  stream: OutStream,
+  env: Readonly<Record<string, string | undefined>>,
+  detect: (() => boolean) | null,
+): boolean {
   if (stream.isTTY !== true) return false;
   const force = env.FORCE_HYPERLINK;
   if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';

@@ -24,7 +24,11 @@ const SGR = /\x1b\[[0-9;]*m/g;
 export async function loadMarkdown(): Promise<(opts: { width: number; color: boolean }) => MarkdownView> {
   const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
   return ({ width, color }) => {
-    const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }), plainLinks(), terminalLists(width));
+    const marked = new Marked(
+      markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }),
+      plainLinks(),
+      terminalLists(width),
+    );
     const render = (markdown: string): string => {
       const safe = escapeControls(markdown.replace(/\r/g, ''), '\n\t');
       const out = marked.parse(safe, { async: false }) as string;

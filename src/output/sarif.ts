@@ -89,7 +89,9 @@ export function toSarif(input: SarifInput): SarifLog {
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: fingerprints[index] ?? '' },
     properties: { severity: finding.severity, title: finding.title, ...(finding.diff_class ? { diff_class: finding.diff_class } : {}) },
-    ...(finding.suppressed === true ? { suppressions: [{ kind: 'external' as const, justification: 'accepted in the --baseline file' }] } : {}),
+    ...(finding.suppressed === true
+      ? { suppressions: [{ kind: 'external' as const, justification: 'accepted in the --baseline file' }] }
+      : {}),
   }));
   return runLog(input, rules, [{ executionSuccessful: true }], results);
 }
@@ -124,7 +126,15 @@ function runLog(
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'spelunk', version: input.toolVersion, semanticVersion: input.toolVersion, informationUri: INFORMATION_URI, rules } },
+        tool: {
+          driver: {
+            name: 'spelunk',
+            version: input.toolVersion,
+            semanticVersion: input.toolVersion,
+            informationUri: INFORMATION_URI,
+            rules,
+          },
+        },
         ...(input.automationId === undefined ? {} : { automationDetails: { id: input.automationId } }),
         invocations,
         // A directory URI must end with "/" or consumers resolve relative URIs against its parent.

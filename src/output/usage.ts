@@ -62,7 +62,11 @@ export class UsageLedger {
 }
 
 /** `  ↳ in 412 · cache write 1,203 · cache read 11,870 (88%) · out 96 · ~$0.0043` for one request. */
-export function formatUsageLine(model: string, usage: Usage, opts: { color: boolean; interrupted?: boolean; effort?: string | undefined }): string {
+export function formatUsageLine(
+  model: string,
+  usage: Usage,
+  opts: { color: boolean; interrupted?: boolean; effort?: string | undefined },
+): string {
   const effort = opts.effort ? ` · effort ${opts.effort}` : '';
   const line = `  ↳ ${usageParts(usage)} · ${formatCostUsd(estimateCostUsd(model, usage))}${effort}${opts.interrupted ? ` · ${INTERRUPTED}` : ''}`;
   return createPalette(opts.color).dim(line);
@@ -83,11 +87,22 @@ export function usageTable(ledger: UsageLedger, opts: { color: boolean }): strin
   });
   ledger.rows().forEach((row, i) => {
     const missed = row.missedTokens === undefined ? '–' : formatInt(row.missedTokens);
-    table.push([String(i + 1), row.interrupted ? `${row.model} (${INTERRUPTED})` : row.model, ...usageCells(row.usage), missed, tableCost(estimateCostUsd(row.model, row.usage))]);
+    table.push([
+      String(i + 1),
+      row.interrupted ? `${row.model} (${INTERRUPTED})` : row.model,
+      ...usageCells(row.usage),
+      missed,
+      tableCost(estimateCostUsd(row.model, row.usage)),
+    ]);
   });
   const total = ledger.summarySince(0);
   const missedTotal = ledger.rows().reduce((sum, r) => sum + (r.missedTokens ?? 0), 0);
-  table.push([{ content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' }, ...usageCells(total.usage), formatInt(missedTotal), p.bold(tableCost(total.costUsd))]);
+  table.push([
+    { content: p.bold('TOTAL'), colSpan: 2, hAlign: 'left' },
+    ...usageCells(total.usage),
+    formatInt(missedTotal),
+    p.bold(tableCost(total.costUsd)),
+  ]);
   const notes = [`cost is an estimate from list prices as of ${PRICES_AS_OF}`];
   if (missedTotal > 0) notes.push('missed: cached tokens a request had to write again (the stderr line said why)');
   if (ledger.rows().some((r) => r.interrupted)) notes.push(`${INTERRUPTED}: cancelled mid-answer; output as reported before the cancel`);

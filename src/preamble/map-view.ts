@@ -108,7 +108,22 @@ export interface Budget {
 
 export function view(input: MapPlanInput, name: string, rel: string, level: number, node: DirNode): DirView {
   const demoted = rel.split('/').some(isDemoted);
-  return { kind: 'dir', name, rel, level, node, score: score(rel, name, node, input.hints), expanded: false, items: [], hiddenDirs: 0, hiddenNames: [], moreHint: '', filesShown: 0, files: [], demoted };
+  return {
+    kind: 'dir',
+    name,
+    rel,
+    level,
+    node,
+    score: score(rel, name, node, input.hints),
+    expanded: false,
+    items: [],
+    hiddenDirs: 0,
+    hiddenNames: [],
+    moreHint: '',
+    filesShown: 0,
+    files: [],
+    demoted,
+  };
 }
 
 export function isDir(item: Item): item is DirView {
@@ -217,7 +232,19 @@ function group(parent: DirView, members: string[], shape: string, input: MapPlan
   const shown = inWorkspaceBlock ? members : fitNames(members, ranked, cap);
   const best = Math.max(...scores.values());
   const shapeNames = shape === '' ? null : (shapeOf(nodes)?.names ?? null);
-  return { kind: 'group', level: parent.level + 1, members, shown, files, shape, shapeNames, score: best, inWorkspaceBlock, crowd: crowd && !inWorkspaceBlock, cap };
+  return {
+    kind: 'group',
+    level: parent.level + 1,
+    members,
+    shown,
+    files,
+    shape,
+    shapeNames,
+    score: best,
+    inWorkspaceBlock,
+    crowd: crowd && !inWorkspaceBlock,
+    cap,
+  };
 }
 
 /**

@@ -60,7 +60,11 @@ export function renderWorkspaces(ws: Workspaces, capChars: number): { lines: str
 
 function display(member: WorkspaceMember, rule: NameRule | null): string {
   const base = path.posix.basename(member.path);
-  if (member.name === null || (rule && member.name === rule.namePrefix + base.slice(rule.dirPrefix.length) && base.startsWith(rule.dirPrefix))) return base;
+  if (
+    member.name === null ||
+    (rule && member.name === rule.namePrefix + base.slice(rule.dirPrefix.length) && base.startsWith(rule.dirPrefix))
+  )
+    return base;
   return `${base}=${member.name}`;
 }
 

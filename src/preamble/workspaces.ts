@@ -50,13 +50,49 @@ interface Declaration {
  * YAML and TOML parsers are loaded only when such a file exists, so start-up does not pay for them, and they get only
  * the part of the file that holds the members (`part`, see declaration-text.ts), within the parse budget.
  */
-const DECLARATIONS: ReadonlyArray<{ file: string; part: (text: string) => string; budget: ParseBudget; read: (text: string) => Promise<Declaration | null> }> = [
-  { file: 'package.json', part: whole, budget: JSON_BUDGET, read: async (text) => npmWorkspaces(JSON.parse(text), 'package.json workspaces') },
-  { file: 'pnpm-workspace.yaml', part: (text) => section(text, yamlEntry(text, 'packages'), 'packages', YAML_BUDGET), budget: YAML_BUDGET, read: async (text) => npmWorkspaces({ workspaces: asRecord(await parseYaml(text))?.packages }, 'pnpm-workspace.yaml') },
-  { file: 'lerna.json', part: whole, budget: JSON_BUDGET, read: async (text) => npmWorkspaces({ workspaces: asRecord(JSON.parse(text))?.packages ?? ['packages/*'] }, 'lerna.json') },
-  { file: 'Cargo.toml', part: (text) => section(text, tomlTable(text, 'workspace'), 'workspace', TOML_BUDGET), budget: TOML_BUDGET, read: async (text) => tableMembers(await parseToml(text), ['workspace'], 'Cargo.toml [workspace]', 'Cargo.toml') },
-  { file: 'pyproject.toml', part: (text) => section(text, tomlTable(text, 'tool.uv.workspace'), 'workspace', TOML_BUDGET), budget: TOML_BUDGET, read: async (text) => tableMembers(await parseToml(text), ['tool', 'uv', 'workspace'], 'pyproject.toml [tool.uv.workspace]', 'pyproject.toml') },
-  { file: 'go.work', part: whole, budget: { bytes: DECLARATION_MAX_BYTES, nesting: Infinity, items: Infinity }, read: async (text) => goWork(text) },
+const DECLARATIONS: ReadonlyArray<{
+  file: string;
+  part: (text: string) => string;
+  budget: ParseBudget;
+  read: (text: string) => Promise<Declaration | null>;
+}> = [
+  {
+    file: 'package.json',
+    part: whole,
+    budget: JSON_BUDGET,
+    read: async (text) => npmWorkspaces(JSON.parse(text), 'package.json workspaces'),
+  },
+  {
+    file: 'pnpm-workspace.yaml',
+    part: (text) => section(text, yamlEntry(text, 'packages'), 'packages', YAML_BUDGET),
+    budget: YAML_BUDGET,
+    read: async (text) => npmWorkspaces({ workspaces: asRecord(await parseYaml(text))?.packages }, 'pnpm-workspace.yaml'),
+  },
+  {
+    file: 'lerna.json',
+    part: whole,
+    budget: JSON_BUDGET,
+    read: async (text) => npmWorkspaces({ workspaces: asRecord(JSON.parse(text))?.packages ?? ['packages/*'] }, 'lerna.json'),
+  },
+  {
+    file: 'Cargo.toml',
+    part: (text) => section(text, tomlTable(text, 'workspace'), 'workspace', TOML_BUDGET),
+    budget: TOML_BUDGET,
+    read: async (text) => tableMembers(await parseToml(text), ['workspace'], 'Cargo.toml [workspace]', 'Cargo.toml'),
+  },
+  {
+    file: 'pyproject.toml',
+    part: (text) => section(text, tomlTable(text, 'tool.uv.workspace'), 'workspace', TOML_BUDGET),
+    budget: TOML_BUDGET,
+    read: async (text) =>
+      tableMembers(await parseToml(text), ['tool', 'uv', 'workspace'], 'pyproject.toml [tool.uv.workspace]', 'pyproject.toml'),
+  },
+  {
+    file: 'go.work',
+    part: whole,
+    budget: { bytes: DECLARATION_MAX_BYTES, nesting: Infinity, items: Infinity },
+    read: async (text) => goWork(text),
+  },
 ];
 
 function whole(text: string): string {
@@ -155,7 +191,9 @@ function npmWorkspaces(json: unknown, source: string): Declaration | null {
 
 function tableMembers(doc: Record<string, unknown>, keys: string[], source: string, manifest: Manifest): Declaration | null {
   let table: unknown = doc;
-  for (const key of keys) table = table !== null && typeof table === 'object' && Object.hasOwn(table, key) ? (table as Record<string, unknown>)[key] : undefined;
+  for (const key of keys) {
+    table = table !== null && typeof table === 'object' && Object.hasOwn(table, key) ? (table as Record<string, unknown>)[key] : undefined;
+  }
   if (table === null || typeof table !== 'object') return null;
   const record = table as Record<string, unknown>;
   return { source, manifest, include: strings(record.members), exclude: strings(record.exclude) };

@@ -42,7 +42,13 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   const bwrap = firstExecutableSync(bwrapCandidates(dirs));
   if (bwrap === null) return 'bwrap is not installed';
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
-  const run = await execCapped(PROBE_PROGRAM, [], { cwd: '/usr', timeoutMs: PROBE_TIMEOUT_MS, maxBytes: 64 * 1024, sandbox, limiter: null });
+  const run = await execCapped(PROBE_PROGRAM, [], {
+    cwd: '/usr',
+    timeoutMs: PROBE_TIMEOUT_MS,
+    maxBytes: 64 * 1024,
+    sandbox,
+    limiter: null,
+  });
   if (run.exitCode === 0) return sandbox;
   if (run.timedOut) return `bwrap did not finish a trivial run within ${PROBE_TIMEOUT_MS / 1000} s`;
   const said = run.stderr.trim().split('\n')[0]?.replace(/^bwrap: /, '') ?? '';

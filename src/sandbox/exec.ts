@@ -81,7 +81,9 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   const result = { timedOut: false, aborted: opts.signal?.aborted === true, capped: false };
   if (result.aborted) return finish(started, result, [], [], null, null);
   // Checked here because a limiter that fails to exec the program would look like the program failing.
-  if (!isExecutable(file)) return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
+  if (!isExecutable(file)) {
+    return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
+  }
 
   // Waits for a child slot where the process bounds its children (spelunk mcp); an abort meanwhile starts nothing.
   const release = childSlots === null ? null : await childSlots.acquire(opts.signal);
@@ -93,7 +95,7 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
   }
 }
 
-// Long on purpose: one process from spawn to close: the kill, the output cap, the timer and the abort share its state.
+/** One process from spawn to close: the kill, the output cap, the timer and the abort share its state. */
 async function spawnCapped(
   file: string,
   args: readonly string[],
@@ -102,33 +104,9 @@ async function spawnCapped(
   result: { timedOut: boolean; aborted: boolean; capped: boolean },
   maxBytes: number,
 ): Promise<ExecResult> {
-  const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
-  const env = { ...CHILD_ENV, ...opts.env };
-  const sandbox = opts.sandbox ?? processSandbox;
-  const program = sandbox.kind === 'kernel' ? realProgram(file) : file;
-  const limited = limiter === null ? [program, ...args] : [limiter, ...limitArgs(opts.timeoutMs), '--', program, ...args];
-  // bwrap outermost, so the limits apply inside the namespaces to the program itself, set by prlimit before it runs.
-  const [command, argv] =
-    sandbox.kind === 'kernel'
-      ? [sandbox.bwrap, [...bwrapArgs(opts.cwd, env, [program, ...(opts.visible ?? [])]), '--', ...limited]]
-      : [limited[0] as string, limited.slice(1)];
-  let child: ChildProcessByStdio<null, Readable, Readable>;
-  try {
-    child = spawn(command, argv, {
-      cwd: opts.cwd,
-      // Under prlimit the name would only rename prlimit itself, heard only if its own limits fail to apply.
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: so passing it there too cannot be seen by a test.
-      ...(opts.argv0 === undefined || limiter !== null || sandbox.kind === 'kernel' ? {} : { argv0: opts.argv0 }),
-      env,
-      shell: false,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (error) {
-    // Some exec failures (E2BIG: arguments over ARG_MAX) are thrown by spawn itself rather than emitted.
-    const message = error instanceof Error ? error.message : String(error);
-    return finish(started, result, [], [Buffer.from(`could not start ${file}: ${message}\n`)], null, null);
-  }
+  const launch = startChild(file, args, opts);
+  if (typeof launch === 'string') return finish(started, result, [], [Buffer.from(`could not start ${file}: ${launch}\n`)], null, null);
+  const { child, program } = launch;
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   let total = 0;
@@ -184,6 +162,40 @@ async function spawnCapped(
     child.once('error', (error) => done(null, null, error));
     child.once('close', (code, signal) => done(code, signal));
   });
+}
+
+/** Spawns the program under prlimit and the sandbox; the message of a spawn that threw (E2BIG) instead of a child. */
+function startChild(
+  file: string,
+  args: readonly string[],
+  opts: ExecOptions,
+): { child: ChildProcessByStdio<null, Readable, Readable>; program: string } | string {
+  const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
+  const env = { ...CHILD_ENV, ...opts.env };
+  const sandbox = opts.sandbox ?? processSandbox;
+  const program = sandbox.kind === 'kernel' ? realProgram(file) : file;
+  const limited = limiter === null ? [program, ...args] : [limiter, ...limitArgs(opts.timeoutMs), '--', program, ...args];
+  // bwrap outermost, so the limits apply inside the namespaces to the program itself, set by prlimit before it runs.
+  const [command, argv] =
+    sandbox.kind === 'kernel'
+      ? [sandbox.bwrap, [...bwrapArgs(opts.cwd, env, [program, ...(opts.visible ?? [])]), '--', ...limited]]
+      : [limited[0] as string, limited.slice(1)];
+  try {
+    const child = spawn(command, argv, {
+      cwd: opts.cwd,
+      // Under prlimit the name would only rename prlimit itself, heard only if its own limits fail to apply.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: so passing it there too cannot be seen by a test.
+      ...(opts.argv0 === undefined || limiter !== null || sandbox.kind === 'kernel' ? {} : { argv0: opts.argv0 }),
+      env,
+      shell: false,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return { child, program };
+  } catch (error) {
+    // Some exec failures (E2BIG: arguments over ARG_MAX) are thrown by spawn itself rather than emitted.
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /**

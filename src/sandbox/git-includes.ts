@@ -63,7 +63,9 @@ function resolveInclude(root: string, file: string, value: string): string | { r
   const outside = { reason: `${shown(root, file)} includes "${escapeControls(value)}", outside the repository root; configuration outside the root is never read (its content, or whether it exists, would reach the output)` };
   if (value.startsWith('~') || value.startsWith('%(prefix)')) return outside;
   const confined = confineSync(root, path.resolve(path.dirname(file), value), { mustExist: false });
-  if (!confined.ok) return confined.outside === true ? outside : { reason: `${shown(root, file)} includes "${escapeControls(value)}": ${confined.reason}` };
+  if (!confined.ok) {
+    return confined.outside === true ? outside : { reason: `${shown(root, file)} includes "${escapeControls(value)}": ${confined.reason}` };
+  }
   return confined.abs;
 }
 

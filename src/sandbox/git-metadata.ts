@@ -20,7 +20,11 @@ const WORK_TREE_FILES = ['.gitattributes', '.mailmap', '.gitmodules'];
  * entry is looked at, without following anything (readdir's types, no stat of a target). `dirs` are real paths
  * inside `root`; one inside another is walked once. `budget` counts entries across the calls of one check. Never throws.
  */
-export async function checkGitMetadata(root: string, dirs: readonly string[], budget: MetadataBudget = metadataBudget()): Promise<string | null> {
+export async function checkGitMetadata(
+  root: string,
+  dirs: readonly string[],
+  budget: MetadataBudget = metadataBudget(),
+): Promise<string | null> {
   const tops = dirs.filter((dir, i) => !dirs.some((other, j) => j !== i && other !== dir && isInside(other, dir)));
   for (const top of new Set(tops)) {
     const found = await walk(root, top, top, budget);

@@ -1,6 +1,13 @@
 import { confine } from './paths.js';
 import { lex } from './policy/lexer.js';
-import { GIT_COMMON_DENY, GIT_GLOBAL_DENY, GIT_POLICIES, GIT_REFUSED_SUBCOMMANDS, type GitFlagRule, type GitPolicy } from './policy/git-tables.js';
+import {
+  GIT_COMMON_DENY,
+  GIT_GLOBAL_DENY,
+  GIT_POLICIES,
+  GIT_REFUSED_SUBCOMMANDS,
+  type GitFlagRule,
+  type GitPolicy,
+} from './policy/git-tables.js';
 import { checkHistoryPath, checkRevision, checkValue } from './policy/git-values.js';
 import { KERNEL_RELAXED } from './policy/git-forms.js';
 import { confinedPaths, confinedPolicy, confineRevisions, confinedVerbReason } from './policy/git-confine.js';
@@ -29,12 +36,20 @@ interface Parsed {
  * paths are separated by an explicit `--`, which makes git treat everything before it strictly as revisions.
  * `confined`: the root is a subdirectory of its repository, and the command is confined to it (policy/git-confine.ts).
  */
-export async function checkGitCommand(command: string, root: string, sandbox: SandboxKind = 'tables', confined = false): Promise<GitVerdict> {
+export async function checkGitCommand(
+  command: string,
+  root: string,
+  sandbox: SandboxKind = 'tables',
+  confined = false,
+): Promise<GitVerdict> {
   const lexed = lex(command);
   if (!lexed.ok) return { ok: false, reason: lexed.reason };
   const globbed = lexed.words.find((word) => word.glob.some(Boolean));
   if (globbed !== undefined) {
-    return { ok: false, reason: `${globbed.text} contains unquoted glob characters, which a shell would expand; put it in single quotes: '${globbed.text}'` };
+    return {
+      ok: false,
+      reason: `${globbed.text} contains unquoted glob characters, which a shell would expand; put it in single quotes: '${globbed.text}'`,
+    };
   }
   const words = lexed.words.map((word) => word.text);
   if (words[0] === 'git') words.shift();
@@ -46,7 +61,8 @@ export async function checkGitCommand(command: string, root: string, sandbox: Sa
   if (found.kernelOnly === true && sandbox !== 'kernel') return { ok: false, reason: kernelOnlyReason(head) };
   const widened = sandbox === 'kernel' ? relaxed(head, found) : found;
   const policy = confined ? confinedPolicy(head, widened) : widened;
-  const implied = policy.defaultVerb !== undefined && !['expire', 'delete', 'exists'].includes(rest[0] ?? '') && !policy.verbs?.includes(rest[0] ?? '');
+  const implied =
+    policy.defaultVerb !== undefined && !['expire', 'delete', 'exists'].includes(rest[0] ?? '') && !policy.verbs?.includes(rest[0] ?? '');
   const verb = policy.verbs === undefined ? [] : implied ? [policy.defaultVerb] : [rest.shift()];
   if (policy.verbs !== undefined && !policy.verbs.includes(verb[0] ?? '')) {
     const shown = verb[0] === undefined ? head : `${head} ${verb[0]}`;
@@ -66,7 +82,12 @@ export async function checkGitCommand(command: string, root: string, sandbox: Sa
 function relaxed(sub: string, policy: GitPolicy): GitPolicy {
   const extra = lookup(KERNEL_RELAXED, sub);
   if (extra === undefined) return policy;
-  return { ...policy, minRevisions: extra.minRevisions, long: { ...policy.long, ...extra.long }, forced: [...policy.forced, ...(extra.forced ?? [])] };
+  return {
+    ...policy,
+    minRevisions: extra.minRevisions,
+    long: { ...policy.long, ...extra.long },
+    forced: [...policy.forced, ...(extra.forced ?? [])],
+  };
 }
 
 function kernelOnlyReason(sub: string): string {
@@ -147,7 +168,9 @@ function longFlag(sub: string, policy: GitPolicy, words: readonly string[], i: n
 
 function shortFlag(sub: string, policy: GitPolicy, words: readonly string[], i: number): Flag {
   const text = words[i] as string;
-  if (policy.countShorthand === true && /^-\d{1,9}$/.test(text)) return { ok: true, value: { flag: `-n${text.slice(1)}`, name: '-n', next: i } };
+  if (policy.countShorthand === true && /^-\d{1,9}$/.test(text)) {
+    return { ok: true, value: { flag: `-n${text.slice(1)}`, name: '-n', next: i } };
+  }
   const ch = text.slice(1, 2);
   const flag = `-${ch}`;
   const rule = lookup(policy.short, ch);
@@ -168,7 +191,9 @@ function shortFlag(sub: string, policy: GitPolicy, words: readonly string[], i: 
 }
 
 function valueReason(sub: string, flag: string, rule: Extract<GitFlagRule, { type: 'value' }>, value: string): string | null {
-  if (rule.choices !== undefined && !rule.choices.includes(value)) return `git ${sub} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
+  if (rule.choices !== undefined && !rule.choices.includes(value)) {
+    return `git ${sub} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
+  }
   const bad = checkValue(rule.value, value, flag);
   return bad === null ? null : `git ${sub} ${bad}`;
 }
@@ -202,7 +227,9 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
       return { ok: true, value: ['--', ...(confined ? confinedPaths(sub, paths, parsed.given) : paths)] };
     }
     case 'object':
-      if (parsed.before.length !== 1 || parsed.after.length > 0) return refuse(`git ${sub} takes exactly one object, e.g. ${sub} -p HEAD:src/app.ts`);
+      if (parsed.before.length !== 1 || parsed.after.length > 0) {
+        return refuse(`git ${sub} takes exactly one object, e.g. ${sub} -p HEAD:src/app.ts`);
+      }
       // Stryker disable next-line ArrayDeclaration: an object's argv has no paths (revisions() drops them), and any plain word passes the path check.
       return revisions(sub, policy, parsed.before, [], where);
     case 'revs':
@@ -219,7 +246,9 @@ async function arrange(sub: Subcommand, policy: GitPolicy, parsed: Parsed, root:
       const patternGiven = parsed.given.has('-e');
       const pattern = patternGiven ? undefined : parsed.before[0];
       const others = patternGiven ? parsed.before : parsed.before.slice(1);
-      if (!patternGiven && pattern === undefined) return refuse(`git ${sub} needs a pattern and a revision, e.g. grep -n 'createServer' HEAD -- src`);
+      if (!patternGiven && pattern === undefined) {
+        return refuse(`git ${sub} needs a pattern and a revision, e.g. grep -n 'createServer' HEAD -- src`);
+      }
       const split = await splitOperands(others, root);
       const checked = await revisions(sub, policy, split.revs, [...split.paths, ...parsed.after], where);
       return checked.ok && pattern !== undefined ? { ok: true, value: ['-e', pattern, ...checked.value] } : checked;
@@ -282,7 +311,17 @@ function revisions(sub: Subcommand, policy: GitPolicy, revs: readonly string[], 
  * grep and rev-parse do not take it (grep and blame fail on it, rev-parse prints it): their revisions still cannot
  * start with `-`, since parseArgs reads every such word as a flag and checks it against the table.
  */
-const END_OF_OPTIONS: ReadonlySet<Subcommand> = new Set<Subcommand>(['log', 'show', 'diff', 'cat-file', 'rev-list', 'merge-base', 'describe', 'name-rev', 'shortlog']);
+const END_OF_OPTIONS: ReadonlySet<Subcommand> = new Set<Subcommand>([
+  'log',
+  'show',
+  'diff',
+  'cat-file',
+  'rev-list',
+  'merge-base',
+  'describe',
+  'name-rev',
+  'shortlog',
+]);
 
 function countReason(sub: Subcommand): string {
   switch (sub) {

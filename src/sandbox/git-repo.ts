@@ -14,7 +14,9 @@ const MAX_ALTERNATE_DEPTH = 5;
  * `unsafe` marks a repository refused for what it contains (a special file, see git-metadata.ts) rather than for
  * where it is: that is worth one line to the person, a root without .git is not.
  */
-export type GitLocation = { ok: true; gitDir: string; commonDir: string; linked?: true; top?: string; prefix?: string } | { ok: false; reason: string; unsafe?: true };
+export type GitLocation =
+  | { ok: true; gitDir: string; commonDir: string; linked?: true; top?: string; prefix?: string }
+  | { ok: false; reason: string; unsafe?: true };
 
 /**
  * The repository of a root that may lie below the top of its work tree (`spelunk -C packages/vite`): the root's own
@@ -31,7 +33,9 @@ export async function locateRepository(root: string): Promise<GitLocation> {
   if (top === null || top === root) return own;
   const found = await locateGitDir(top);
   if (!found.ok) return { ...found, reason: `the work tree at ${top} holding this root: ${found.reason}` };
-  if (isInside(found.gitDir, root) || isInside(found.commonDir, root)) return { ok: false, reason: 'the root is inside a git directory, not a part of a work tree' };
+  if (isInside(found.gitDir, root) || isInside(found.commonDir, root)) {
+    return { ok: false, reason: 'the root is inside a git directory, not a part of a work tree' };
+  }
   return { ...found, top, prefix: `${path.relative(top, root).split(path.sep).join('/')}/` };
 }
 
@@ -80,11 +84,18 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   if (inGitDir !== null) return inGitDir;
   const common = await pointer(path.join(gitDir, 'commondir'));
   if (common === NOT_A_FILE) return { ok: false, reason: `the commondir of .git is not ${SMALL_FILE}` };
-  const commonDir = common === null ? gitDir : linked ? await linkedCommonDir(gitDir, common) : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
+  const commonDir =
+    common === null
+      ? gitDir
+      : linked
+        ? await linkedCommonDir(gitDir, common)
+        : await realInside(root, path.resolve(gitDir, common), 'the commondir of .git');
   if (typeof commonDir !== 'string') return commonDir;
   const inCommonDir = commonDir === gitDir ? null : await special(commonDir);
   if (inCommonDir !== null) return inCommonDir;
-  const objects = linked ? path.join(commonDir, 'objects') : await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
+  const objects = linked
+    ? path.join(commonDir, 'objects')
+    : await realInside(root, path.join(commonDir, 'objects'), 'the object directory');
   if (typeof objects !== 'string') return objects;
   const alternates = await checkAlternates(root, objects, 0, special);
   if (alternates !== null) return alternates;
@@ -129,11 +140,18 @@ async function linkedCommonDir(gitDir: string, common: string): Promise<string |
  * comment only in the first column, so a trimmed line could name another directory than the one git opens. Each
  * directory is checked by `special` before its own alternates are read (git reads it like its own objects).
  */
-async function checkAlternates(root: string, objects: string, depth: number, special: (dir: string) => Promise<GitLocation | null>): Promise<GitLocation | null> {
+async function checkAlternates(
+  root: string,
+  objects: string,
+  depth: number,
+  special: (dir: string) => Promise<GitLocation | null>,
+): Promise<GitLocation | null> {
   const text = await readSmall(path.join(objects, 'info', 'alternates'));
   if (text === null) return null;
   if (text === NOT_A_FILE) return { ok: false, reason: `objects/info/alternates is not ${SMALL_FILE}` };
-  if (depth >= MAX_ALTERNATE_DEPTH) return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
+  if (depth >= MAX_ALTERNATE_DEPTH) {
+    return { ok: false, reason: `objects/info/alternates are nested more than ${MAX_ALTERNATE_DEPTH} deep` };
+  }
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     // A quoted entry uses C escapes; refusing it is simpler than decoding it and loses nothing real.

@@ -106,7 +106,12 @@ export type GitRefusal = { error: string; unsafe?: true };
  * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
  * The first line of git's complaint, or the reason the repository is refused, is the error. Never throws.
  */
-export async function runGit(root: string, args: readonly string[], git: string | null = GIT_BINARY, timeoutMs = GIT_TIMEOUT_MS): Promise<GitRun> {
+export async function runGit(
+  root: string,
+  args: readonly string[],
+  git: string | null = GIT_BINARY,
+  timeoutMs = GIT_TIMEOUT_MS,
+): Promise<GitRun> {
   const run = await execGit(root, args, { timeoutMs, maxBytes: GIT_MAX_BYTES }, git);
   if ('error' in run) return { ok: false, error: run.error, exitCode: null, ...(run.unsafe ? { unsafe: true as const } : {}) };
   if (run.exitCode === 0) return { ok: true, stdout: run.stdout };
@@ -120,7 +125,12 @@ export async function runGit(root: string, args: readonly string[], git: string 
  * filter query, then `args` under the same overrides and environment, bounded by `opts`. The process result comes
  * back whole (the tool shapes it like bash output); only a failure to get that far is an `error`. Never throws.
  */
-export async function execGit(root: string, args: readonly string[], opts: GitCallOptions, git: string | null = GIT_BINARY): Promise<ExecResult | GitRefusal> {
+export async function execGit(
+  root: string,
+  args: readonly string[],
+  opts: GitCallOptions,
+  git: string | null = GIT_BINARY,
+): Promise<ExecResult | GitRefusal> {
   if (git === null) return { error: 'git is not installed' };
   const top = findWorkTree(root);
   if (top === null) return { error: 'not a git repository' };
@@ -140,7 +150,15 @@ export async function execGit(root: string, args: readonly string[], opts: GitCa
     if (included !== null) return { error: included, unsafe: true as const };
     const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : (opts.location.top ?? root) };
     const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>
-      execCapped(git, [...overrides(emptyDir), ...argv], { cwd: root, env, argv0: 'git', signal: opts.signal, timeoutMs: left(), maxBytes, visible });
+      execCapped(git, [...overrides(emptyDir), ...argv], {
+        cwd: root,
+        env,
+        argv0: 'git',
+        signal: opts.signal,
+        timeoutMs: left(),
+        maxBytes,
+        visible,
+      });
     const names = await run(['config', '--name-only', '-z', '--get-regexp', '^filter\\.'], GIT_MAX_BYTES);
     // Exit 1 means no filter is configured; any other failure is a failure.
     if (names.exitCode !== 0 && names.exitCode !== 1) return names;
@@ -159,7 +177,9 @@ export async function checkRepository(root: string, git: string | null = GIT_BIN
   const top = located.top ?? root;
   const deadline = Date.now() + timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const reason = await withEmptyDir((emptyDir) => includesRefusal(top, located, { git, emptyDir, base: environment(emptyDir, path.dirname(top)), left }));
+  const reason = await withEmptyDir((emptyDir) =>
+    includesRefusal(top, located, { git, emptyDir, base: environment(emptyDir, path.dirname(top)), left }),
+  );
   return reason === null ? located : { ok: false, reason, unsafe: true };
 }
 
@@ -176,7 +196,15 @@ function includesRefusal(top: string, located: { gitDir: string; commonDir: stri
   // An empty directory, discovery stopped above it: the query reads only the file named.
   const env = { ...q.base, GIT_CEILING_DIRECTORIES: path.dirname(q.emptyDir) };
   const query = (file: string): Promise<ExecResult> =>
-    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], { cwd: q.emptyDir, env, argv0: 'git', signal: q.signal, timeoutMs: q.left(), maxBytes: GIT_MAX_BYTES, visible: [top, path.dirname(file)] });
+    execCapped(q.git, [...overrides(q.emptyDir), ...includeQueryArgs(file)], {
+      cwd: q.emptyDir,
+      env,
+      argv0: 'git',
+      signal: q.signal,
+      timeoutMs: q.left(),
+      maxBytes: GIT_MAX_BYTES,
+      visible: [top, path.dirname(file)],
+    });
   return checkIncludes(top, [path.join(located.commonDir, 'config'), path.join(located.gitDir, 'config.worktree')], query);
 }
 

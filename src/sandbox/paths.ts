@@ -67,7 +67,10 @@ export function confineSync(root: string, input: string, opts: { mustExist: bool
   return { ok: true, abs, rel: rel || '.', exists: !walked.missing };
 }
 
-type Walked = { ok: true; parts: string[]; missing: boolean } | { ok: false; outside: true } | { ok: false; outside: false; forbidden?: true; reason: string };
+type Walked =
+  | { ok: true; parts: string[]; missing: boolean }
+  | { ok: false; outside: true }
+  | { ok: false; outside: false; forbidden?: true; reason: string };
 
 /** The component walk behind confine: `parts` is the real position below the root, never above it. */
 function walk(root: string, relative: string, input: string): Walked {
@@ -109,7 +112,9 @@ function walk(root: string, relative: string, input: string): Walked {
     if (target === null) return { ok: false, outside: false, reason: `${input} cannot be resolved (the link changed while it was read)` };
     if (path.isAbsolute(target)) {
       const forbidden = forbiddenRoot(path.resolve(target));
-      if (forbidden) return { ok: false, outside: false, forbidden: true, reason: `${forbidden} is never readable (${input} is a link into it)` };
+      if (forbidden) {
+        return { ok: false, outside: false, forbidden: true, reason: `${forbidden} is never readable (${input} is a link into it)` };
+      }
       const tail = insideTail(root, target);
       if (tail === null) return { ok: false, outside: true };
       parts.length = 0;

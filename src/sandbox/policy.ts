@@ -93,7 +93,14 @@ export async function checkCommand(command: string, ctx: { root: string; program
   }
   const forced = policy === FIND_EXPRESSION ? [] : (policy as ProgramPolicy).forced ?? [];
   const final = program.name === 'ls' ? almostAll(args.args, parsed.roles) : { args: args.args, notes: [] };
-  return { ok: true, program: program.name, file: program.file, args: [...forced, ...final.args], paths: args.paths, notes: [...args.notes, ...final.notes] };
+  return {
+    ok: true,
+    program: program.name,
+    file: program.file,
+    args: [...forced, ...final.args],
+    paths: args.paths,
+    notes: [...args.notes, ...final.notes],
+  };
 }
 
 /**
@@ -118,13 +125,31 @@ function almostAll(args: readonly string[], roles: readonly Role[]): { args: str
  * tree stats what every symbolic link points to, so it runs only where no link leads outside the root (decided from
  * inside the root alone); otherwise the refusal names the links and the same command with them left out (-I).
  */
-async function treeReason(words: readonly Word[], roles: readonly Role[], given: ReadonlySet<string>, operands: readonly string[], root: string): Promise<string | null> {
-  const values = (flag: string): string[] => roles.flatMap((role, i) => (role.kind === 'value' && role.flag === flag ? [(words[i + 1] as Word).text] : []));
+async function treeReason(
+  words: readonly Word[],
+  roles: readonly Role[],
+  given: ReadonlySet<string>,
+  operands: readonly string[],
+  root: string,
+): Promise<string | null> {
+  const values = (flag: string): string[] =>
+    roles.flatMap((role, i) => (role.kind === 'value' && role.flag === flag ? [(words[i + 1] as Word).text] : []));
   const depth = Number(values('-L').at(-1));
-  const ignored = new Set(values('-I').flatMap((pattern) => pattern.split('|')).filter((name) => !/[*?[\\\]]/.test(name)));
-  const scope = { starts: operands.length > 0 ? operands : [root], depth: Number.isInteger(depth) && depth > 0 ? depth : undefined, all: given.has('-a'), ignored };
+  const ignored = new Set(
+    values('-I')
+      .flatMap((pattern) => pattern.split('|'))
+      .filter((name) => !/[*?[\\\]]/.test(name)),
+  );
+  const scope = {
+    starts: operands.length > 0 ? operands : [root],
+    depth: Number.isInteger(depth) && depth > 0 ? depth : undefined,
+    all: given.has('-a'),
+    ignored,
+  };
   const walked = await outsideLinks(root, scope);
-  if (!walked.ok) return `tree: the directories hold more than ${groupDigits(MAX_TREE_WALK_ENTRIES)} entries; give -L 2 or a subdirectory (tree -L 2 src)`;
+  if (!walked.ok) {
+    return `tree: the directories hold more than ${groupDigits(MAX_TREE_WALK_ENTRIES)} entries; give -L 2 or a subdirectory (tree -L 2 src)`;
+  }
   if (walked.outside.length === 0) return null;
   const names = [...new Set(walked.outside.map((rel) => path.basename(rel)))];
   const why = `tree: ${listed(walked.outside)} ${walked.outside.length === 1 ? 'is a symbolic link' : 'are symbolic links'} to outside the repository, and tree describes what a link points to (its type, the counts), which would reveal what lies outside`;
@@ -159,7 +184,9 @@ function resolveProgram(head: Word, programs: Programs): Resolved {
   const name = head.text;
   const alias = lookup(ALIASES, name);
   const aliased = alias === undefined ? undefined : programs.get(alias[0]);
-  if (alias !== undefined && aliased !== undefined && !head.glob.some(Boolean)) return { ok: true, name: alias[0], file: aliased, prefix: [alias[1]] };
+  if (alias !== undefined && aliased !== undefined && !head.glob.some(Boolean)) {
+    return { ok: true, name: alias[0], file: aliased, prefix: [alias[1]] };
+  }
   const allowed = WHITELIST.filter((p) => programs.has(p)).join(', ');
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(name)) {
     return { ok: false, reason: 'variable assignments (NAME=value) are not supported: the environment is fixed; run the program directly' };

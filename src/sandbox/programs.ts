@@ -19,7 +19,10 @@ export type Programs = ReadonlyMap<string, string>;
  * out, so the tool description lists only what can actually run. `rg` may be passed in when already looked up, and
  * tests may name other directories (an empty one stands for a machine without the optional programs).
  */
-export async function resolvePrograms(rg: Promise<string | null> = bundledRg(), dirs: readonly string[] = TRUSTED_PATH.split(':')): Promise<Programs> {
+export async function resolvePrograms(
+  rg: Promise<string | null> = bundledRg(),
+  dirs: readonly string[] = TRUSTED_PATH.split(':'),
+): Promise<Programs> {
   const found = new Map<string, string>();
   for (const name of WHITELIST) {
     const file = name === 'rg' ? await rg : await firstExecutable(dirs.map((dir) => path.join(dir, name)));

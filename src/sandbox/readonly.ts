@@ -89,7 +89,13 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
     head: git.head,
     headUnknown: git.refused !== null,
     // An unsafe repository is said once by the session (openSession's warnings), a give-up here.
-    warning: [find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null, git.unsafe ? null : git.refused].filter((w) => w !== null).join('; ') || null,
+    warning:
+      [
+        find === null ? 'read-only check without find (not installed); only the files the tools read are compared' : null,
+        git.unsafe ? null : git.refused,
+      ]
+        .filter((w) => w !== null)
+        .join('; ') || null,
     reads,
     noteRead(absPath) {
       if (!reads.has(absPath)) reads.set(absPath, stampSync(absPath));

@@ -70,7 +70,9 @@ export async function resolveOutputPath(file: string, root: string): Promise<Out
       continue;
     }
     if (parts.length === 0) {
-      if (!stat.isFile()) throw new OutputPathRefused(`${next} exists and is not a regular file`, stat.isDirectory() ? 'EISDIR' : undefined);
+      if (!stat.isFile()) {
+        throw new OutputPathRefused(`${next} exists and is not a regular file`, stat.isDirectory() ? 'EISDIR' : undefined);
+      }
       return { dir, name: part, inside: isInside(root, next), exists: true };
     }
     if (!stat.isDirectory()) throw new OutputPathRefused(`${next} is not a directory (ENOTDIR)`);

@@ -1,7 +1,7 @@
 import { execCapped, MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
 import { checkCommand } from '../sandbox/policy.js';
 import { WHITELIST, type Programs } from '../sandbox/programs.js';
-import { commandInputParser, printableCommand, type CommandInput } from './command.js';
+import { commandInputParser, commandInputSchema, printableCommand, type CommandInput } from './command.js';
 import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 import { countLines } from '../lines.js';
@@ -20,21 +20,12 @@ const NO_MATCH_EXIT_1 = new Set(['rg', 'grep', 'git grep']);
 /** The whitelist-only command tool: argv from a policy check, spawned without a shell, output bounded. */
 export function createBashTool(programs: Programs): Tool<CommandInput> {
   const installed = WHITELIST.filter((name) => programs.has(name));
+  const schema = commandInputSchema(`One command line: a program from the list (${installed.join(', ')}) and its arguments. No shell features.`);
   return {
     name: 'bash',
     description: describe(installed),
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: {
-          type: 'string',
-          description: `One command line: a program from the list (${installed.join(', ')}) and its arguments. No shell features.`,
-        },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
-    parse: commandInputParser('bash', "rg -n 'pattern' src", 'a program and its arguments'),
+    inputSchema: schema,
+    parse: commandInputParser(schema, 'bash', "rg -n 'pattern' src", 'a program and its arguments'),
     display: (input) => printableCommand(input.command),
     async run(input, ctx): Promise<ToolOutcome> {
       return answerLine(input.command, {
@@ -44,7 +35,12 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
           const verdict = await checkCommand(command, { root: ctx.root, programs });
           if (!verdict.ok) return verdict;
           for (const abs of verdict.paths) ctx.onRead?.(abs);
-          const result = await execCapped(verdict.file, verdict.args, { cwd: ctx.root, timeoutMs: ctx.timeoutMs, signal: ctx.signal, argv0: verdict.program });
+          const result = await execCapped(verdict.file, verdict.args, {
+            cwd: ctx.root,
+            timeoutMs: ctx.timeoutMs,
+            signal: ctx.signal,
+            argv0: verdict.program,
+          });
           return { ok: true, program: verdict.program, result, notes: verdict.notes };
         },
         shape: (program, result) => shape(program, result, ctx.timeoutMs),
@@ -123,7 +119,9 @@ export function shape(program: string, result: ExecResult, timeoutMs: number): T
   }
   if (result.exitCode === null) {
     // No exit code and no signal: the program never started (missing binary, exec failure), spelunk's fault.
-    if (result.signal === null) return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+    if (result.signal === null) {
+      return { content: sections.join('\n'), summary: `${program} could not start`, isError: true, infrastructure: true };
+    }
     sections.push(`[killed by ${result.signal}]`);
     return { content: sections.join('\n'), summary: `killed by ${result.signal}`, isError: true };
   }

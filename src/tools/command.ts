@@ -1,5 +1,6 @@
 import { escapeControls } from '../escape.js';
-import type { ParseResult, ToolOutcome } from './tool.js';
+import { schemaIssues } from './schema.js';
+import type { InputSchema, ParseResult, ToolOutcome } from './tool.js';
 
 /** Longest command shown to the person, in characters. */
 const MAX_DISPLAY_CHARS = 300;
@@ -12,21 +13,39 @@ export interface CommandInput {
 }
 
 /**
- * Validates `{command: string}` from the model. `tool` names the tool in messages, `example` is a command it would run,
- * `what` says what a command consists of ("a program and its arguments").
+ * The input schema of a command tool: one non-blank `command` string. `description` says what the model may send.
  */
-export function commandInputParser(tool: string, example: string, what: string): (input: unknown) => ParseResult<CommandInput> {
+export function commandInputSchema(description: string): InputSchema {
+  return {
+    type: 'object',
+    properties: { command: { type: 'string', description, pattern: '\\S' } },
+    required: ['command'],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * Validates `{command: string}` from the model against `schema` (commandInputSchema). `tool` names the tool in
+ * messages, `example` is a command it would run, `what` says what a command consists of ("a program and its arguments").
+ */
+export function commandInputParser(
+  schema: InputSchema,
+  tool: string,
+  example: string,
+  what: string,
+): (input: unknown) => ParseResult<CommandInput> {
   const quoted = JSON.stringify(example);
   return (input) => {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    const [issue] = schemaIssues(schema, input);
+    if (issue === undefined) return { ok: true, value: { command: (input as CommandInput).command } };
+    if (issue.at === '') {
+      if (issue.keyword === 'additionalProperties') {
+        return { ok: false, error: `unexpected field ${issue.keys!.join(', ')}; ${tool} takes only {"command": "…"}` };
+      }
       return { ok: false, error: `expected an object like {"command": ${quoted}}` };
     }
-    const extra = Object.keys(input).filter((key) => key !== 'command');
-    if (extra.length > 0) return { ok: false, error: `unexpected field ${extra.join(', ')}; ${tool} takes only {"command": "…"}` };
-    const { command } = input as { command?: unknown };
-    if (typeof command !== 'string') return { ok: false, error: `"command" must be a string, e.g. ${quoted}` };
-    if (command.trim() === '') return { ok: false, error: `"command" is empty; give ${what}, e.g. ${quoted}` };
-    return { ok: true, value: { command } };
+    if (issue.keyword === 'pattern') return { ok: false, error: `"command" is empty; give ${what}, e.g. ${quoted}` };
+    return { ok: false, error: `"command" must be a string, e.g. ${quoted}` };
   };
 }
 

@@ -32,14 +32,16 @@ const FILTERS: Readonly<Record<string, (args: string[]) => Filter | null>> = {
     const plus = args.length === 2 && args[0] === '-n' && /^\+\d+$/.test(args[1] as string) ? Number((args[1] as string).slice(1)) : null;
     return plus !== null ? { kind: 'tail', lines: Infinity, from: plus } : count(args, (lines) => ({ kind: 'tail', lines }));
   },
-  wc: (args) => (args.length === 1 && /^-[lcw]$/.test(args[0] as string) ? { kind: 'wc', count: (args[0] as string)[1] as 'l' | 'c' | 'w' } : null),
+  wc: (args) =>
+    args.length === 1 && /^-[lcw]$/.test(args[0] as string) ? { kind: 'wc', count: (args[0] as string)[1] as 'l' | 'c' | 'w' } : null,
   sort: (args) => {
     const letters = args.join('').replaceAll('-', '');
     // -nu compares numbers only, which byte order does not reproduce: not a filter.
     if (!args.every((a) => /^-[run]+$/.test(a)) || (letters.includes('n') && letters.includes('u'))) return null;
     return { kind: 'sort', reverse: letters.includes('r'), unique: letters.includes('u'), numeric: letters.includes('n') };
   },
-  uniq: (args) => (args.length === 0 ? { kind: 'uniq', count: false } : args.length === 1 && args[0] === '-c' ? { kind: 'uniq', count: true } : null),
+  uniq: (args) =>
+    args.length === 0 ? { kind: 'uniq', count: false } : args.length === 1 && args[0] === '-c' ? { kind: 'uniq', count: true } : null,
   cut: cutFilter,
   grep: grepFilter,
   cat: (args) => (args.length === 0 ? { kind: 'identity' } : null),
@@ -185,7 +187,8 @@ function applyOne(lines: string[], filter: Filter): string[] {
       return filter.from !== undefined ? lines.slice(filter.from - 1) : filter.lines === 0 ? [] : lines.slice(-filter.lines);
     case 'wc': {
       const joined = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-      const n = filter.count === 'l' ? lines.length : filter.count === 'c' ? Buffer.byteLength(joined) : joined.split(/\s+/).filter(Boolean).length;
+      const n =
+        filter.count === 'l' ? lines.length : filter.count === 'c' ? Buffer.byteLength(joined) : joined.split(/\s+/).filter(Boolean).length;
       return [String(n)];
     }
     case 'sort':
@@ -206,7 +209,8 @@ function applyOne(lines: string[], filter: Filter): string[] {
 /** Byte order (LC_ALL=C.UTF-8), -n by the leading number with byte order to break ties, as GNU sort does. */
 function sortLines(lines: readonly string[], filter: Extract<Filter, { kind: 'sort' }>): string[] {
   const number = (line: string): number => Number(/^\s*(-?\d*\.?\d+)/.exec(line)?.[1] ?? 0);
-  const compare = (a: string, b: string): number => (filter.numeric ? number(a) - number(b) : 0) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const compare = (a: string, b: string): number =>
+    (filter.numeric ? number(a) - number(b) : 0) || Buffer.compare(Buffer.from(a), Buffer.from(b));
   const sorted = [...lines].sort((a, b) => (filter.reverse ? compare(b, a) : compare(a, b)));
   return filter.unique ? sorted.filter((line, i) => i === 0 || compare(sorted[i - 1] as string, line) !== 0) : sorted;
 }

@@ -4,7 +4,7 @@ import { locateRepository } from '../sandbox/git-repo.js';
 import { GIT_SUBCOMMANDS, LOG_PLACEHOLDERS } from '../sandbox/policy/git-values.js';
 import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
-import { commandInputParser, printableCommand, refusal, type CommandInput } from './command.js';
+import { commandInputParser, commandInputSchema, printableCommand, refusal, type CommandInput } from './command.js';
 import { answerLine, type OneRun } from './pipeline.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
@@ -25,9 +25,14 @@ export async function gitAvailability(root: string, git: string | null = GIT_BIN
   if (git === null) return { available: false, reason: 'git is not installed on this machine' };
   const location = await checkRepository(root, git);
   if (!location.ok) return { available: false, reason: location.reason, ...(location.unsafe ? { unsafe: true as const } : {}) };
-  const confinedTo = location.top !== undefined && location.prefix !== undefined ? { confinedTo: { top: location.top, prefix: location.prefix } } : {};
+  const confinedTo =
+    location.top !== undefined && location.prefix !== undefined ? { confinedTo: { top: location.top, prefix: location.prefix } } : {};
   return { available: true, git, ...(location.linked ? { linkedTo: location.commonDir } : {}), ...confinedTo };
 }
+
+const SCHEMA = commandInputSchema(
+  "One git command without the shell, e.g. \"log --oneline -n 20 -- src/app.ts\" or \"log -S 'createServer' --oneline\".",
+);
 
 /**
  * The read-only history tool: a policy-checked git subcommand, run hardened (see sandbox/git.ts), output bounded. Its
@@ -38,15 +43,8 @@ export function createGitTool(git: string): Tool<CommandInput> {
   return {
     name: 'git',
     description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', description: "One git command without the shell, e.g. \"log --oneline -n 20 -- src/app.ts\" or \"log -S 'createServer' --oneline\"." },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
-    parse: commandInputParser('git', 'log --oneline -n 10', 'a subcommand'),
+    inputSchema: SCHEMA,
+    parse: commandInputParser(SCHEMA, 'git', 'log --oneline -n 10', 'a subcommand'),
     // `git` first, as the person would type it.
     display: (input) => printableCommand(input.command.startsWith('git ') ? input.command : `git ${input.command}`),
     async run(input, ctx): Promise<ToolOutcome> {
@@ -61,13 +59,19 @@ export function createGitTool(git: string): Tool<CommandInput> {
           // A root below its work tree's top: every command is confined to the root (policy/git-confine.ts).
           const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables', location.prefix !== undefined);
           if (!verdict.ok) return verdict;
-          const run = await execGit(ctx.root, verdict.args, { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location }, git);
+          const run = await execGit(
+            ctx.root,
+            verdict.args,
+            { timeoutMs: ctx.timeoutMs, maxBytes: MAX_CAPTURE_BYTES, signal: ctx.signal, location },
+            git,
+          );
           // The configuration's includes are checked by the call itself (they take a git process to read): a refusal.
           if ('error' in run && run.unsafe === true) return { ok: false, reason: `the repository cannot be read safely: ${run.error}` };
           // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
           if ('error' in run) return { ok: false, reason: `git could not run: ${run.error}` };
           // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
-          const shown = verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
+          const shown =
+            verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
           return { ok: true, program: `git ${verdict.subcommand}`, result: shown, notes: [] };
         },
         shape(program, result): ToolOutcome {

@@ -12,5 +12,10 @@ import type { Tool } from './tool.js';
  * the report) adds report_findings; `git` (the binary, when the root is a confined repository) adds the history tool.
  */
 export function sessionTools(programs: Programs, audit: FindingsSink | null, git: string | null = null): Tool<any>[] {
-  return [readFileTool, createBashTool(programs), ...(git !== null ? [createGitTool(git)] : []), ...(audit ? [createReportFindingsTool(audit)] : [])];
+  return [
+    readFileTool,
+    createBashTool(programs),
+    ...(git !== null ? [createGitTool(git)] : []),
+    ...(audit ? [createReportFindingsTool(audit)] : []),
+  ];
 }

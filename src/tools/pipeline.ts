@@ -76,7 +76,9 @@ async function answerOne(command: string, runner: LineRunner): Promise<ToolOutco
 
 async function answerPipeline(first: string, stages: readonly string[], runner: LineRunner): Promise<ToolOutcome> {
   const folded = foldCat(first, stages);
-  if (folded !== null) return answerLineParts(folded.first, folded.stages, runner, `\`${first} | ${stages[0] as string}\` is \`${folded.first}\``);
+  if (folded !== null) {
+    return answerLineParts(folded.first, folded.stages, runner, `\`${first} | ${stages[0] as string}\` is \`${folded.first}\``);
+  }
   return answerLineParts(first, stages, runner, null);
 }
 
@@ -105,6 +107,8 @@ function foldCat(first: string, stages: readonly string[]): { first: string; sta
   if (!lexed.ok || next === null || !next.ok || lexed.words.some((w) => w.glob.some(Boolean))) return null;
   const [cat, file, ...more] = lexed.words.map((w) => w.text);
   const [program, ...args] = next.words.map((w) => w.text);
-  if (cat !== 'cat' || file === undefined || file.startsWith('-') || more.length > 0 || program === undefined || !READS_A_FILE.has(program)) return null;
+  if (cat !== 'cat' || file === undefined || file.startsWith('-') || more.length > 0 || program === undefined || !READS_A_FILE.has(program)) {
+    return null;
+  }
   return { first: quoteCommand([program, ...args, file]), stages: stages.slice(1) };
 }

@@ -5,8 +5,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { confine } from '../sandbox/paths.js';
 import { execCapped } from '../sandbox/exec.js';
 import { bundledRg } from '../sandbox/programs.js';
-import type { ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
+import { dropNulls, schemaIssues, type SchemaIssue } from './schema.js';
+import type { InputSchema, ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 import { escapeControls } from '../escape.js';
+import { handleReader, scanLines, type ScannedLine } from '../lines.js';
 
 /** Lines shown when the call gives no end_line. */
 export const DEFAULT_WINDOW_LINES = 2_000;
@@ -70,7 +72,33 @@ export interface Window {
   capped: boolean;
 }
 
-const ALLOWED_KEYS = new Set(['path', 'start_line', 'end_line', 'outline']);
+/** What the model sees and what checks its input (parseInput). */
+const INPUT_SCHEMA: InputSchema = {
+  type: 'object',
+  properties: {
+    path: {
+      type: 'string',
+      description: 'File path relative to the repository root, e.g. "src/index.ts".',
+      minLength: 1,
+      maxLength: MAX_PATH_CHARS,
+    },
+    start_line: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'First line to show (1-based). Default 1.' },
+    end_line: {
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: `Last line to show, inclusive. Default start_line + ${DEFAULT_WINDOW_LINES - 1}.`,
+    },
+    outline: {
+      type: 'boolean',
+      description:
+        'true: instead of the text, list the definitions (functions, classes, methods, types) as path:line, parsed ' +
+        'with tree-sitter; then read only the range you need. For code files of about a dozen languages.',
+    },
+  },
+  required: ['path'],
+  additionalProperties: false,
+};
 
 /** Reads one window of a text file inside the repository, streaming so huge files cost little memory. */
 export const readFileTool: Tool<ReadFileInput> = {
@@ -82,26 +110,7 @@ export const readFileTool: Tool<ReadFileInput> = {
     `start_line/end_line (1-based, inclusive) to read a range; when the output is partial a trailer says how to ` +
     `continue. Directories, binary files and paths outside the repository cannot be read: use the bash tool ` +
     `(ls, find, rg) to list and search.`,
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'File path relative to the repository root, e.g. "src/index.ts".' },
-      start_line: { type: 'integer', minimum: 1, description: 'First line to show (1-based). Default 1.' },
-      end_line: {
-        type: 'integer',
-        minimum: 1,
-        description: `Last line to show, inclusive. Default start_line + ${DEFAULT_WINDOW_LINES - 1}.`,
-      },
-      outline: {
-        type: 'boolean',
-        description:
-          'true: instead of the text, list the definitions (functions, classes, methods, types) as path:line, parsed ' +
-          'with tree-sitter; then read only the range you need. For code files of about a dozen languages.',
-      },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  inputSchema: INPUT_SCHEMA,
   parse: parseInput,
   display(input) {
     const name = escapeControls(input.path);
@@ -194,41 +203,26 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
 }
 
 /**
- * One pass over the file in chunkBytes reads: lines before `start` are only counted, lines of the window are
- * decoded (at most maxLineChars*4 bytes of each is kept), and after the window newlines are counted for at most
- * countScanBytes more so the trailer can give the total.
+ * One pass over the file (scanLines, the reader the citation check shares): lines before `start` are only counted,
+ * lines of the window are decoded (at most maxLineChars*4+4 bytes of each is kept) and numbered until the byte
+ * budget is spent, and after the window newlines are counted for at most countScanBytes more so the trailer can give
+ * the total.
  */
-// Long on purpose: one streaming pass over the file whose phases (skip, show, count) share the line state.
 export async function readWindow(
   handle: FileHandle,
   range: { start: number; end: number },
   limits: WindowLimits = DEFAULT_LIMITS,
   signal?: AbortSignal,
 ): Promise<Window> {
-  const keepBytes = limits.maxLineChars * 4 + 4;
   const lineBudget = limits.maxResultBytes - TRAILER_RESERVE_BYTES;
   const firstDecoder = new TextDecoder('utf-8');
   const laterDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const win: Window = { shown: [], first: range.start, total: 0, exact: true, cut: [], cutCount: 0, capped: false };
-  const buf = Buffer.allocUnsafe(limits.chunkBytes);
-  let phase: 'skip' | 'show' | 'count' = range.start === 1 ? 'show' : 'skip';
-  let lineNo = 1;
-  let lineHasBytes = false;
-  let parts: Buffer[] = [];
-  let kept = 0;
-  let lineBytes = 0;
-  // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
-  let lastByte = -1;
   let used = 0;
-  let pos = 0;
-  let countFrom = 0;
-
-  const finishLine = (): void => {
-    const raw = Buffer.concat(parts, kept);
+  const onLine = ({ lineNo, head, bytes, cr }: ScannedLine): 'count' | void => {
     // CRLF: the \r before the newline is not part of the line.
-    const fullBytes = lastByte === 13 ? lineBytes - 1 : lineBytes;
-    const bytes = raw.subarray(0, Math.min(raw.length, fullBytes));
-    let text = (lineNo === 1 ? firstDecoder : laterDecoder).decode(bytes);
+    const fullBytes = cr ? bytes - 1 : bytes;
+    let text = (lineNo === 1 ? firstDecoder : laterDecoder).decode(head.subarray(0, Math.min(head.length, fullBytes)));
     const long = text.length > limits.maxLineChars;
     if (long) {
       let cutAt = limits.maxLineChars;
@@ -241,9 +235,7 @@ export async function readWindow(
     // "continue at start_line=N" point at the same line forever.
     if (used + cost > lineBudget && win.shown.length > 0) {
       win.capped = true;
-      phase = 'count';
-      countFrom = pos;
-      return;
+      return 'count';
     }
     used += cost;
     win.shown.push(line);
@@ -252,55 +244,17 @@ export async function readWindow(
       if (win.cut.length < CUT_LINES_LISTED) win.cut.push(lineNo);
     }
   };
-
-  for (;;) {
-    signal?.throwIfAborted();
-    const { bytesRead } = await handle.read(buf, 0, limits.chunkBytes, pos);
-    if (bytesRead === 0) break;
-    pos += bytesRead;
-    const view = buf.subarray(0, bytesRead);
-    let i = 0;
-    while (i < bytesRead) {
-      const nl = view.indexOf(10, i);
-      const stop = nl === -1 ? bytesRead : nl;
-      if (stop > i) {
-        lineHasBytes = true;
-        // Stryker disable next-line UnaryOperator: never used (stop > i ≥ 0 so the byte exists); +1 is not a CR either.
-        lastByte = view[stop - 1] ?? -1;
-      }
-      if (phase === 'show') {
-        lineBytes += stop - i;
-        const take = Math.min(stop - i, keepBytes - kept);
-        if (take > 0) {
-          // Copied: `buf` is reused for the next chunk.
-          parts.push(Buffer.from(view.subarray(i, i + take)));
-          kept += take;
-        }
-      }
-      if (nl === -1) break;
-      if (phase === 'show') finishLine();
-      lineNo += 1;
-      lineHasBytes = false;
-      parts = [];
-      kept = 0;
-      lineBytes = 0;
-      // Stryker disable next-line UnaryOperator: lastByte is only compared with 13 (CR); -1 and +1 both mean "not a CR".
-      lastByte = -1;
-      i = nl + 1;
-      // lineNo passes range.start once (never when it is 1), before any line was shown: the phase is still 'skip'.
-      if (lineNo === range.start) phase = 'show';
-      if (phase === 'show' && lineNo > range.end) {
-        phase = 'count';
-        countFrom = pos;
-      }
-    }
-    if (phase === 'count' && pos - countFrom >= limits.countScanBytes) {
-      win.exact = (await handle.read(buf, 0, 1, pos)).bytesRead === 0;
-      break;
-    }
-  }
-  if (phase === 'show' && lineHasBytes) finishLine();
-  win.total = lineNo - 1 + (lineHasBytes ? 1 : 0);
+  const counted = await scanLines(handleReader(handle), {
+    from: range.start,
+    to: range.end,
+    keepBytes: limits.maxLineChars * 4 + 4,
+    chunkBytes: limits.chunkBytes,
+    countScanBytes: limits.countScanBytes,
+    onLine,
+    ...(signal ? { signal } : {}),
+  });
+  win.total = counted.total;
+  win.exact = counted.exact;
   return win;
 }
 
@@ -418,40 +372,51 @@ function rank(candidates: string[], rel: string): string[] {
     .map(({ c }) => c);
 }
 
+/**
+ * Checks the input against INPUT_SCHEMA, after two leniencies models need: null for a line means "not given", and a
+ * line number sent as a digit string ("12") is that number. Then the rules a schema cannot say (end ≥ start, outline
+ * without lines).
+ */
 function parseInput(input: unknown): ParseResult<ReadFileInput> {
-  const usage = 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).';
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, error: usage };
-  const obj = input as Record<string, unknown>;
-  const unknown = Object.keys(obj).filter((k) => !ALLOWED_KEYS.has(k));
-  if (unknown.length > 0) return { ok: false, error: `Unknown field ${unknown.join(', ')}. ${usage}` };
-  if (typeof obj.path !== 'string' || obj.path === '') return { ok: false, error: `path must be a non-empty string. ${usage}` };
-  if (obj.path.length > MAX_PATH_CHARS) return { ok: false, error: `path is longer than ${MAX_PATH_CHARS} characters.` };
-  const start = lineNumber(obj.start_line, 'start_line');
-  if (!start.ok) return start;
-  const end = lineNumber(obj.end_line, 'end_line');
-  if (!end.ok) return end;
-  if (start.value !== undefined && end.value !== undefined && end.value < start.value) {
-    return { ok: false, error: `end_line (${end.value}) is before start_line (${start.value}); end_line is inclusive and must be ≥ start_line.` };
+  const obj = lenientLines(input);
+  const [issue] = schemaIssues(INPUT_SCHEMA, obj);
+  if (issue !== undefined) return { ok: false, error: issueMessage(issue) };
+  const value = obj as ReadFileInput;
+  const { start_line: start, end_line: end } = value;
+  if (start !== undefined && end !== undefined && end < start) {
+    return { ok: false, error: `end_line (${end}) is before start_line (${start}); end_line is inclusive and must be ≥ start_line.` };
   }
-  if (obj.outline !== undefined && typeof obj.outline !== 'boolean') return { ok: false, error: `outline must be true or false. ${usage}` };
-  if (obj.outline === true && (start.value !== undefined || end.value !== undefined)) {
+  if (value.outline === true && (start !== undefined || end !== undefined)) {
     return { ok: false, error: 'outline lists the whole file; drop start_line/end_line, or drop outline to read a range.' };
   }
-  const value: ReadFileInput = { path: obj.path };
-  if (obj.outline === true) value.outline = true;
-  if (start.value !== undefined) value.start_line = start.value;
-  if (end.value !== undefined) value.end_line = end.value;
-  return { ok: true, value };
+  const lines = { ...(start !== undefined ? { start_line: start } : {}), ...(end !== undefined ? { end_line: end } : {}) };
+  return { ok: true, value: { path: value.path, ...(value.outline ? { outline: true } : {}), ...lines } };
 }
 
-/** Positive integers; numeric strings ("120") are accepted because models sometimes quote numbers; null = absent. */
-function lineNumber(raw: unknown, name: string): ParseResult<number | undefined> {
-  if (raw === undefined || raw === null) return { ok: true, value: undefined };
-  const n = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
-    return { ok: false, error: `${name} must be a whole number ≥ 1 (lines are numbered from 1), got ${JSON.stringify(raw)}.` };
+const USAGE = 'read_file expects {"path": "src/index.ts", "start_line": 1, "end_line": 200} (lines optional).';
+
+/** One line for the model per schema issue, saying what to send instead. */
+function issueMessage(issue: SchemaIssue): string {
+  if (issue.keyword === 'additionalProperties') return `Unknown field ${issue.keys!.join(', ')}. ${USAGE}`;
+  if (issue.at === '') return USAGE;
+  if (issue.at === 'path') {
+    if (issue.keyword === 'maxLength') return `path is longer than ${MAX_PATH_CHARS} characters.`;
+    return `path must be a non-empty string. ${USAGE}`;
   }
-  return { ok: true, value: n };
+  if (issue.at === 'outline') return `outline must be true or false. ${USAGE}`;
+  return `${issue.at} must be a whole number ≥ 1 (lines are numbered from 1), got ${JSON.stringify(issue.value)}.`;
+}
+
+/** The input with null lines dropped and digit-string lines as numbers; anything else unchanged. */
+function lenientLines(input: unknown): unknown {
+  const obj = dropNulls(input, ['start_line', 'end_line']);
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return obj;
+  const record = obj as Record<string, unknown>;
+  const digits = (v: unknown): boolean => typeof v === 'string' && /^\s*\d+\s*$/.test(v);
+  if (!digits(record.start_line) && !digits(record.end_line)) return obj;
+  const copy = { ...record };
+  for (const key of ['start_line', 'end_line']) if (digits(copy[key])) copy[key] = Number(copy[key]);
+  return copy;
 }
 
 function fail(content: string, summary: string): ToolOutcome {

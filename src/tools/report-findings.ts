@@ -3,8 +3,8 @@ import path from 'node:path';
 import { confine } from '../sandbox/paths.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { countFileLines } from '../lines.js';
-import { parseReport } from '../audit/parse-report.js';
-import { CATEGORIES, SEVERITIES, VERDICTS, type AuditReport, type Finding, type FindingInput, type FindingsSink, type ReportInput } from '../audit/report.js';
+import { parseReport, REPORT_SCHEMA } from '../audit/parse-report.js';
+import { type AuditReport, type Finding, type FindingInput, type FindingsSink, type ReportInput } from '../audit/report.js';
 
 /** Line counting streams the file; anything larger than this is refused rather than read for a location check. */
 const MAX_VERIFY_BYTES = 64 * 1024 * 1024;
@@ -22,34 +22,6 @@ const DESCRIPTION = [
   'dropped and you are told which.',
 ].join(' ');
 
-const INPUT_SCHEMA = {
-  type: 'object' as const,
-  properties: {
-    verdict: { type: 'string', enum: [...VERDICTS] },
-    summary: { type: 'string', description: 'Two or three sentences: the answer to the audit question.' },
-    findings: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          rule_id: { type: 'string', description: 'Stable kebab-case identifier of the kind of problem.' },
-          severity: { type: 'string', enum: [...SEVERITIES] },
-          category: { type: 'string', enum: [...CATEGORIES] },
-          title: { type: 'string', description: 'One line.' },
-          message: { type: 'string', description: 'What is wrong here and the evidence for it.' },
-          path: { type: 'string', description: 'File path relative to the repository root.' },
-          start_line: { type: 'integer', minimum: 1 },
-          end_line: { type: 'integer', minimum: 1, description: 'Defaults to start_line.' },
-        },
-        required: ['rule_id', 'severity', 'category', 'title', 'message', 'path', 'start_line'],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['verdict', 'summary', 'findings'],
-  additionalProperties: false,
-};
-
 /**
  * The `report_findings` tool of audit mode. Each call replaces the report in `sink` (a correction supersedes, it
  * does not append). Invalid locations are dropped — never kept in the report, so SARIF and the exit code only see
@@ -61,7 +33,7 @@ export function createReportFindingsTool(sink: FindingsSink): Tool<ReportInput> 
   return {
     name: 'report_findings',
     description: DESCRIPTION,
-    inputSchema: INPUT_SCHEMA,
+    inputSchema: REPORT_SCHEMA,
     parse: parseReport,
     display: (input) => `verdict ${input.verdict}, ${plural(input.findings.length, 'finding')}`,
     async run(input, ctx) {

@@ -1,4 +1,5 @@
 import type { SandboxKind } from '../sandbox/kernel.js';
+import type { JsonSchema } from './schema.js';
 
 /** What every tool returns: text for the model, a one-line summary for the human, and whether it failed. */
 export interface ToolOutcome {
@@ -28,12 +29,10 @@ export interface ToolContext {
 
 export type ParseResult<I> = { ok: true; value: I } | { ok: false; error: string };
 
-/** JSON Schema for a tool input, as the Messages API wants it. */
-export interface InputSchema {
+/** JSON Schema for a tool input, as the Messages API wants it; the same object checks the input (schema.ts). */
+export interface InputSchema extends JsonSchema {
   type: 'object';
-  properties: Record<string, unknown>;
-  required?: string[];
-  additionalProperties?: boolean;
+  properties: Readonly<Record<string, JsonSchema>>;
 }
 
 /** One tool: its definition for the model, input validation, a display string, and the run itself. */

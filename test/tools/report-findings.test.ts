@@ -68,8 +68,6 @@ describe('report_findings location checks', () => {
     ['a directory', { path: 'src/dir' }, 'not a regular file'],
     ['a file over 64 MiB', { path: 'huge.bin', start_line: 1 }, 'file is larger than 64 MiB; cannot verify lines'],
     ['a file of exactly 64 MiB', { path: 'at-limit.bin', start_line: 1 }, { path: 'at-limit.bin', end_line: 1 }],
-    ['line 0', { start_line: 0 }, '1-based'],
-    ['a negative line', { start_line: -4 }, '1-based'],
     ['a start past EOF', { start_line: 11 }, 'past the end of the file (10 lines)'],
     ['an end past EOF', { start_line: 10, end_line: 11 }, 'end_line 11 is past the end'],
     ['end before start', { start_line: 5, end_line: 4 }, 'end_line 4 is before start_line 5'],
@@ -236,6 +234,9 @@ describe('report_findings input shape', () => {
     ['a misnamed field', { ...good, findings: [{ ...finding({}), file: 'a.ts' }] }, 'unknown field findings[0].file'],
     ['a missing path', { ...good, findings: [{ ...finding({}), path: undefined }] }, 'findings[0].path must be a non-empty string (got nothing)'],
     ['a category off the list', { ...good, findings: [finding({ category: 'style' as 'security' })] }, 'findings[0].category must be one of security, correctness, performance, maintainability'],
+    // The schema's minimum: a line below 1 refuses the report with the field named, as the schema the model sees says.
+    ['line 0', { ...good, findings: [finding({ start_line: 0 })] }, 'findings[0].start_line must be an integer line number, 1 or more (got 0)'],
+    ['a negative end line', { ...good, findings: [finding({ end_line: -4 })] }, 'findings[0].end_line must be an integer line number, 1 or more (got -4)'],
     ['too many findings', { ...good, findings: Array.from({ length: 201 }, () => finding({})) }, 'at most 200 findings'],
   ])('rejects %s', (_name, input, fragment) => {
     const parsed = tool.parse(input);

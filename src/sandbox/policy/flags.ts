@@ -159,7 +159,14 @@ function countShorthand(program: string, text: string, i: number, state: State):
   return `${program} ${text} is not supported; use -n NUM (lines) or -c NUM (bytes)`;
 }
 
-function attached(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, i: number, state: State): string | null {
+function attached(
+  program: string,
+  flag: string,
+  rule: Extract<FlagRule, { type: 'value' }>,
+  value: string,
+  i: number,
+  state: State,
+): string | null {
   const bad = badChoice(program, flag, rule, value, state.policy);
   if (bad !== null) return bad;
   apply(state, rule, value);
@@ -167,7 +174,15 @@ function attached(program: string, flag: string, rule: Extract<FlagRule, { type:
   return null;
 }
 
-function separate(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, words: readonly Word[], i: number, at: number, state: State): number | string {
+function separate(
+  program: string,
+  flag: string,
+  rule: Extract<FlagRule, { type: 'value' }>,
+  words: readonly Word[],
+  i: number,
+  at: number,
+  state: State,
+): number | string {
   const word = words[at];
   if (word === undefined) return `${program} ${flag} needs a value`;
   const bad = badChoice(program, flag, rule, word.text, state.policy);
@@ -178,12 +193,20 @@ function separate(program: string, flag: string, rule: Extract<FlagRule, { type:
   return at;
 }
 
-function badChoice(program: string, flag: string, rule: Extract<FlagRule, { type: 'value' }>, value: string, policy: ProgramPolicy): string | null {
+function badChoice(
+  program: string,
+  flag: string,
+  rule: Extract<FlagRule, { type: 'value' }>,
+  value: string,
+  policy: ProgramPolicy,
+): string | null {
   const max = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
   if (max !== undefined) {
     // Not a number counts as 0: below every bound.
     const n = sizeValue(value) ?? 0;
-    if (n < 1 || n > max) return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    if (n < 1 || n > max) {
+      return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    }
   }
   if (rule.sets === 'pattern' && rule.value === 'pattern' && policy.script !== undefined) {
     const bad = policy.script(value);
@@ -215,7 +238,10 @@ function unknownLong(program: string, policy: ProgramPolicy, name: string): stri
   const denied = candidates
     .map((c) => [c, lookup(policy.long, c)] as const)
     .filter((entry): entry is readonly [string, Extract<FlagRule, { type: 'deny' }>] => entry[1]?.type === 'deny');
-  const note = denied.length === candidates.length && denied[0] !== undefined ? `, and --${denied[0][0]} itself is refused: it ${denied[0][1].reason}` : '';
+  const note =
+    denied.length === candidates.length && denied[0] !== undefined
+      ? `, and --${denied[0][0]} itself is refused: it ${denied[0][1].reason}`
+      : '';
   return `${program} --${name} looks like an abbreviation of ${spelled}; abbreviated options are not accepted, spell them out${note}`;
 }
 

@@ -15,7 +15,9 @@ const deny = (reason: string): GitFlagRule => ({ type: 'deny', reason });
 const OUTSIDE = 'shows files outside this root, which is a subdirectory of its repository';
 
 /** Flags refused only in a subdirectory root: each would show files outside it in spite of the `-- .` pathspec. */
-const CONFINED_DENY: Readonly<Record<string, { long?: Readonly<Record<string, GitFlagRule>>; short?: Readonly<Record<string, GitFlagRule>> }>> = {
+const CONFINED_DENY: Readonly<
+  Record<string, { long?: Readonly<Record<string, GitFlagRule>>; short?: Readonly<Record<string, GitFlagRule>> }>
+> = {
   log: {
     long: {
       'pickaxe-all': deny(`${OUTSIDE} (the whole change of each commit found); use -S or -G alone`),
@@ -66,7 +68,17 @@ export function confinedVerbReason(sub: string, verb: string | undefined): strin
 }
 
 /** Subcommands that take pathspecs: `-- .` is added when the model names no path (blame needs its file). */
-const PATHSPEC_DEFAULT: ReadonlySet<string> = new Set(['log', 'show', 'diff', 'shortlog', 'rev-list', 'grep', 'ls-tree', 'status', 'ls-files']);
+const PATHSPEC_DEFAULT: ReadonlySet<string> = new Set([
+  'log',
+  'show',
+  'diff',
+  'shortlog',
+  'rev-list',
+  'grep',
+  'ls-tree',
+  'status',
+  'ls-files',
+]);
 
 /** The paths a confined command runs with: the model's own (already confined by their text), else `.`. */
 export function confinedPaths(sub: string, paths: readonly string[], given: ReadonlySet<string>): string[] {

@@ -68,13 +68,21 @@ const STATUS: GitPolicy = {
   kernelOnly: true,
   clusters: true,
   short: {
-    s: BOOL, b: BOOL,
+    s: BOOL,
+    b: BOOL,
     u: { type: 'value', value: 'text', attachedOnly: true, choices: ['no', 'normal', 'all'] },
     z: NUL_OUTPUT,
     v: deny('shows the staged diff through the configured diff programs; use diff --cached'),
   },
   long: {
-    short: BOOL, branch: BOOL, long: BOOL, 'show-stash': BOOL, 'ahead-behind': BOOL, 'no-ahead-behind': BOOL, renames: BOOL, 'no-renames': BOOL,
+    short: BOOL,
+    branch: BOOL,
+    long: BOOL,
+    'show-stash': BOOL,
+    'ahead-behind': BOOL,
+    'no-ahead-behind': BOOL,
+    renames: BOOL,
+    'no-renames': BOOL,
     porcelain: { type: 'value', value: 'text', attachedOnly: true, choices: ['v1', 'v2'] },
     'untracked-files': { type: 'value', value: 'text', attachedOnly: true, choices: ['no', 'normal', 'all'] },
     ignored: { type: 'value', value: 'text', attachedOnly: true, choices: ['traditional', 'no', 'matching'] },
@@ -126,17 +134,46 @@ const SHOW_REF: GitPolicy = {
   forced: [],
   clusters: true,
   short: { d: BOOL, s: BOOL, q: BOOL },
-  long: { head: BOOL, heads: BOOL, branches: BOOL, tags: BOOL, dereference: BOOL, hash: BOOL, verify: BOOL, quiet: BOOL, abbrev: { type: 'value', value: 'count', attachedOnly: true } },
+  long: {
+    head: BOOL,
+    heads: BOOL,
+    branches: BOOL,
+    tags: BOOL,
+    dereference: BOOL,
+    hash: BOOL,
+    verify: BOOL,
+    quiet: BOOL,
+    abbrev: { type: 'value', value: 'count', attachedOnly: true },
+  },
 };
 
 /** count-objects: how many loose objects and packs, and their size. */
-const COUNT_OBJECTS: GitPolicy = { operands: 'none', forced: [], clusters: true, short: { v: BOOL, H: BOOL }, long: { verbose: BOOL, 'human-readable': BOOL } };
+const COUNT_OBJECTS: GitPolicy = {
+  operands: 'none',
+  forced: [],
+  clusters: true,
+  short: { v: BOOL, H: BOOL },
+  long: { verbose: BOOL, 'human-readable': BOOL },
+};
 
 /** cherry: which commits of HEAD (or a head) have an equivalent upstream. */
-const CHERRY: GitPolicy = { operands: 'revs', forced: [], maxRevisions: 3, short: { v: BOOL }, long: { abbrev: { type: 'value', value: 'count', attachedOnly: true } } };
+const CHERRY: GitPolicy = {
+  operands: 'revs',
+  forced: [],
+  maxRevisions: 3,
+  short: { v: BOOL },
+  long: { abbrev: { type: 'value', value: 'count', attachedOnly: true } },
+};
 
 export const LISTING_POLICIES = {
-  stash: STASH, worktree: WORKTREE, notes: NOTES, bisect: BISECT, remote: REMOTE, reflog: REFLOG, 'show-ref': SHOW_REF, 'count-objects': COUNT_OBJECTS,
+  stash: STASH,
+  worktree: WORKTREE,
+  notes: NOTES,
+  bisect: BISECT,
+  remote: REMOTE,
+  reflog: REFLOG,
+  'show-ref': SHOW_REF,
+  'count-objects': COUNT_OBJECTS,
   cherry: CHERRY,
 } as const;
 
@@ -146,7 +183,9 @@ export const WORK_TREE_POLICIES = { status: STATUS, 'ls-files': LS_FILES } as co
  * Under the kernel sandbox, diff, blame and grep may read the work tree and the index too: diff with fewer than two
  * revisions (or --cached/--staged), blame and grep without one. These are the tables' overrides for that case.
  */
-export const KERNEL_RELAXED: Readonly<Record<string, { minRevisions: number; long?: Readonly<Record<string, GitFlagRule>>; forced?: readonly string[] }>> = {
+export const KERNEL_RELAXED: Readonly<
+  Record<string, { minRevisions: number; long?: Readonly<Record<string, GitFlagRule>>; forced?: readonly string[] }>
+> = {
   // A dirty submodule is checked by running git inside it, under its own configuration: submodules are not entered.
   diff: { minRevisions: 0, long: { cached: BOOL, staged: BOOL }, forced: ['--ignore-submodules=all'] },
   blame: { minRevisions: 0 },

@@ -90,7 +90,9 @@ export function checkHistoryPath(p: string, shown = p): string | null {
  */
 function checkPretty(value: string, flag: string): string | null {
   // The `format:`/`tformat:` prefix holds no `%`, so the whole value is scanned as it is.
-  if (/^t?format:/.test(value) || value.includes('%')) return placeholders(value, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
+  if (/^t?format:/.test(value) || value.includes('%')) {
+    return placeholders(value, LOG_PLACEHOLDER, `${flag}: `, `allowed placeholders: ${LOG_PLACEHOLDERS}`);
+  }
   if (PRETTY_NAMES.includes(value)) return null;
   return `${flag}=${value} is not accepted; use ${PRETTY_NAMES.join(', ')} or format:… with allowed placeholders`;
 }

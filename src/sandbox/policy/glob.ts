@@ -102,7 +102,11 @@ function matches(root: string, candidate: string): boolean {
   return confined.ok ? confined.exists : confined.outside === true;
 }
 
-type Token = { kind: 'star' } | { kind: 'one' } | { kind: 'char'; ch: string } | { kind: 'class'; negate: boolean; chars: Set<string>; ranges: Array<[number, number]> };
+type Token =
+  | { kind: 'star' }
+  | { kind: 'one' }
+  | { kind: 'char'; ch: string }
+  | { kind: 'class'; negate: boolean; chars: Set<string>; ranges: Array<[number, number]> };
 
 /** Bash pattern → tokens for one path segment: `*`, `?` and `[...]` only where unquoted; anything else literal. */
 function compile(segment: Segment): Token[] {

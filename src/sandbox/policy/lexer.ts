@@ -32,7 +32,9 @@ export function lex(input: string): Lexed {
   if (raw !== null) return { ok: false, reason: raw };
   const scanned = scan(command);
   if (!scanned.ok) return scanned;
-  if (scanned.words.length === 0) return { ok: false, reason: 'the command is empty; give a program and its arguments, e.g. rg -n "pattern" src' };
+  if (scanned.words.length === 0) {
+    return { ok: false, reason: 'the command is empty; give a program and its arguments, e.g. rg -n "pattern" src' };
+  }
   if (scanned.words.length > MAX_WORDS) {
     return { ok: false, reason: `the command has ${scanned.words.length} arguments; the limit is ${MAX_WORDS} — search a directory or use a -g glob instead of listing files` };
   }
@@ -180,7 +182,11 @@ const LITERAL_AFTER_DOLLAR = new Set(['"', ' ', '\t', '/', '.', ',', ':', ';', '
  * Reads a double-quoted string starting after its `"`; `$` and backticks still expand there, so they are refused,
  * except a `$` bash keeps literally. Where those are (`dollars`) lets the cross-check tell shell-quote the same.
  */
-function scanDoubleQuoted(s: string, start: number, dollars: number[]): { ok: true; text: string; end: number } | { ok: false; reason: string } {
+function scanDoubleQuoted(
+  s: string,
+  start: number,
+  dollars: number[],
+): { ok: true; text: string; end: number } | { ok: false; reason: string } {
   let text = '';
   for (let i = start; i < s.length; i += 1) {
     const c = s[i] as string;
@@ -198,7 +204,12 @@ function scanDoubleQuoted(s: string, start: number, dollars: number[]): { ok: tr
       continue;
     }
     if (c === '$') return { ok: false, reason: dollarReason(s, i, true) };
-    if (c === '`') return { ok: false, reason: 'command substitution with backticks is not supported (inside double quotes too); run the inner command separately' };
+    if (c === '`') {
+      return {
+        ok: false,
+        reason: 'command substitution with backticks is not supported (inside double quotes too); run the inner command separately',
+      };
+    }
     text += c;
   }
   return { ok: false, reason: 'unbalanced double quote; close every quote' };
