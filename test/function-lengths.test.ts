@@ -11,19 +11,6 @@ const LONG = 80;
 const LONGEST = 120;
 const MAX_LONG = 3;
 
-/**
- * Functions being split on other branches, left out of the count until those land (the text renderer, the API
- * client, read_file's window, the flag parser, the capped spawn). The lead shrinks this list at merge; the second test
- * fails once a listed function is short, so the list cannot go stale.
- */
-const BEING_SPLIT: ReadonlyArray<readonly [file: string, name: string]> = [
-  ['src/output/text.ts', 'createTextRenderer'], // being split on branch h-shape
-  ['src/agent/client.ts', 'createAnthropicClient'], // being split on branch h-shape
-  ['src/tools/read-file.ts', 'readWindow'], // being split on branch h-shape
-  ['src/args.ts', 'parseArgs'], // being split on branch h-shape
-  ['src/sandbox/exec.ts', 'spawnCapped'], // being split on branch h-shape
-];
-
 interface Row {
   file: string;
   name: string;
@@ -36,20 +23,13 @@ function measure(root?: string): Row[] {
   return JSON.parse(out) as Row[];
 }
 
-const listed = (r: Row): boolean => BEING_SPLIT.some(([file, name]) => r.file === file && r.name === name);
-
 describe('function lengths in src/ (scripts/function-lengths.mjs)', () => {
   const rows = measure();
 
   it(`at most ${MAX_LONG} functions over ${LONG} lines and none over ${LONGEST}`, () => {
-    const long = rows.filter((r) => r.lines > LONG && !listed(r)).map((r) => `${r.file}:${r.line} ${r.name} (${r.lines} lines)`);
+    const long = rows.filter((r) => r.lines > LONG).map((r) => `${r.file}:${r.line} ${r.name} (${r.lines} lines)`);
     expect(long.length, long.join('\n')).toBeLessThanOrEqual(MAX_LONG);
-    expect(rows.filter((r) => r.lines > LONGEST && !listed(r)).map((r) => `${r.file}:${r.line} ${r.name} (${r.lines} lines)`)).toEqual([]);
-  });
-
-  it('lists only functions that are still long (drop one from BEING_SPLIT once it is split)', () => {
-    const stale = BEING_SPLIT.filter(([file, name]) => !rows.some((r) => r.file === file && r.name === name && r.lines > LONG));
-    expect(stale).toEqual([]);
+    expect(rows.filter((r) => r.lines > LONGEST).map((r) => `${r.file}:${r.line} ${r.name} (${r.lines} lines)`)).toEqual([]);
   });
 
   it('measures every function-like node with a body, from its first line to its last', async () => {
