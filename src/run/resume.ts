@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { gitCommit } from '../sandbox/readonly.js';
+import { gitCommit, gitCommitIfKnown } from '../sandbox/readonly.js';
 import { formatSessionList } from './session-list.js';
 import { DamagedSession, findSession, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
 import type { Session } from './session.js';
@@ -50,7 +50,7 @@ export async function switchTo(loaded: LoadedSession, config: Config, session: S
   session.conversation.clear();
   session.conversation.messages.push(...loaded.messages);
   session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
-  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS), preambleHash: hashOf(session), model: config.model });
+  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommitIfKnown(config.root, SESSION_HEAD_TIMEOUT_MS), preambleHash: hashOf(session), model: config.model });
   const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
   return { id: loaded.id, dir, writer, notice };
 }

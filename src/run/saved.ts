@@ -113,11 +113,17 @@ export async function loadSession(summary: SessionSummary): Promise<LoadedSessio
 }
 
 /** The one line said on resume when the repository or the preamble changed since the session was saved. */
-export async function resumeNotice(loaded: LoadedSession, now: { root: string; head: string | null; preambleHash: string; model: string }): Promise<string | null> {
+/** `now.head` undefined: git gave up or was refused, so HEAD is not compared (a slow git is not a moved HEAD). */
+export async function resumeNotice(
+  loaded: LoadedSession,
+  now: { root: string; head: string | null | undefined; preambleHash: string; model: string },
+): Promise<string | null> {
   const last = loaded.last;
   if (!last) return null;
   const changes: string[] = [];
-  if (last.partial !== true && last.head !== now.head) changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
+  if (last.partial !== true && now.head !== undefined && last.head !== now.head) {
+    changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
+  }
   if (last.preamble_hash !== now.preambleHash) changes.push('the preamble changed (AGENTS.md, the listing or the tools), so the first request re-writes the cache');
   if (last.model !== now.model) changes.push(`the model changed (${escapeControls(last.model)} → ${escapeControls(now.model)})`);
   return changes.length === 0 ? null : `resumed session ${loaded.id.slice(0, 8)}: ${changes.join('; ')}`;

@@ -142,6 +142,12 @@ export async function gitCommit(root: string, timeoutMs = HEAD_TIMEOUT_MS): Prom
   return (await gitHead(root, timeoutMs)).head;
 }
 
+/** gitCommit, or undefined when git was refused or gave up: HEAD is then unknown, not absent. */
+export async function gitCommitIfKnown(root: string, timeoutMs = HEAD_TIMEOUT_MS): Promise<string | null | undefined> {
+  const { head, refused } = await gitHead(root, timeoutMs);
+  return refused === null ? head : undefined;
+}
+
 /**
  * gitCommit, and why HEAD is unknown when git was not used or gave up: the repository holds a special file where git
  * reads (said by the session), or git did not answer within HEAD_TIMEOUT_MS (the snapshot's warning or the proof's
