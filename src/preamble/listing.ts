@@ -1,6 +1,6 @@
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { errorCode, walkFiles } from './rg-walk.js';
+import { errorCode, walkFiles, type WalkResult } from './rg-walk.js';
 import { DEEP_LEVELS, MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
@@ -61,6 +61,11 @@ export interface ListingOptions {
   signal?: AbortSignal;
   /** Texts of the instructions files: directories they mention rank first. */
   instructions?: Promise<readonly MentionSource[]> | readonly MentionSource[];
+  /**
+   * Sees each file of the first walk (to `depth`) and then its outcome, always once, also when the root cannot be
+   * read: the nested AGENTS.md search reads this walk instead of walking the tree again (agents-md.ts nestedSearch).
+   */
+  firstWalk?: { add(rel: string): void; done(walk: WalkResult): void };
 }
 
 /**
@@ -74,17 +79,22 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
   const maxEntries = opts.maxEntries == null ? Infinity : Math.max(0, Math.floor(opts.maxEntries) || 0);
   const budgetTokens = Math.max(1, Math.floor(opts.mapTokens ?? DEFAULT_MAP_TOKENS) || DEFAULT_MAP_TOKENS);
   const problem = await unreadableDir(root);
-  if (problem) return unavailable(problem);
+  if (problem) {
+    opts.firstWalk?.done({ ok: false, reason: problem });
+    return unavailable(problem);
+  }
   const collector = new TreeCollector(Math.min(maxEntries, KEEP_FILES_MAX), isKeyFile);
+  const observer = opts.firstWalk;
   const walking = walkFiles({
     rgPath: opts.rgPath,
     cwd: root,
     args: ['--max-depth', String(depth)],
     signal: opts.signal,
     timeoutMs: LISTING_TIMEOUT_MS,
-    onPath: (rel) => collector.add(rel),
+    onPath: observer ? (rel) => (collector.add(rel), observer.add(rel)) : (rel) => collector.add(rel),
     onIgnored: (rel) => collector.ignore(rel),
   });
+  if (observer) void walking.then((walk) => observer.done(walk));
   // Declarations and member manifests are read while ripgrep walks; only `**` member patterns wait for the tree.
   const workspacesPromise = findWorkspaces(root, walking.then(() => collector.tree));
   const walk = await walking;
