@@ -28,6 +28,7 @@ import { escapeControls } from '../escape.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
 import { describeSandbox } from '../sandbox/kernel.js';
+import { deepHint } from '../preamble/deep-hint.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
 const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set(['api_error', 'max_turns', 'max_tokens', 'max_budget', 'timeout', 'aborted']);
@@ -64,7 +65,7 @@ export async function runOnce(
   snapshot.catch(() => {}); // awaited below, where a failure is reported
   // The markdown renderer (a separate chunk) loads only for a terminal, beside the session and the first request.
   const view = loadTextView(config, io);
-  const session = await open(config, { audit: sink, toolsReady: snapshot });
+  const session = await open(config, { audit: sink, toolsReady: snapshot, deep: deepHint(config.root, io.env) });
   // Before the snapshot starts: an unknown --resume id is a usage error, and nothing has run yet.
   const saved = await linkSaved(config, io.env, session);
   const sessionId = saved.id;

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { buildListing, type Listing } from '../preamble/listing.js';
 import { loadedFiles, loadProjectInstructions, NESTED_DEFAULT_DEPTH, nestedSearch, type ProjectInstructions } from '../preamble/agents-md.js';
 import type { MentionSource } from '../preamble/rank.js';
+import type { DeepHint } from '../preamble/deep-hint.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
 import { gitAvailability, type GitAvailability } from '../tools/git.js';
@@ -46,6 +47,8 @@ export interface SessionOptions {
    * not delay the first request.
    */
   toolsReady?: Promise<unknown>;
+  /** Where the map's deeper walk may start early (the directories it opened last time, see preamble/deep-hint.ts). */
+  deep?: DeepHint;
 }
 
 /**
@@ -63,7 +66,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
   const listingPromise = rg.then((rg) =>
     rg
-      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, instructions: mentions, ...(nested ? { firstWalk: nested } : {}) })
+      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, instructions: mentions, ...(nested ? { firstWalk: nested } : {}), ...(opts.deep ? { deep: opts.deep } : {}) })
       : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
   );
   const sdk = rg.then(() => import('../agent/client.js')).then((module) => {
