@@ -65,7 +65,8 @@ export async function nodeHwm(env) {
 /**
  * Runs the built CLI once on `repo` with a one-shot question. `replies` are queued on the server first; the first one
  * is wrapped so that, the moment the server has the first request, it records the elapsed time since spawn and the
- * child's VmHWM (`nodeArgs` go to node before the script: --cpu-prof). Resolves with those, the exit code, the output and this run's recorded requests.
+ * child's VmHWM (`nodeArgs` go to node before the script, e.g. --cpu-prof). Resolves with those, the exit code, the
+ * output and this run's recorded requests.
  */
 export async function runSpelunk({ api, dist, repo, env, args = [], question, replies, nodeArgs = [] }) {
   const before = api.requests.length;

@@ -141,7 +141,8 @@ interface PlanListingInput {
 }
 
 /** The map from the walked tree: key files, the workspace block, then the planned tree (see map.ts). */
-async function planListing({ depth, maxEntries, budgetTokens, opts, collector, workspacesPromise, discover, deepen, deepened }: PlanListingInput): Promise<Listing> {
+async function planListing(input: PlanListingInput): Promise<Listing> {
+  const { depth, maxEntries, budgetTokens, opts, collector, workspacesPromise, discover, deepen, deepened } = input;
   discover('', 0, collector.tree);
   if (summarise(collector.tree) === 0) {
     return { text: '(no files: the repository is empty or everything in it is ignored)', shown: 0, omitted: 0, truncatedDirs: 0 };
