@@ -16,6 +16,7 @@ import { measureGit } from './bench/git.mjs';
 import { measureCitations } from './bench/citations.mjs';
 import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors } from './bench/analyse.mjs';
 import { benchRepos, measureMap } from './bench/map.mjs';
+import { claudeCodeBinary, runClaudeCode } from './bench/claude-code.mjs';
 import { runBench as runLocateBench } from './locate-bench.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
@@ -97,14 +98,26 @@ async function bench() {
   const uncached = { ...env, XDG_CACHE_HOME: noCache };
 
   log(`start-up and memory on the large repository: 1 warm-up + ${RUNS} interleaved runs of each …`);
+  const claude = claudeCodeBinary(projectRoot);
+  if (claude.skip) log(`  Claude Code rows skipped: ${claude.skip}`);
+  const askClaude = (repo) =>
+    runClaudeCode({ api, bin: claude.bin, repo, tmp, question: 'Where is the HTTP router built?', replies: [answer] }).then((run) => {
+      if (run.code !== 0) throw new Error(`claude -p exited ${run.code}`);
+      return run;
+    });
   await timeNode(env);
   await timeRg(rgPath, large, env);
   await ask(large); // the first run of a build also writes the code cache
   await timeRg(rgPath, small, env);
   await ask(small);
   await nodeHwm(env);
-  const runs = { node: [], rg: [], spelunk: [], uncached: [], rgSmall: [], small: [], nodeHwm: [], spelunkHwm: [], listings: [], cpu: [], uncachedCpu: [], nodeCpu: [] };
+  if (claude.bin) await askClaude(small); // its first run sets up its home
+  const runs = { node: [], rg: [], spelunk: [], uncached: [], rgSmall: [], small: [], nodeHwm: [], spelunkHwm: [], listings: [], cpu: [], uncachedCpu: [], nodeCpu: [], claude: [], claudeSmall: [] };
   for (let i = 0; i < RUNS; i++) {
+    if (claude.bin) {
+      runs.claude.push((await askClaude(large)).ms);
+      runs.claudeSmall.push((await askClaude(small)).ms);
+    }
     runs.node.push((await timeNode(env)).ms);
     runs.rg.push((await timeRg(rgPath, large, env)).ms);
     runs.rgSmall.push((await timeRg(rgPath, small, env)).ms);
@@ -132,6 +145,7 @@ async function bench() {
     nodeCpu: median(runs.nodeCpu),
   };
   const memory = { spelunk: median(runs.spelunkHwm), node: median(runs.nodeHwm) };
+  if (claude.bin) log(`  claude -p to first request (ms): ${runs.claude.map(Math.round).join(' ')}; small repo: ${runs.claudeSmall.map(Math.round).join(' ')}`);
   log(`  spelunk to first request (ms): ${runs.spelunk.map(Math.round).join(' ')}; without the code cache: ${runs.uncached.map(Math.round).join(' ')}`);
   log(`  small repo: spelunk ${runs.small.map(Math.round).join(' ')}; rg ${runs.rgSmall.map(Math.round).join(' ')}`);
   log(`  node -e 0 (ms): ${runs.node.map(Math.round).join(' ')}; rg --files --max-depth 3 (ms): ${runs.rg.map(Math.round).join(' ')}`);
@@ -199,6 +213,7 @@ async function bench() {
       '≤',
       TARGETS.startupSmall,
     ),
+    ...(claude.bin ? claudeRows(startup, runs) : []),
     row(
       'tool round: 8 scans in one turn / one per turn',
       `${ms(rounds.parallel)} vs ${ms(rounds.serial)} (${rounds.bound} at once)`,
@@ -326,6 +341,20 @@ async function measureLocate() {
     row('locate Recall@10 (sverklo questions)', detail('recall'), l.reachable.recall, '≥', LOCATE_TARGETS.recall),
     row('locate MRR (sverklo questions)', detail('mrr'), l.reachable.mrr, '≥', LOCATE_TARGETS.mrr),
     row('locate median seconds per question', 'spelunk locate as a process, start-up included', medianSeconds, '≤', LOCATE_TARGETS.seconds),
+  ];
+}
+
+/**
+ * spelunk against Claude Code's `-p`, spawn to first API request, same server, repositories and question, interleaved:
+ * spelunk's median over Claude Code's (below 1: spelunk asks first), with Claude Code's spread in the detail.
+ */
+function claudeRows(startup, runs) {
+  const spread = (values) => `${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}`;
+  const claude = median(runs.claude);
+  const small = median(runs.claudeSmall);
+  return [
+    row('start-up vs Claude Code -p (100k repo)', `${ms(startup.spelunk)} vs ${ms(claude)} (claude ${spread(runs.claude)} ms, ${(claude / startup.spelunk).toFixed(1)}× slower)`, startup.spelunk / claude, '≤', 1),
+    row('start-up vs Claude Code -p (200-file repo)', `${ms(startup.small)} vs ${ms(small)} (claude ${spread(runs.claudeSmall)} ms, ${(small / startup.small).toFixed(1)}× slower)`, startup.small / small, '≤', 1),
   ];
 }
 

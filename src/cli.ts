@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { runOnce } from './run/oneshot.js';
 import { runRepl } from './run/repl.js';
-import { chooseSandbox, sandboxMode } from './sandbox/choose.js';
+import { chooseSandbox, sandboxMode, type SandboxChoice } from './sandbox/choose.js';
 import type { SandboxMode } from './sandbox/kernel.js';
 import { escapeControls } from './escape.js';
 import { useSandbox } from './sandbox/exec.js';
@@ -38,10 +38,16 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       const piped = parsed.question ?? (io.stdin.isTTY ? null : (await readStdin(io.stdin)).text.trim() || null);
       return await runLocate(piped, parsed.flags, io);
     }
+    // The probe (one sandboxed `true`, a child's wall time) runs while the config is resolved and Node loads its fetch
+    // (undici, ~20 ms of main-thread work the first request would otherwise pay): in parallel, not in series. A mode
+    // that is not one is left to resolveConfig's usage error; no child of the run starts before the probe has answered.
+    const early = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
+    const probe = early === null ? null : chooseSandbox(early);
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     publishRunRoot(config.root);
     debug = config.debug;
-    await startSandbox(config.sandboxMode, io);
+    void globalThis.Headers;
+    await startSandbox(config.sandboxMode, io, probe ?? undefined);
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
       const { runMcp } = await import('./mcp/server.js');
@@ -105,9 +111,12 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
   return answer === 'interrupted' ? INTERRUPTED : DECLINED;
 }
 
-/** Before any child runs: every program from here on starts in the sandbox chosen now (exit 2 when required fails). */
-async function startSandbox(mode: SandboxMode, io: Io): Promise<void> {
-  const sandbox = await chooseSandbox(mode);
+/**
+ * Before any child runs: every program from here on starts in the sandbox chosen now (exit 2 when required fails).
+ * `started` is the probe for `mode` already under way.
+ */
+async function startSandbox(mode: SandboxMode, io: Io, started?: Promise<SandboxChoice>): Promise<void> {
+  const sandbox = await (started ?? chooseSandbox(mode));
   if (!sandbox.ok) throw new UsageError(sandbox.error);
   if (sandbox.notice !== null) io.stderr.write(`${sandbox.notice}\n`);
   useSandbox(sandbox.sandbox);

@@ -7,20 +7,28 @@
  * commands that need them.
  *
  * The cache is the user's own (`$XDG_CACHE_HOME/spelunk/code-cache/`), written at exit by the first run of a build,
- * with every function compiled by then (a cache made at build time holds only the top level). It is keyed by a hash
- * of the bundle's source, the Node version and the architecture, and carries a hash of its payload: a missing,
- * stale, truncated or corrupt file is ignored (and rewritten), and V8 rejects data made under other flags. The cache
- * only ever speeds up compiling this bundle: the code that runs is always the source read from dist/.
+ * with every function compiled by then (a cache made at build time holds only the top level). It is keyed by the
+ * bundle's SHA-256 (computed by the build and written into this file, so a start does not hash the megabyte), the
+ * bundle's size, modification time, inode and device, the Node version and the architecture, and carries a hash of
+ * its payload: a missing, stale, truncated or corrupt file is ignored (and rewritten), and V8 rejects data made under
+ * other flags. The file's identity matters because V8 checks only the source's length: a bundle edited in place after
+ * the build (same length, new mtime) must not run with bytecode compiled from the old one; the build's hash covers
+ * what the file identity cannot (npm gives every installed file the same mtime). The cache only ever speeds up
+ * compiling this bundle: the code that runs is always the source read from dist/.
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { isInside, realPrefix } from './sandbox/paths.js';
 import { publishedRunRoot } from './run-root.js';
+
+/** The bundle's SHA-256, written in by scripts/build.mjs; 'unbuilt' when this file runs from source (tests). */
+declare const __SPELUNK_BUNDLE_SHA256__: string | undefined;
+const BUNDLE_SHA256 = typeof __SPELUNK_BUNDLE_SHA256__ === 'string' ? __SPELUNK_BUNDLE_SHA256__ : 'unbuilt';
 
 /** First bytes of a cache file; a new layout gets a new magic. */
 const MAGIC = 'spelunk-code-cache-1\n';
@@ -37,13 +45,19 @@ const WRAPPER = "(function (exports, require, module, __filename, __dirname) {'u
 // decoding plus hashing that string cost ~12 ms of every start.
 const code = readFileSync(bundle);
 const source = `${WRAPPER}${code.toString(isAscii(code) ? 'latin1' : 'utf8').replace(/^#!/, '//')}\n})`;
-const key = createHash('sha256').update(code).update(`\n${WRAPPER}\n${process.version}\n${process.arch}`).digest('hex');
+const key = sha256(`${BUNDLE_SHA256}\n${fileIdentity(bundle)}\n${WRAPPER}\n${process.version}\n${process.arch}`);
 const cacheFile = cachePath(process.env, key);
 const cachedData = readCache(cacheFile, key);
 const script = new vm.Script(source, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 if (!cachedData || script.cachedDataRejected === true) process.once('exit', () => writeCache(cacheFile, key, script));
 const module = { exports: {} };
 (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+
+/** Size, modification time (ns), inode and device of the bundle: any write to it after the build changes the key. */
+function fileIdentity(file: string): string {
+  const stat = statSync(file, { bigint: true });
+  return `${stat.size} ${stat.mtimeNs} ${stat.ino} ${stat.dev}`;
+}
 
 function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');

@@ -65,9 +65,10 @@ export async function nodeHwm(env) {
 /**
  * Runs the built CLI once on `repo` with a one-shot question. `replies` are queued on the server first; the first one
  * is wrapped so that, the moment the server has the first request, it records the elapsed time since spawn and the
- * child's VmHWM. Resolves with those, the exit code, the output and this run's recorded requests.
+ * child's VmHWM (`nodeArgs` go to node before the script, e.g. --cpu-prof). Resolves with those, the exit code, the
+ * output and this run's recorded requests.
  */
-export async function runSpelunk({ api, dist, repo, env, args = [], question, replies }) {
+export async function runSpelunk({ api, dist, repo, env, args = [], question, replies, nodeArgs = [] }) {
   const before = api.requests.length;
   let first = null;
   let child = null;
@@ -79,7 +80,7 @@ export async function runSpelunk({ api, dist, repo, env, args = [], question, re
   }, ...rest);
   const done = new Promise((resolve, reject) => {
     started = performance.now();
-    child = spawn(process.execPath, [dist, '-C', repo, ...args, question], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    child = spawn(process.execPath, [...nodeArgs, dist, '-C', repo, ...args, question], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

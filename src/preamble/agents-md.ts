@@ -2,14 +2,14 @@ import path from 'node:path';
 import { findWorkTree } from '../sandbox/git.js';
 import { readContained, utf8Cut, type Contained } from './read-contained.js';
 import { compareUtf8 } from './tree.js';
-import { walkFiles } from './rg-walk.js';
+import { walkFiles, type WalkResult } from './rg-walk.js';
 
 /** Project instructions beyond this many bytes are cut (on a UTF-8 character boundary) and the cut is announced. */
 export const INSTRUCTIONS_MAX_BYTES = 32 * 1024;
 /** Nested AGENTS.md paths named in the prompt; the rest are counted. */
 export const NESTED_MAX = 50;
-/** Default depth of the nested AGENTS.md search: the listing's default, so it costs no more than the listing walk. */
-const NESTED_DEFAULT_DEPTH = 3;
+/** Default depth of the nested AGENTS.md search: the listing's default, so the listing's walk can serve it. */
+export const NESTED_DEFAULT_DEPTH = 3;
 /** The nested search is a convenience: past this it is skipped (reported as a warning), never partially used. */
 const NESTED_TIMEOUT_MS = 3_000;
 /** Root files tried in order: AGENTS.md is the shared convention, CLAUDE.md the fallback. */
@@ -38,6 +38,7 @@ export interface ProjectInstructions {
 }
 
 type Candidate = (typeof CANDIDATES)[number];
+
 type Loaded = Contained;
 
 /** An instructions file from a directory above the root, inside the same git work tree. */
@@ -58,9 +59,9 @@ export interface LoadedInstructions {
 export async function loadProjectInstructions(
   root: string,
   rgPath?: string,
-  opts: { maxDepth?: number; signal?: AbortSignal } = {},
+  opts: { maxDepth?: number; signal?: AbortSignal; nested?: Promise<Nested> } = {},
 ): Promise<ProjectInstructions> {
-  const nestedPromise = rgPath ? findNested(root, rgPath, opts.maxDepth ?? NESTED_DEFAULT_DEPTH, opts.signal) : null;
+  const nestedPromise = opts.nested ?? (rgPath ? findNested(root, rgPath, walkDepth(opts.maxDepth), opts.signal) : null);
   const warnings: string[] = [];
   let found: { file: Candidate; text: string; bytes: number; truncatedBytes: number } | null = null;
   for (const file of CANDIDATES) {
@@ -136,29 +137,68 @@ export function loadedFiles(instructions: ProjectInstructions): string[] {
   return [...(instructions.ancestors ?? []).map((a) => a.path), ...(instructions.file ? [instructions.file] : [])];
 }
 
-type Nested = { paths: string[]; omitted: number } | { paths: string[]; omitted: number; warning: string };
+/** The nested AGENTS.md files found (NESTED_MAX at most) and how many more, or why the search was skipped. */
+export type Nested = { paths: string[]; omitted: number } | { paths: string[]; omitted: number; warning: string };
+
+function walkDepth(maxDepth: number | undefined): number {
+  return Math.max(1, Math.floor(maxDepth ?? NESTED_DEFAULT_DEPTH) || 1);
+}
 
 /** Other AGENTS.md files, ignore rules honoured, to `maxDepth`; the NESTED_MAX smallest paths kept, sorted. */
 async function findNested(root: string, rgPath: string, maxDepth: number, signal?: AbortSignal): Promise<Nested> {
-  const paths: string[] = [];
-  let total = 0;
+  const found = nestedCollector();
   const walk = await walkFiles({
     rgPath,
     cwd: root,
-    args: ['--max-depth', String(Math.max(1, Math.floor(maxDepth) || 1)), '-g', 'AGENTS.md'],
+    args: ['--max-depth', String(maxDepth), '-g', 'AGENTS.md'],
     signal,
     timeoutMs: NESTED_TIMEOUT_MS,
-    onPath: (rel) => {
+    onPath: found.add,
+  });
+  return walk.ok ? found.result() : skipped(walk.reason);
+}
+
+/**
+ * The nested search fed by another walk with the same ripgrep rules to at least `maxDepth` (the listing's first walk),
+ * so the tree is walked once: `add` sees each of its files, `done` its outcome, and `found` settles on the files named
+ * AGENTS.md within `maxDepth` levels, as `rg -g AGENTS.md --max-depth N` would have printed them.
+ */
+export function nestedSearch(maxDepth?: number): { add(rel: string): void; done(walk: WalkResult): void; found: Promise<Nested> } {
+  const depth = walkDepth(maxDepth);
+  const collector = nestedCollector();
+  let settle!: (nested: Nested) => void;
+  const found = new Promise<Nested>((resolve) => (settle = resolve));
+  return {
+    add(rel: string): void {
+      if (rel.endsWith('AGENTS.md') && rel.split('/').length <= depth) collector.add(rel);
+    },
+    done(walk: WalkResult): void {
+      settle(walk.ok ? collector.result() : skipped(walk.reason));
+    },
+    found,
+  };
+}
+
+function nestedCollector(): { add(rel: string): void; result(): Nested } {
+  const paths: string[] = [];
+  let total = 0;
+  return {
+    add(rel: string): void {
       if (rel === 'AGENTS.md' || path.posix.basename(rel) !== 'AGENTS.md') return;
       total++;
       paths.push(rel);
       // Keep memory bounded on a pathological repository: sort and trim whenever the list doubles.
       if (paths.length >= NESTED_MAX * 2) trim(paths);
     },
-  });
-  if (!walk.ok) return { paths: [], omitted: 0, warning: `nested AGENTS.md search skipped: ${walk.reason}` };
-  trim(paths);
-  return { paths, omitted: total - paths.length };
+    result(): Nested {
+      trim(paths);
+      return { paths, omitted: total - paths.length };
+    },
+  };
+}
+
+function skipped(reason: string): Nested {
+  return { paths: [], omitted: 0, warning: `nested AGENTS.md search skipped: ${reason}` };
 }
 
 function trim(paths: string[]): void {

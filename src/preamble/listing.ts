@@ -1,11 +1,12 @@
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { errorCode, walkFiles } from './rg-walk.js';
+import { errorCode, walkFiles, type WalkResult } from './rg-walk.js';
 import { DEEP_LEVELS, MARKER_CHARS, planMap, type MapStats } from './map.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
 import { compareUtf8, newDir, summarise, TreeCollector, type DirNode } from './tree.js';
 import { renderWorkspaces, WORKSPACE_SHARE } from './workspace-block.js';
+import { sameDirs, type DeepHint } from './deep-hint.js';
 import { findWorkspaces, type WorkspaceMember } from './workspaces.js';
 
 export { compareUtf8 };
@@ -61,6 +62,16 @@ export interface ListingOptions {
   signal?: AbortSignal;
   /** Texts of the instructions files: directories they mention rank first. */
   instructions?: Promise<readonly MentionSource[]> | readonly MentionSource[];
+  /**
+   * Sees each file of the first walk (to `depth`) and then its outcome, always once, also when the root cannot be
+   * read: the nested AGENTS.md search reads this walk instead of walking the tree again (agents-md.ts nestedSearch).
+   */
+  firstWalk?: { add(rel: string): void; done(walk: WalkResult): void };
+  /**
+   * The directories opened below the depth limit last time (deep-hint.ts): walked beside the first walk, used only if
+   * the plan chooses exactly them; `chosen` hears what the plan chose ([] for none).
+   */
+  deep?: DeepHint;
 }
 
 /**
@@ -74,28 +85,64 @@ export async function buildListing(root: string, opts: ListingOptions): Promise<
   const maxEntries = opts.maxEntries == null ? Infinity : Math.max(0, Math.floor(opts.maxEntries) || 0);
   const budgetTokens = Math.max(1, Math.floor(opts.mapTokens ?? DEFAULT_MAP_TOKENS) || DEFAULT_MAP_TOKENS);
   const problem = await unreadableDir(root);
-  if (problem) return unavailable(problem);
+  if (problem) {
+    opts.firstWalk?.done({ ok: false, reason: problem });
+    return unavailable(problem);
+  }
   const collector = new TreeCollector(Math.min(maxEntries, KEEP_FILES_MAX), isKeyFile);
+  const observer = opts.firstWalk;
   const walking = walkFiles({
     rgPath: opts.rgPath,
     cwd: root,
     args: ['--max-depth', String(depth)],
     signal: opts.signal,
     timeoutMs: LISTING_TIMEOUT_MS,
-    onPath: (rel) => collector.add(rel),
+    onPath: observer ? (rel) => (collector.add(rel), observer.add(rel)) : (rel) => collector.add(rel),
     onIgnored: (rel) => collector.ignore(rel),
   });
+  if (observer) void walking.then((walk) => observer.done(walk));
+  // The guessed deep walk runs beside the first; dropped (and stopped) when the plan chooses otherwise.
+  const guess = opts.deep?.guess ?? null;
+  const early = guess !== null && guess.length > 0 ? startDeepWalk(root, guess, opts) : null;
   // Declarations and member manifests are read while ripgrep walks; only `**` member patterns wait for the tree.
   const workspacesPromise = findWorkspaces(root, walking.then(() => collector.tree));
   const walk = await walking;
-  if (!walk.ok) {
-    await workspacesPromise;
-    return unavailable(walk.reason);
+  let chosen: readonly string[] = [];
+  try {
+    if (!walk.ok) {
+      await workspacesPromise;
+      return unavailable(walk.reason);
+    }
+    const deepened: string[] = [];
+    const limitOf = (rel: string) => (deepened.some((d) => rel === d || rel.startsWith(`${d}/`)) ? depth + DEEP_LEVELS : depth);
+    const discover = (rel: string, level: number, node: DirNode) => discoverDirs(root, rel, level, node, limitOf(rel), collector);
+    const deepen = async (rels: string[]) => {
+      chosen = rels;
+      const found = early !== null && sameDirs(rels, guess!) ? await early.result : await startDeepWalk(root, rels, opts).result;
+      return addDeeper(found, rels, collector, deepened);
+    };
+    return await planListing({ depth, maxEntries, budgetTokens, opts, collector, workspacesPromise, discover, deepen, deepened });
+  } finally {
+    if (early !== null && !sameDirs(chosen, guess!)) early.stop();
+    if (walk.ok) opts.deep?.chosen(chosen);
   }
-  const deepened: string[] = [];
-  const limitOf = (rel: string) => (deepened.some((d) => rel === d || rel.startsWith(`${d}/`)) ? depth + DEEP_LEVELS : depth);
-  const discover = (rel: string, level: number, node: DirNode) => discoverDirs(root, rel, level, node, limitOf(rel), collector);
-  const deepen = (rels: string[]) => walkDeeper(root, rels, opts, collector, deepened);
+}
+
+interface PlanListingInput {
+  depth: number;
+  maxEntries: number;
+  budgetTokens: number;
+  opts: ListingOptions;
+  collector: TreeCollector;
+  workspacesPromise: ReturnType<typeof findWorkspaces>;
+  discover: (rel: string, level: number, node: DirNode) => void;
+  deepen: (rels: string[]) => Promise<boolean>;
+  deepened: readonly string[];
+}
+
+/** The map from the walked tree: key files, the workspace block, then the planned tree (see map.ts). */
+async function planListing(input: PlanListingInput): Promise<Listing> {
+  const { depth, maxEntries, budgetTokens, opts, collector, workspacesPromise, discover, deepen, deepened } = input;
   discover('', 0, collector.tree);
   if (summarise(collector.tree) === 0) {
     return { text: '(no files: the repository is empty or everything in it is ignored)', shown: 0, omitted: 0, truncatedDirs: 0 };
@@ -147,28 +194,39 @@ function header(depth: number, shown: number, total: number, deeper = false): st
   );
 }
 
+/** What a walk below the depth limit found; null when it failed or passed DEEP_FILES_MAX. */
+type DeepFound = { paths: string[]; ignored: string[] } | null;
+
 /**
- * Walks `rels` (directories at the depth limit) DEEP_LEVELS + 1 levels further with the same ripgrep rules, and adds
- * what it finds to the tree only when the whole walk succeeded within DEEP_FILES_MAX files, so the tree, and the map,
- * depend only on the repository. The extra level gives the deepest named directories their file counts.
+ * Walks `rels` (directories at the depth limit) DEEP_LEVELS + 1 levels further with the same ripgrep rules. The extra
+ * level gives the deepest named directories their file counts. `stop` ends a walk whose result is not needed.
  */
-async function walkDeeper(root: string, rels: string[], opts: ListingOptions, collector: TreeCollector, deepened: string[]): Promise<boolean> {
+function startDeepWalk(root: string, rels: readonly string[], opts: ListingOptions): { result: Promise<DeepFound>; stop(): void } {
   const paths: string[] = [];
   const ignored: string[] = [];
-  const walk = await walkFiles({
+  const stopper = new AbortController();
+  const result = walkFiles({
     rgPath: opts.rgPath,
     cwd: root,
     args: ['--max-depth', String(DEEP_LEVELS + 1), '--', ...rels],
-    signal: opts.signal,
+    signal: opts.signal ? AbortSignal.any([opts.signal, stopper.signal]) : stopper.signal,
     timeoutMs: LISTING_TIMEOUT_MS,
     onPath: (rel) => {
       if (paths.length <= DEEP_FILES_MAX) paths.push(rel);
     },
     onIgnored: (rel) => ignored.push(rel),
-  });
-  if (!walk.ok || paths.length > DEEP_FILES_MAX) return false;
-  for (const rel of paths) collector.add(rel);
-  for (const rel of ignored) collector.ignore(rel);
+  }).then((walk) => (walk.ok && paths.length <= DEEP_FILES_MAX ? { paths, ignored } : null));
+  return { result, stop: () => stopper.abort() };
+}
+
+/**
+ * Adds a deeper walk's files to the tree only when the whole walk succeeded within DEEP_FILES_MAX files, so the tree,
+ * and the map, depend only on the repository.
+ */
+function addDeeper(found: DeepFound, rels: readonly string[], collector: TreeCollector, deepened: string[]): boolean {
+  if (found === null) return false;
+  for (const rel of found.paths) collector.add(rel);
+  for (const rel of found.ignored) collector.ignore(rel);
   deepened.push(...rels);
   summarise(collector.tree);
   return true;

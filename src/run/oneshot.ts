@@ -21,6 +21,7 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 import { runQuestion, type RunHooks } from './run-question.js';
+import { deepHint } from '../preamble/deep-hint.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
 const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set(['api_error', 'max_turns', 'max_tokens', 'max_budget', 'timeout', 'aborted']);
@@ -67,7 +68,10 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   const onInterrupt = (): void => controller.abort(ABORT_INTERRUPT);
   io.signals.on('SIGINT', onInterrupt);
   io.signals.on('SIGTERM', onInterrupt);
-  const outcome = await runQuestion({ question, open, env: io.env, front: 'cli' }, config, hooks, controller.signal).finally(() => {
+  // The map's deeper walk may start from the directories it opened last time for this root (a guess, never its output).
+  const openWithHint: typeof openSession = (c, opts) => open(c, { ...opts, deep: deepHint(config.root, io.env) });
+  const request = { question, open: openWithHint, env: io.env, front: 'cli' as const };
+  const outcome = await runQuestion(request, config, hooks, controller.signal).finally(() => {
     io.signals.off('SIGINT', onInterrupt);
     io.signals.off('SIGTERM', onInterrupt);
   });

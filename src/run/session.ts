@@ -4,8 +4,10 @@ import { Conversation } from '../agent/conversation.js';
 import type { ModelClient, SystemBlock } from '../agent/model.js';
 import type { Config } from '../config.js';
 import { buildListing, type Listing } from '../preamble/listing.js';
-import { loadedFiles, loadProjectInstructions, type ProjectInstructions } from '../preamble/agents-md.js';
+import { loadedFiles, loadProjectInstructions, NESTED_DEFAULT_DEPTH, nestedSearch } from '../preamble/agents-md.js';
+import type { ProjectInstructions } from '../preamble/agents-md.js';
 import type { MentionSource } from '../preamble/rank.js';
+import type { DeepHint } from '../preamble/deep-hint.js';
 import { buildSystemPrompt } from '../preamble/system-prompt.js';
 import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
 import { gitAvailability, type GitAvailability } from '../tools/git.js';
@@ -46,6 +48,8 @@ export interface SessionOptions {
    * not delay the first request.
    */
   toolsReady?: Promise<unknown>;
+  /** Where the map's deeper walk may start early (the directories it opened last time, see preamble/deep-hint.ts). */
+  deep?: DeepHint;
 }
 
 /**
@@ -56,12 +60,24 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
   const ready = opts.toolsReady?.then(() => undefined, () => undefined);
   const rg = bundledRg();
-  const instructionsPromise = rg.then((rg) => loadProjectInstructions(config.root, rg ?? undefined));
+  // The listing's first walk reaches the nested AGENTS.md search's depth unless --depth is lower: one walk serves both.
+  const nested = config.depth >= NESTED_DEFAULT_DEPTH ? nestedSearch() : null;
+  const instructionsPromise = rg.then((rg) =>
+    loadProjectInstructions(config.root, rg ?? undefined, nested && rg ? { nested: nested.found } : {}),
+  );
   // The map ranks directories the instructions mention first: the walk starts at once, the ranking waits for them.
   const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
   const listingPromise = rg.then((rg) =>
     rg
-      ? buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, instructions: mentions })
+      ? buildListing(config.root, {
+          depth: config.depth,
+          maxEntries: config.maxEntries,
+          mapTokens: config.mapTokens,
+          rgPath: rg,
+          instructions: mentions,
+          ...(nested ? { firstWalk: nested } : {}),
+          ...(opts.deep ? { deep: opts.deep } : {}),
+        })
       : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
   );
   const sdk = rg.then(() => import('../agent/client.js')).then((module) => {

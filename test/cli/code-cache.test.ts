@@ -20,7 +20,11 @@ afterEach(async () => {
 });
 
 function run(args: string[], env: Record<string, string> = { XDG_CACHE_HOME: cacheHome }) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runBin(BIN, args, env);
+}
+
+function runBin(bin: string, args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -83,6 +87,27 @@ describe('the V8 code cache of the built command', () => {
     expect(repaired.subarray(0, MAGIC.length).toString('latin1')).toBe(MAGIC);
     expect(repaired.subarray(0, MAGIC.length + 65)).toEqual(bytes.subarray(0, MAGIC.length + 65));
     expect(sha256(repaired.subarray(MAGIC.length + 130))).toBe(repaired.subarray(MAGIC.length + 65, MAGIC.length + 129).toString('latin1'));
+  });
+
+  // V8 checks only the source's length: a same-length edit made after the build must not run the old bytecode.
+  it('a bundle edited in place after the build (same length) runs as edited, not from the cache of the build', async () => {
+    const dist = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-dist-'));
+    try {
+      for (const name of ['spelunk.js', 'spelunk-main.cjs']) await fs.copyFile(path.join(path.dirname(BIN), name), path.join(dist, name));
+      const copy = (args: string[]) => runBin(path.join(dist, 'spelunk.js'), args, { XDG_CACHE_HOME: cacheHome });
+      const first = await copy(['--version']);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      expect(await fs.readdir(cacheDir())).toHaveLength(1);
+      const bundle = path.join(dist, 'spelunk-main.cjs');
+      const text = await fs.readFile(bundle, 'latin1');
+      const edited = text.replace(`version:"${first.stdout.trim()}"`, 'version:"9.9.9"');
+      expect(edited).not.toBe(text);
+      expect(edited.length).toBe(text.length);
+      await fs.writeFile(bundle, edited, 'latin1');
+      expect(await copy(['--version'])).toMatchObject({ code: 0, stdout: '9.9.9\n', stderr: '' });
+    } finally {
+      await fs.rm(dist, { recursive: true, force: true });
+    }
   });
 
   it.each([

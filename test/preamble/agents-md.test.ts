@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INSTRUCTIONS_MAX_BYTES, loadedFiles, loadProjectInstructions, NESTED_MAX, utf8Cut } from '../../src/preamble/agents-md.js';
+import { INSTRUCTIONS_MAX_BYTES, loadedFiles, loadProjectInstructions, NESTED_MAX, nestedSearch, utf8Cut } from '../../src/preamble/agents-md.js';
+import { buildListing } from '../../src/preamble/listing.js';
 
 const temps: string[] = [];
 afterAll(async () => {
@@ -117,6 +118,45 @@ describe('loadProjectInstructions', () => {
     expect(loaded.nested[0]).toBe('p000/AGENTS.md');
     expect(loaded.nested.at(-1)).toBe(`p0${NESTED_MAX - 1}/AGENTS.md`);
     expect(loaded.nestedOmitted).toBe(12);
+  });
+
+  // One walk serves both: the listing's first walk feeds the nested search (nestedSearch) instead of a walk of its own.
+  it.each([
+    ['the listing at depth 3', 3, undefined],
+    ['a deeper listing (its extra levels left out)', 5, undefined],
+    ['a deeper listing and a deeper search', 5, 5],
+    ['more than the kept paths', 3, undefined, Object.fromEntries(Array.from({ length: NESTED_MAX + 3 }, (_, i) => [`p${String(i).padStart(3, '0')}/AGENTS.md`, '']))],
+  ])('from %s finds what its own walk finds', async (_name, listingDepth, maxDepth, extra: Record<string, string> = {}) => {
+    const root = await makeRepo({
+      'AGENTS.md': 'root',
+      '.gitignore': 'ignored/\n',
+      'packages/b/AGENTS.md': 'b',
+      'packages/a/AGENTS.md': 'a',
+      'ignored/AGENTS.md': 'i',
+      'deep/one/two/three/AGENTS.md': 'deep',
+      'deep/one/AGENTS.mdx': 'not it',
+      'src/agents.md': 'other case',
+      ...extra,
+    });
+    const own = await loadProjectInstructions(root, rgPath, { maxDepth });
+    const search = nestedSearch(maxDepth);
+    const [shared] = await Promise.all([
+      loadProjectInstructions(root, rgPath, { maxDepth, nested: search.found }),
+      buildListing(root, { depth: listingDepth, rgPath, firstWalk: search }),
+    ]);
+    expect(shared).toEqual(own);
+    expect(own.nested.length).toBeGreaterThan(1);
+  });
+
+  it('from a listing that cannot walk: a warning, and the instructions still load', async () => {
+    const root = await makeRepo({ 'AGENTS.md': 'x' });
+    const search = nestedSearch();
+    const [loaded, listing] = await Promise.all([
+      loadProjectInstructions(root, rgPath, { nested: search.found }),
+      buildListing(path.join(root, 'missing'), { depth: 3, rgPath, firstWalk: search }),
+    ]);
+    expect(listing.text).toMatch(/^\(listing unavailable/);
+    expect(loaded).toMatchObject({ file: 'AGENTS.md', nested: [], warnings: [expect.stringMatching(/^nested AGENTS\.md search skipped: the root cannot be read/)] });
   });
 
   it('reports a failed nested search as a warning, not an error', async () => {

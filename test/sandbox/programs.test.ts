@@ -1,13 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledRg, resolvePrograms, TRUSTED_PATH } from '../../src/sandbox/programs.js';
 
-// A machine whose @vscode/ripgrep platform package is missing: the package throws when imported.
-vi.mock('@vscode/ripgrep', () => {
-  throw new Error('@vscode/ripgrep: no binary for this platform');
-});
 
 let base: string;
 
@@ -36,7 +32,25 @@ describe('resolvePrograms', () => {
 });
 
 describe('bundledRg', () => {
-  it('answers null, not a crash, when the ripgrep package cannot be loaded', async () => {
-    await expect(bundledRg()).resolves.toBeNull();
+  it('finds the binary of the installed platform package', async () => {
+    const rg = await bundledRg();
+    expect(rg).toMatch(new RegExp(`/@vscode/ripgrep-${process.platform}-${process.arch}/bin/rg$`));
+  });
+
+  // A machine without the package, and one whose platform package is missing (npm skipped the optional dependency).
+  it.each([
+    ['no @vscode/ripgrep', {}],
+    ['@vscode/ripgrep without its platform package', {
+      'node_modules/@vscode/ripgrep/package.json': JSON.stringify({ name: '@vscode/ripgrep', type: 'module', exports: { '.': { default: './lib/index.js' } } }),
+      'node_modules/@vscode/ripgrep/lib/index.js': "throw new Error('no binary for this platform');\n",
+    }],
+  ])('answers null, not a crash, with %s', async (_name, files: Record<string, string>) => {
+    const dir = path.join(base, `pkg-${Object.keys(files).length}`);
+    for (const [rel, content] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), content);
+    }
+    mkdirSync(path.join(dir, 'src'), { recursive: true });
+    await expect(bundledRg(path.join(dir, 'src', 'x.js'))).resolves.toBeNull();
   });
 });
