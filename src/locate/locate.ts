@@ -2,7 +2,7 @@ import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { termsOf, type Term } from './query.js';
-import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, type PathTokens, type Scored } from './score.js';
+import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type PathTokens, type Scored } from './score.js';
 import { search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
@@ -76,16 +76,20 @@ export async function locate(root: string, question: string, opts: LocateOptions
   return result;
 }
 
-/** idf of each term over the listing: a file counts when its content or its path holds the term. */
-function termIdfs(files: readonly string[], tokens: readonly PathTokens[], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): number[] {
+/** idf of each term over the listing: a file counts when its content or its path holds the term; and over paths alone. */
+function termIdfs(files: readonly string[], tokens: readonly PathTokens[], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): Idfs {
   const df = terms.map(() => 0);
+  const pathDf = terms.map(() => 0);
   files.forEach((rel, f) => {
     const counts = hits.get(rel)?.counts;
     terms.forEach((term, i) => {
-      if ((counts?.get(i) ?? 0) > 0 || pathMatch(rel, tokens[f]!, term) > 0) df[i]! += 1;
+      const inPath = pathMatch(rel, tokens[f]!, term) > 0;
+      if (inPath) pathDf[i]! += 1;
+      if (inPath || (counts?.get(i) ?? 0) > 0) df[i]! += 1;
     });
   });
-  return df.map((d) => idf(d, Math.max(files.length, 1)));
+  const n = Math.max(files.length, 1);
+  return { content: df.map((d) => idf(d, n)), path: pathDf.map((d) => idf(d, n)) };
 }
 
 /** Adds each candidate's definition evidence: a definition named like a term is where that thing is written. */
@@ -93,7 +97,7 @@ async function rerank(
   root: string,
   candidates: readonly Scored[],
   terms: readonly Term[],
-  idfs: readonly number[],
+  idfs: Idfs,
   symbols: SymbolIndex,
   defs: Map<string, SymbolTag[]>,
   notes: string[],
@@ -109,7 +113,7 @@ async function rerank(
     }
     defs.set(candidate.path, parsed.definitions);
     const evidence = candidate.evidence.map((value, i) => value + symbolEvidence(parsed.definitions, terms[i]!));
-    out.push({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence) });
+    out.push({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence) });
   }
   return out;
 }
@@ -139,8 +143,8 @@ function nameWords(name: string): string[] {
 }
 
 /** A result as shown: its best definitions (named like the terms, else the one around the best line) and best lines. */
-async function describe(root: string, hit: Scored, hits: FileHits | undefined, terms: readonly Term[], idfs: readonly number[], definitions: readonly SymbolTag[]): Promise<LocateHit> {
-  const value = (set: ReadonlySet<number>): number => [...set].reduce((sum, i) => sum + terms[i]!.weight * idfs[i]!, 0);
+async function describe(root: string, hit: Scored, hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs, definitions: readonly SymbolTag[]): Promise<LocateHit> {
+  const value = (set: ReadonlySet<number>): number => [...set].reduce((sum, i) => sum + terms[i]!.weight * idfs.content[i]!, 0);
   const best = [...(hits?.lines ?? new Map<number, Set<number>>())].sort((a, b) => value(b[1]) - value(a[1]) || a[0] - b[0]).slice(0, LINES_SHOWN);
   const source = best.length > 0 ? await readSource(root, hit.path) : null;
   const text = source?.ok ? source.text.split('\n') : [];
@@ -148,9 +152,9 @@ async function describe(root: string, hit: Scored, hits: FileHits | undefined, t
   return { path: hit.path, score: round(hit.score), symbols: bestSymbols(definitions, terms, idfs, best[0]?.[0]), lines };
 }
 
-function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], idfs: readonly number[], bestLine: number | undefined): LocateSymbol[] {
+function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], idfs: Idfs, bestLine: number | undefined): LocateSymbol[] {
   const scored = definitions
-    .map((def) => ({ def, value: terms.reduce((sum, term, i) => sum + nameFit(def, term) * term.weight * idfs[i]!, 0) }))
+    .map((def) => ({ def, value: terms.reduce((sum, term, i) => sum + nameFit(def, term) * term.weight * idfs.content[i]!, 0) }))
     .filter((s) => s.value > 0)
     .sort((a, b) => b.value - a.value || a.def.line - b.def.line)
     .slice(0, SYMBOLS_SHOWN)
