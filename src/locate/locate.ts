@@ -2,7 +2,7 @@ import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { termsOf, type Term } from './query.js';
-import { combine, idf, pathMatch, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type PathTokens, type Scored } from './score.js';
+import { combine, idf, pathMatches, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
@@ -63,9 +63,11 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (found.note) result.notes.push(found.note);
   const dirs = new Map<string, Set<string>>();
   const tokens = found.files.map((rel) => pathTokens(rel, dirs));
-  const idfs = termIdfs(found.files, tokens, found.hits, terms);
+  const memo = new Map<ReadonlySet<string>, boolean[]>();
+  const matches = found.files.map((rel, i) => pathMatches(rel, tokens[i]!, terms, memo));
+  const idfs = termIdfs(found.files, matches, found.hits, terms);
   const first = found.files
-    .map((rel, i) => scoreFile(rel, tokens[i]!, found.hits.get(rel), terms, idfs))
+    .map((rel, i) => scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs))
     .filter((s) => s.score > 0)
     .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
@@ -77,13 +79,13 @@ export async function locate(root: string, question: string, opts: LocateOptions
 }
 
 /** idf of each term over the listing: a file counts when its content or its path holds the term; and over paths alone. */
-function termIdfs(files: readonly string[], tokens: readonly PathTokens[], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): Idfs {
+function termIdfs(files: readonly string[], matches: readonly number[][], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): Idfs {
   const df = terms.map(() => 0);
   const pathDf = terms.map(() => 0);
   files.forEach((rel, f) => {
     const counts = hits.get(rel)?.counts;
-    terms.forEach((term, i) => {
-      const inPath = pathMatch(rel, tokens[f]!, term) > 0;
+    terms.forEach((_term, i) => {
+      const inPath = matches[f]![i]! > 0;
       if (inPath) pathDf[i]! += 1;
       if (inPath || (counts?.get(i) ?? 0) > 0) df[i]! += 1;
     });

@@ -113,7 +113,7 @@ export function idf(df: number, n: number): number {
 }
 
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
-export function pathMatch(rel: string, tokens: PathTokens, term: Term): number {
+export function pathMatch(rel: string, tokens: PathTokens, term: Term, inSegments?: boolean): number {
   const text = term.kind === 'path' ? term.text.replace(/^\.?\//, '') : term.text;
   if (term.kind === 'path') {
     const lower = rel.toLowerCase();
@@ -122,8 +122,25 @@ export function pathMatch(rel: string, tokens: PathTokens, term: Term): number {
   }
   const compact = text.replace(/[^a-z0-9]/g, '');
   if (has(tokens.basename, term, text) || tokens.basename.has(compact)) return PATH_BASENAME;
-  if (has(tokens.segments, term, text) || tokens.segments.has(compact)) return PATH_SEGMENT;
+  if (inSegments ?? segmentsHave(tokens.segments, term)) return PATH_SEGMENT;
   return !term.wholeWord && text.length >= 5 && rel.toLowerCase().includes(text) ? PATH_SUBSTRING : 0;
+}
+
+function segmentsHave(segments: ReadonlySet<string>, term: Term): boolean {
+  return has(segments, term, term.text) || segments.has(term.text.replace(/[^a-z0-9]/g, ''));
+}
+
+/**
+ * pathMatch of every term, for one file. `memo` keeps the directory part per directory (files of a directory share
+ * their segments' Set): on 27k files a few thousand directories are matched instead of every file.
+ */
+export function pathMatches(rel: string, tokens: PathTokens, terms: readonly Term[], memo: Map<ReadonlySet<string>, boolean[]>): number[] {
+  let inDir = memo.get(tokens.segments);
+  if (!inDir) {
+    inDir = terms.map((term) => term.kind !== 'path' && segmentsHave(tokens.segments, term));
+    memo.set(tokens.segments, inDir);
+  }
+  return terms.map((term, i) => pathMatch(rel, tokens, term, inDir[i]));
 }
 
 /** The inputs of one file's first-stage score: its content hits (or none) and its path. */
@@ -145,13 +162,13 @@ export interface Idfs {
   path: readonly number[];
 }
 
-/** First stage: BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by place. */
-export function scoreFile(rel: string, tokens: PathTokens, hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
+/** First stage (`matches`: pathMatches of the file): BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by place. */
+export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
   const evidence = terms.map((_term, i) => {
     const tf = hits?.counts.get(i) ?? 0;
     return tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1);
   });
-  const pathEvidence = terms.map((term) => pathMatch(rel, tokens, term) * (term.scope ? PATH_WEIGHT * SCOPE_PATH : PATH_WEIGHT));
+  const pathEvidence = terms.map((term, i) => (matches[i] ?? 0) * (term.scope ? PATH_WEIGHT * SCOPE_PATH : PATH_WEIGHT));
   return { path: rel, score: combine(rel, terms, idfs, evidence, pathEvidence), evidence, pathEvidence };
 }
 
