@@ -61,10 +61,7 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
   const found = await search(rg, root, terms, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
   if (found.note) result.notes.push(found.note);
-  const dirs = new Map<string, Set<string>>();
-  const tokens = found.files.map((rel) => pathTokens(rel, dirs));
-  const memo = new Map<ReadonlySet<string>, boolean[]>();
-  const matches = found.files.map((rel, i) => pathMatches(rel, tokens[i]!, terms, memo));
+  const matches = allPathMatches(found.files, terms);
   const idfs = termIdfs(found.files, matches, found.hits, terms);
   const first = found.files
     .map((rel, i) => scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs))
@@ -76,6 +73,23 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
   for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
   return result;
+}
+
+/**
+ * pathMatches of every listed file. A path that holds no term's text (nor its letters and digits run together) can
+ * match none, so its tokens are never built: on 27k files that was the largest share of locate's own CPU.
+ */
+function allPathMatches(files: readonly string[], terms: readonly Term[]): number[][] {
+  const dirs = new Map<string, Set<string>>();
+  const memo = new Map<ReadonlySet<string>, boolean[]>();
+  const none = terms.map(() => 0);
+  const needles = terms.map((t) => ({ text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text, compact: t.text.replace(/[^a-z0-9]/g, '') }));
+  return files.map((rel) => {
+    const lower = rel.toLowerCase();
+    const compact = lower.replace(/[^a-z0-9]/g, '');
+    const may = needles.some((n) => lower.includes(n.text) || (n.compact !== '' && compact.includes(n.compact)));
+    return may ? pathMatches(rel, pathTokens(rel, dirs), terms, memo) : none;
+  });
 }
 
 /** idf of each term over the listing: a file counts when its content or its path holds the term; and over paths alone. */
