@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../sandbox/paths.js';
-import type { FileSymbols, SymbolTag, TagMode } from './index.js';
+import type { FileSymbols, SymbolStore, SymbolTag, TagMode } from './index.js';
 
 /**
  * The symbol layer's cache across runs, under `$XDG_CACHE_HOME/spelunk/symbols/` (else `~/.cache/spelunk/symbols/`):
@@ -42,7 +42,7 @@ export interface EntryKey {
 type Parsed = Extract<FileSymbols, { ok: true }>;
 
 /** Reads and writes entries in one cache directory; never throws (a broken cache costs a parse, nothing else). */
-export class SymbolDiskCache {
+export class SymbolDiskCache implements SymbolStore {
   readonly #dir: string;
 
   constructor(dir: string) {

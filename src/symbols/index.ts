@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Language, Parser, Query } from 'web-tree-sitter';
-import type { SymbolDiskCache } from './disk-cache.js';
 import { languageOf, type LanguageSpec } from './languages.js';
 import { readSource } from './read.js';
 
@@ -35,6 +34,15 @@ interface LoadedLanguage {
   definitionsOnly: Query;
 }
 
+/**
+ * A cache of parsed tags across runs (src/symbols/disk-cache.ts implements it), keyed by the file's state when it was
+ * parsed. Declared here so the cache depends on this module and not the other way round.
+ */
+export interface SymbolStore {
+  get(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }): Promise<Extract<FileSymbols, { ok: true }> | null>;
+  put(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }, symbols: Extract<FileSymbols, { ok: true }>): Promise<void>;
+}
+
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
 export type TagMode = 'definitions' | 'all';
 
@@ -50,10 +58,10 @@ export class SymbolIndex {
   #runtime: Promise<{ ts: TreeSitter; parser: Parser } | null> | null = null;
   readonly #languages = new Map<string, Promise<LoadedLanguage | null>>();
   readonly #cache = new Map<string, FileSymbols>();
-  readonly #disk: SymbolDiskCache | null;
+  readonly #disk: SymbolStore | null;
 
   /** `disk`: the cache across runs (src/symbols/disk-cache.ts); without it symbols are cached in memory only. */
-  constructor(opts: { parseTimeMs?: number; disk?: SymbolDiskCache | null } = {}) {
+  constructor(opts: { parseTimeMs?: number; disk?: SymbolStore | null } = {}) {
     this.#timeMs = opts.parseTimeMs ?? PARSE_TIME_MS;
     this.#disk = opts.disk ?? null;
   }
