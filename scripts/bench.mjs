@@ -18,6 +18,7 @@ import { cacheEfficiency, listingOf, median, prefixTokens, promptOf, toolErrors 
 import { benchRepos, measureMap } from './bench/map.mjs';
 import { claudeCodeBinary, runClaudeCode } from './bench/claude-code.mjs';
 import { runBench as runLocateBench } from './locate-bench.mjs';
+import { LARGE_LOCATE_BUDGET, measureLocateLarge } from './bench/locate-large.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -190,6 +191,8 @@ async function bench() {
   const cache = await measureCache(mock, large, largeInfo.sources, { ...env });
 
   const locateRows = await measureLocate();
+  log('locate on the 100k-file repository, cold and warm symbol cache …');
+  const large100k = await measureLocateLarge(dist, large, largeInfo.sources[0]);
 
   const rows = [
     row(
@@ -283,6 +286,14 @@ async function bench() {
     ...mapRows,
     ...corpus,
     ...locateRows,
+    row(
+      'locate on 100k files: node CPU s, cold symbol cache',
+      `wall ${seconds(large100k.cold.ms)} (rg included); warm cache ${(large100k.warm.cpuMs / 1000).toFixed(2)} s CPU, wall ${seconds(large100k.warm.ms)}`,
+      large100k.cold.cpuMs / 1000,
+      '≤',
+      LARGE_LOCATE_BUDGET.seconds,
+    ),
+    row('locate on 100k files: peak MiB', `warm cache ${large100k.warm.mib.toFixed(1)} MiB`, large100k.cold.mib, '≤', LARGE_LOCATE_BUDGET.mib),
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,

@@ -18,9 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 
 const K = 10;
+/** Files the agent loop's first-turn hint names (src/agent/hint.ts HINT_FILES). */
+const HINT_FILES = 5;
 const projectRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const DATASETS = path.join(projectRoot, 'fixtures', 'locate-bench', 'sverklo');
-const dist = path.join(projectRoot, 'dist', 'spelunk.js');
+const distArg = process.argv.includes('--dist') ? process.argv[process.argv.indexOf('--dist') + 1] : undefined;
+/** `--dist FILE` measures another build (e.g. a copy of main's dist/ for a before/after). */
+const dist = distArg ? path.resolve(distArg) : path.join(projectRoot, 'dist', 'spelunk.js');
 
 /** Words the baseline ignores: only the commonest English ones, so it stays naive. */
 const BASELINE_STOP = new Set('the and for are how does what where when which with that this from into when is in of to a an it its be by on or as do'.split(' '));
@@ -64,16 +68,37 @@ export function changeQuestions(gitDir, range, tree) {
   for (const block of log.stdout.split('@@').filter((b) => b.trim() !== '')) {
     const [head, ...files] = block.split('\n').filter((l) => l.trim() !== '');
     const [sha, ...words] = head.split(' ');
-    const subject = words.join(' ');
-    if (!/^(fix|feat|add|support|improve|allow|handle|respect|avoid|throw|do not|don't|preserve|correct)/i.test(subject)) continue;
-    const source = files.filter((f) => /\/src\//.test(f) && /\.(ts|tsx|js|mjs|cjs|py|go|rs)$/.test(f) && !/(^|\/)(test|tests|__tests__|fixtures|__fixtures__)\//.test(f));
+    const question = questionOf(words.join(' '));
+    if (question === null) continue;
+    const source = files.filter(isSourceFile);
     const gold = source.filter((f) => existsSync(path.join(tree, f)));
     if (source.length < 1 || source.length > 3 || gold.length === 0) continue;
-    // `fix(parser): forbid x` → `parser: forbid x`: the scope is part of what was asked, the commit type is not.
-    const question = subject.replace(/\s*\(#\d+\)\s*$/, '').replace(/^[a-z]+(?:\(([^)]*)\))?!?:\s*/i, (_m, scope) => (scope ? `${scope}: ` : ''));
     questions.push({ id: sha.slice(0, 10), question, required_evidence: gold.map((file) => ({ file })) });
   }
   return questions;
+}
+
+const CHANGE_VERB = /^(fix|feat|add|support|improve|allow|handle|respect|avoid|throw|do not|don't|preserve|correct|prevent|make|use|implement|ensure|expose|remove|reject|skip|accept|return|warn|honou?r)/i;
+/** Files a question's answer lives in: code, not tests, fixtures, docs, examples, benchmarks or build scripts. */
+const SOURCE_EXT = /\.(ts|tsx|mts|cts|js|mjs|cjs|py|go|rs|java|rb)$/;
+const NOT_SOURCE_DIR = /(^|\/)(test|tests|__tests__|testing|spec|fixtures|__fixtures__|docs|docs_src|doc|examples?|benches|benchmarks?|scripts|playground|e2e|tests-build|tests-integration|stress-test)\//;
+const TEST_FILE = /(\.(test|spec|test-d)\.[a-z]+$)|(_test\.(go|py)$)|(^|\/)test_[^/]*\.py$|(^|\/)conftest\.py$/;
+
+function isSourceFile(f) {
+  return SOURCE_EXT.test(f) && !NOT_SOURCE_DIR.test(f) && !TEST_FILE.test(f);
+}
+
+/**
+ * A commit subject as a question, or null when it does not read like a fix or a feature: the PR number, a gitmoji and
+ * the conventional-commit type are removed (`fix(parser): forbid x` → `parser: forbid x`; `io: handle y` stays).
+ */
+export function questionOf(subject) {
+  const plain = subject.replace(/\s*\(#\d+\)\s*$/, '').replace(/^[^\x00-\x7f]+\s*/u, '').replace(/^:[a-z_]+:\s*/, '');
+  const question = plain.replace(/^(fix|feat|perf|refactor)(?:\(([^)]*)\))?!?:\s*/i, (_m, _t, scope) => (scope ? `${scope}: ` : ''));
+  const verbAt = question.replace(/^[\w@/.,* -]{1,40}:\s*/, '');
+  if (!CHANGE_VERB.test(plain) && !CHANGE_VERB.test(verbAt)) return null;
+  if (/^(chore|docs|test|ci|build|release|bump|revert)/i.test(plain)) return null;
+  return question.trim() === '' ? null : question;
 }
 
 /** Scores `questions` on one tree (the changes set); same rows as runBench. */
@@ -99,7 +124,9 @@ export function summarise(rows) {
     const recall = scored.reduce((s, r) => s + goldOf(r).filter((g) => ranked(r).slice(0, K).includes(g)).length / goldOf(r).length, 0);
     const mrr = scored.reduce((s, r) => s + (rankOf(ranked(r), goldOf(r)) ? 1 / rankOf(ranked(r), goldOf(r)) : 0), 0);
     const n = Math.max(scored.length, 1);
-    return { questions: scored.length, hit: hit / n, recall: recall / n, mrr: mrr / n };
+    // How often the first-turn hint (the top HINT_FILES) would name a gold file.
+    const hint = scored.filter((r) => goldOf(r).some((g) => ranked(r).slice(0, HINT_FILES).includes(g))).length;
+    return { questions: scored.length, hit: hit / n, recall: recall / n, mrr: mrr / n, hint: hint / n };
   };
   const seconds = rows.map((r) => r.seconds).sort((a, b) => a - b);
   return {
@@ -158,7 +185,7 @@ function format(result) {
   for (const scope of ['all', 'reachable']) {
     const l = result.summary.locate[scope];
     const n = result.summary.naive[scope];
-    lines.push(`${scope.padEnd(9)} (${l.questions} questions)  locate: Hit@${K} ${pct(l.hit)}  Recall@${K} ${pct(l.recall)}  MRR ${pct(l.mrr)}   naive: Hit@${K} ${pct(n.hit)}  Recall@${K} ${pct(n.recall)}  MRR ${pct(n.mrr)}`);
+    lines.push(`${scope.padEnd(9)} (${l.questions} questions)  locate: Hit@${K} ${pct(l.hit)}  Recall@${K} ${pct(l.recall)}  MRR ${pct(l.mrr)}   naive: Hit@${K} ${pct(n.hit)}  Recall@${K} ${pct(n.recall)}  MRR ${pct(n.mrr)}   hint@${HINT_FILES} ${pct(l.hint)}`);
   }
   lines.push(`median ${result.summary.medianSeconds?.toFixed(2) ?? '-'} s per question (spelunk locate, process start included)`);
   for (const s of result.skipped) lines.push(`skipped ${s}`);

@@ -62,6 +62,7 @@ const OPTIONS = {
   'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
   'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
   'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
+  hint: { type: 'boolean', describe: 'add the files locate ranks highest to the first question, after the cached preamble (--no-hint: do not)', defaultDescription: 'off' },
   render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
   verbose: { type: 'boolean', describe: 'show full tool output' },
   thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },

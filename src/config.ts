@@ -53,6 +53,8 @@ export interface Config {
   sandboxMode: SandboxMode;
   /** false from --no-render: raw markdown even on a terminal. */
   render: boolean;
+  /** --hint: the first question of a conversation carries locate's top files (src/locate/hint.ts); off by default. */
+  hint?: boolean;
   /** SPELUNK_EDITOR_URL: the hyperlink template for citations (`vscode://file/{abs}:{line}`); null = file:// URLs. */
   editorUrl: string | null;
   /** The credential's value: ANTHROPIC_API_KEY, else ANTHROPIC_AUTH_TOKEN (which `credential` then says). */
@@ -126,6 +128,7 @@ export interface RawFlags {
   previousReview?: string;
   verifyCitations?: string;
   render?: boolean;
+  hint?: boolean;
   sandbox?: string;
   allowLargeQuestion?: boolean;
 }
@@ -190,6 +193,7 @@ export async function resolveConfig(
     verifyCitations: verifyCitations as VerifyCitations,
     sandboxMode: sandbox,
     render: flags.render !== false,
+    hint: flags.hint === true,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     ...(credential === 'authToken' ? { credential } : {}),

@@ -4,6 +4,8 @@ import type { RawFlags } from '../config.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { SymbolDiskCache, symbolCacheDir } from '../symbols/disk-cache.js';
+import { SymbolIndex } from '../symbols/index.js';
 import { DEFAULT_K, locate, MAX_K } from './locate.js';
 import { renderJson, renderText } from './render.js';
 
@@ -22,7 +24,10 @@ export async function runLocate(question: string | null, flags: RawFlags & { k?:
   const k = flags.k ?? DEFAULT_K;
   if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new UsageError(`--k must be a whole number from 1 to ${MAX_K} (got ${Number.isNaN(k) ? 'a non-number' : k})`);
   const root = await realDirectory(flags.dir ?? '.', io.cwd);
-  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS });
+  // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
+  const cacheDir = symbolCacheDir(io.env);
+  const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
+  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols });
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

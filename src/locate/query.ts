@@ -22,6 +22,11 @@ export interface Term {
   weight: number;
   /** Whole-word match only (short words would match inside every longer identifier). */
   wholeWord: boolean;
+  /**
+   * Named by the question's leading scope (`hmr: …`, `fix(parser): …`, `sync, time: …`): the area of the code, so a
+   * path naming it counts more than its content hits.
+   */
+  scope?: boolean;
 }
 
 const WEIGHTS: Readonly<Record<TermKind, number>> = { identifier: 2.0, path: 2.0, quoted: 2.0, word: 1.0 };
@@ -42,41 +47,81 @@ const STOP_WORDS = new Set(
     'code file files function functions method methods class classes logic defined define defines definition ' +
     'where\'s what\'s live lives located location find found place places way ways part parts actually exactly ' +
     'different difference differ differs between one two three first second new old like e g right wrong correct ' +
-    'correctly proper properly whole many much instead across specific given happen'
+    'correctly proper properly whole many much instead across specific given happen ' +
+    // The words of change descriptions and bug reports ("fix: …", "revert …") rather than of the code.
+    'fix fixes fixed bug bugs issue issues improve improves improved ensure ensures revert reverts regression'
   ).split(/\s+/),
 );
+
+/** A leading `scope:` or `scope, other:` (commit subjects, issue titles): at most a few short names before a colon. */
+const SCOPE_PREFIX = /^\s*([A-Za-z@][\w@/.-]*(?:\s*,\s*[A-Za-z@][\w@/.-]*){0,3})\s*:\s+/;
 
 /** The terms of a question, deduplicated, most specific first, at most MAX_TERMS. */
 export function termsOf(question: string): Term[] {
   const found = new Map<string, Term>();
+  let scoped = false;
   const add = (raw: string, kind: TermKind): void => {
     const text = raw.toLowerCase().replace(/\s+/g, ' ').slice(0, MAX_TERM_CHARS);
     if (text.length < MIN_WORD_CHARS || (kind === 'word' && STOP_WORDS.has(text))) return;
     const term: Term = { text, kind, weight: WEIGHTS[kind], wholeWord: kind === 'word' && text.length < WHOLE_WORD_BELOW };
     const before = found.get(text);
-    if (!before || before.weight < term.weight) found.set(text, term);
+    const best = !before || before.weight < term.weight ? term : before;
+    found.set(text, scoped || before?.scope === true ? { ...best, scope: true } : best);
   };
-  const rest = question.replace(/"([^"\n]{2,})"|'([^'\n]{3,})'|`([^`\n]{2,})`/g, (_m, a?: string, b?: string, c?: string) => {
+  const prefix = SCOPE_PREFIX.exec(question);
+  if (prefix) {
+    scoped = true;
+    for (const piece of prefix[1]!.split(/\s*,\s*/)) addToken(piece, add);
+    scoped = false;
+  }
+  const body = expandBraces(prefix ? question.slice(prefix[0].length) : question);
+  const rest = body.replace(/"([^"\n]{2,})"|'([^'\n]{3,})'|`([^`\n]{2,})`/g, (_m, a?: string, b?: string, c?: string) => {
     const quoted = (a ?? b ?? c ?? '').trim();
-    add(quoted, /^[\w$.]+$/.test(quoted) ? 'identifier' : 'quoted');
-    for (const piece of quoted.split(/[^A-Za-z0-9_$]+/)) addIdentifierParts(piece, add);
+    if (/^[\w$]+(?:(?:\.|#|::)[\w$]+)+(?:\(\))?$/.test(quoted)) addWordOrIdentifier(quoted.replace(/\(\)$/, ''), add);
+    // Identifiers side by side (a brace expansion) are searched one by one, not as one phrase.
+    else if (/^[\w$]+(\s+[\w$]+)+$/.test(quoted)) for (const word of quoted.split(/\s+/)) addWordOrIdentifier(word, add);
+    else add(quoted, /^[\w$.]+$/.test(quoted) ? 'identifier' : 'quoted');
+    for (const piece of quoted.split(/[^A-Za-z0-9_$@/-]+/)) addToken(piece, add);
     return ' ';
   });
-  for (const token of rest.split(/[\s,;:!?()[\]{}<>"'`]+/)) {
-    const clean = token.replace(/^[.\-/]+|[.\-/]+$/g, '');
-    if (clean === '') continue;
-    if (clean.includes('/')) {
-      add(clean, 'path');
-      for (const segment of clean.split('/')) addWordOrIdentifier(segment, add);
-      continue;
-    }
-    addWordOrIdentifier(clean, add);
-  }
+  for (const token of rest.split(/[\s,;!?()[\]{}<>"'`]+/)) addToken(token, add);
   return [...found.values()].sort(bySpecificity).slice(0, MAX_TERMS);
+}
+
+/** One whitespace-separated token: a package name, a path, a dotted or `::`/`#` qualified name, or a word. */
+function addToken(token: string, add: (raw: string, kind: TermKind) => void): void {
+  const clean = token.replace(/^[.\-/:]+|[.\-/:]+$/g, '');
+  if (clean === '') return;
+  const pkg = /^@([\w.-]+)\/([\w.-]+)$/.exec(clean);
+  if (pkg) {
+    // `@babel/standalone` lives in `packages/babel-standalone/` or `…/standalone/`: match the names, not the `@`.
+    add(`${pkg[1]}-${pkg[2]}`, 'path');
+    addWordOrIdentifier(pkg[2]!, add);
+    return;
+  }
+  if (clean.includes('/')) {
+    add(clean, 'path');
+    for (const segment of clean.split('/')) addWordOrIdentifier(segment, add);
+    return;
+  }
+  addWordOrIdentifier(clean.replace(/:$/, ''), add);
+}
+
+/** `getAll{Prev,Next}Siblings` → `getAllPrevSiblings getAllNextSiblings` (one level, a few alternatives). */
+export function expandBraces(text: string): string {
+  return text.replace(/([\w$]*)\{([\w$]+(?:,[\w$]+){1,5})\}([\w$]*)/g, (_m, pre: string, alts: string, post: string) =>
+    alts.split(',').map((alt) => `${pre}${alt}${post}`).join(' '),
+  );
 }
 
 /** `express.static` → the dotted whole and each part; `handle_error`, `createServer` → identifier and its words. */
 function addWordOrIdentifier(token: string, add: (raw: string, kind: TermKind) => void): void {
+  if (/^[\w$]+(?:(?:#|::)[\w$]+)+$/.test(token)) {
+    // `Scope#buildUndefinedNode`, `Runtime::block_on`, `tokio_stream::iter`: the whole, then each part.
+    add(token.replace(/#|::/g, '.'), 'identifier');
+    for (const part of token.split(/#|::/)) addWordOrIdentifier(part, add);
+    return;
+  }
   if (token.includes('.') && /^[\w$]+(\.[\w$]+)+$/.test(token)) {
     const isFile = /\.[a-z]{1,4}$/.test(token) && !/\.(prototype)$/.test(token);
     add(token, isFile ? 'path' : 'identifier');

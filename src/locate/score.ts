@@ -11,6 +11,10 @@ const K1 = 1.2;
 const PATH_BASENAME = 1.6;
 const PATH_SEGMENT = 0.9;
 const PATH_SUBSTRING = 0.35;
+/** A path match counts this much more for a term of the question's leading scope (`hmr: …` names an area). */
+const SCOPE_PATH = 2;
+/** Path evidence beside content evidence (each under its own idf): 1.0 ranked the vite change set best of 0.75–1.5. */
+const PATH_WEIGHT = 1.0;
 /**
  * A definition named exactly like a term, beside a content match of the same term. A definition that only contains
  * the term as one of its words adds nothing: on the sverklo questions that favoured large files defining everything
@@ -28,7 +32,18 @@ const SIDE_SEGMENTS = new Set([
   'documentation', 'website', 'scripts', 'testing', 'test-utils', 'test_utils', 'testutils', 'fixtures', 'fixture', '__fixtures__',
 ]);
 const TEST_FILE = /(^|[._-])(test|tests|spec|specs|bench)\.[a-z0-9]+$|^test_.*\.py$|_test\.(go|py|rb)$|\.(test|spec|e2e)-d\.ts$|^conftest\.py$/i;
-const SIDE_FACTOR = 0.3;
+/**
+ * A question that names tests, fixtures, examples, docs or benchmarks keeps them at 0.3; any other question pushes
+ * them further down (the code they exercise or describe holds the same words and is the answer).
+ */
+const SIDE_FACTOR = 0.1;
+const SIDE_FACTOR_ASKED = 0.3;
+const ASKS_FOR_SIDE = /^(test|spec|fixture|example|sample|demo|playground|bench|doc|e2e|mock|snapshot)/;
+
+/** The factor for side files under a question with these terms. */
+export function sideFactor(terms: readonly Term[]): number {
+  return terms.some((t) => ASKS_FOR_SIDE.test(t.text)) ? SIDE_FACTOR_ASKED : SIDE_FACTOR;
+}
 /** Files that are not source code: prose, data, lock files, snapshots, images. */
 const NON_CODE_EXT = /\.(md|mdx|markdown|rst|txt|adoc|json|jsonc|ya?ml|toml|lock|snap|svg|png|jpe?g|gif|ico|csv|map|html?|xml|log|ini|cfg|env|sum|mod)$/i;
 const NON_CODE_FACTOR = 0.35;
@@ -48,14 +63,19 @@ export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTo
   const slash = rel.lastIndexOf('/');
   const dir = slash < 0 ? '' : rel.slice(0, slash);
   const stem = rel.slice(slash + 1).replace(/(\.d)?\.[a-z0-9]+$/i, '');
-  const basename = new Set([stem.toLowerCase(), ...splitWords(stem)]);
+  const basename = new Set([stem.toLowerCase(), compact(stem), ...splitWords(stem)]);
   let segments = dirs?.get(dir);
   if (!segments) {
     segments = new Set<string>();
-    for (const part of dir === '' ? [] : dir.split('/')) for (const token of [part.toLowerCase(), ...splitWords(part)]) segments.add(token);
+    // `tokio-stream` also as `tokiostream`, so `tokio_stream` in a question (compacted) finds it.
+    for (const part of dir === '' ? [] : dir.split('/')) for (const token of [part.toLowerCase(), compact(part), ...splitWords(part)]) segments.add(token);
     dirs?.set(dir, segments);
   }
   return { basename, segments };
+}
+
+function compact(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 /** `ssrTransform` → ssr, transform; `get-platform` → get, platform; lower-cased. */
@@ -77,11 +97,11 @@ function has(tokens: ReadonlySet<string>, term: Term, text: string): boolean {
 }
 
 /** Multiplier for where a file lives and what kind of file it is (1 for ordinary source). */
-export function placeFactor(rel: string): number {
+export function placeFactor(rel: string, side = SIDE_FACTOR_ASKED): number {
   const parts = rel.split('/');
   const file = parts[parts.length - 1] ?? '';
   let factor = 1;
-  if (parts.slice(0, -1).some((p) => SIDE_SEGMENTS.has(p.toLowerCase()) || isPushedDown(p)) || TEST_FILE.test(file)) factor *= SIDE_FACTOR;
+  if (parts.slice(0, -1).some((p) => SIDE_SEGMENTS.has(p.toLowerCase()) || isPushedDown(p)) || TEST_FILE.test(file)) factor *= side;
   if (NON_CODE_EXT.test(file)) factor *= NON_CODE_FACTOR;
   else if (/\.d\.[cm]?ts$/.test(file)) factor *= DECLARATION_FACTOR;
   return factor;
@@ -93,7 +113,7 @@ export function idf(df: number, n: number): number {
 }
 
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
-export function pathMatch(rel: string, tokens: PathTokens, term: Term): number {
+export function pathMatch(rel: string, tokens: PathTokens, term: Term, inSegments?: boolean): number {
   const text = term.kind === 'path' ? term.text.replace(/^\.?\//, '') : term.text;
   if (term.kind === 'path') {
     const lower = rel.toLowerCase();
@@ -102,39 +122,65 @@ export function pathMatch(rel: string, tokens: PathTokens, term: Term): number {
   }
   const compact = text.replace(/[^a-z0-9]/g, '');
   if (has(tokens.basename, term, text) || tokens.basename.has(compact)) return PATH_BASENAME;
-  if (has(tokens.segments, term, text) || tokens.segments.has(compact)) return PATH_SEGMENT;
+  if (inSegments ?? segmentsHave(tokens.segments, term)) return PATH_SEGMENT;
   return !term.wholeWord && text.length >= 5 && rel.toLowerCase().includes(text) ? PATH_SUBSTRING : 0;
+}
+
+function segmentsHave(segments: ReadonlySet<string>, term: Term): boolean {
+  return has(segments, term, term.text) || segments.has(term.text.replace(/[^a-z0-9]/g, ''));
+}
+
+/**
+ * pathMatch of every term, for one file. `memo` keeps the directory part per directory (files of a directory share
+ * their segments' Set): on 27k files a few thousand directories are matched instead of every file.
+ */
+export function pathMatches(rel: string, tokens: PathTokens, terms: readonly Term[], memo: Map<ReadonlySet<string>, boolean[]>): number[] {
+  let inDir = memo.get(tokens.segments);
+  if (!inDir) {
+    inDir = terms.map((term) => term.kind !== 'path' && segmentsHave(tokens.segments, term));
+    memo.set(tokens.segments, inDir);
+  }
+  return terms.map((term, i) => pathMatch(rel, tokens, term, inDir[i]));
 }
 
 /** The inputs of one file's first-stage score: its content hits (or none) and its path. */
 export interface Scored {
   path: string;
   score: number;
-  /** Per term: the evidence so far (content and path), before symbols; used to add symbol evidence later. */
+  /** Per term: the content evidence so far (BM25 of its hits, later plus definitions); used to add symbol evidence. */
   evidence: number[];
+  /** Per term: how strongly the path names it. */
+  pathEvidence: number[];
 }
 
 /**
- * First stage: BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by
- * coverage and place. `idfs[i]` is term i's idf over the listing.
+ * Each term's idf twice, as BM25F weighs fields apart: over the files whose content or path holds it, and over the
+ * paths alone. A scope word (`config: …`) is in the content of hundreds of files but in the name of a few.
  */
-export function scoreFile(rel: string, tokens: PathTokens, hits: FileHits | undefined, terms: readonly Term[], idfs: readonly number[]): Scored {
-  const evidence = terms.map((term, i) => {
+export interface Idfs {
+  content: readonly number[];
+  path: readonly number[];
+}
+
+/** First stage (`matches`: pathMatches of the file): BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by place. */
+export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
+  const evidence = terms.map((_term, i) => {
     const tf = hits?.counts.get(i) ?? 0;
-    const content = tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1);
-    return content + pathMatch(rel, tokens, term) * 1.5;
+    return tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1);
   });
-  return { path: rel, score: combine(rel, terms, idfs, evidence), evidence };
+  const pathEvidence = terms.map((term, i) => (matches[i] ?? 0) * (term.scope ? PATH_WEIGHT * SCOPE_PATH : PATH_WEIGHT));
+  return { path: rel, score: combine(rel, terms, idfs, evidence, pathEvidence), evidence, pathEvidence };
 }
 
 /**
- * Sum of idf × weight × evidence, scaled by the file's place. BM25's sum already rewards files matching more terms; an
- * extra coverage factor (share of the question matched, to the power 0.3–1.6) ranked worse on the sverklo questions.
+ * Sum of weight × (content idf × content evidence + path idf × path evidence), scaled by the file's place. BM25's sum
+ * already rewards files matching more terms; an extra coverage factor (share of the question matched, to the power
+ * 0.3–1.6) ranked worse on the sverklo questions.
  */
-export function combine(rel: string, terms: readonly Term[], idfs: readonly number[], evidence: readonly number[]): number {
+export function combine(rel: string, terms: readonly Term[], idfs: Idfs, evidence: readonly number[], pathEvidence: readonly number[]): number {
   let sum = 0;
   terms.forEach((term, i) => {
-    sum += term.weight * (idfs[i] ?? 0) * (evidence[i] ?? 0);
+    sum += term.weight * ((idfs.content[i] ?? 0) * (evidence[i] ?? 0) + (idfs.path[i] ?? 0) * (pathEvidence[i] ?? 0));
   });
-  return sum * placeFactor(rel);
+  return sum * placeFactor(rel, sideFactor(terms));
 }

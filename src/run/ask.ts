@@ -2,6 +2,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { groupDigits } from '../digits.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
+import { withHint } from '../locate/hint.js';
 import type { Io, OutStream } from '../io.js';
 import { createTextRenderer, type TextRenderer } from '../output/text.js';
 import type { MarkdownView } from '../output/markdown.js';
@@ -67,7 +68,10 @@ export async function askOnce(
 ): Promise<Extract<AgentEvent, { type: 'done' }>> {
   const all = Array.isArray(sinks) ? sinks : [sinks as EventSink];
   let last: Extract<AgentEvent, { type: 'done' }> | null = null;
-  for await (const event of askQuestion(question, session.conversation, { ...loopConfig(session, config, onRead), turnsBefore }, signal)) {
+  // --hint: only the first question of a conversation; appended to it, after the cached system prompt and tools.
+  const first = config.hint === true && turnsBefore === 0 && session.conversation.messages.length === 0;
+  const asked = first ? await withHint(question, config.root, signal) : question;
+  for await (const event of askQuestion(asked, session.conversation, { ...loopConfig(session, config, onRead), turnsBefore }, signal)) {
     for (const sink of all) sink.handle(event);
     if (event.type === 'done') last = event;
   }

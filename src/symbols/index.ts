@@ -34,6 +34,15 @@ interface LoadedLanguage {
   definitionsOnly: Query;
 }
 
+/**
+ * A cache of parsed tags across runs (src/symbols/disk-cache.ts implements it), keyed by the file's state when it was
+ * parsed. Declared here so the cache depends on this module and not the other way round.
+ */
+export interface SymbolStore {
+  get(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }): Promise<Extract<FileSymbols, { ok: true }> | null>;
+  put(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }, symbols: Extract<FileSymbols, { ok: true }>): Promise<void>;
+}
+
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
 export type TagMode = 'definitions' | 'all';
 
@@ -49,9 +58,12 @@ export class SymbolIndex {
   #runtime: Promise<{ ts: TreeSitter; parser: Parser } | null> | null = null;
   readonly #languages = new Map<string, Promise<LoadedLanguage | null>>();
   readonly #cache = new Map<string, FileSymbols>();
+  readonly #disk: SymbolStore | null;
 
-  constructor(opts: { parseTimeMs?: number } = {}) {
+  /** `disk`: the cache across runs (src/symbols/disk-cache.ts); without it symbols are cached in memory only. */
+  constructor(opts: { parseTimeMs?: number; disk?: SymbolStore | null } = {}) {
     this.#timeMs = opts.parseTimeMs ?? PARSE_TIME_MS;
+    this.#disk = opts.disk ?? null;
   }
 
   /** Whether spelunk has a grammar for this path (by extension). */
@@ -68,7 +80,11 @@ export class SymbolIndex {
     const key = `${mode}\0${root}\0${rel}\0${source.size}\0${source.mtimeMs}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const result = await this.#parse(rel, spec, source.text, mode);
+    const entry = { root, rel, mode, size: source.size, mtimeMs: source.mtimeMs };
+    const stored = await this.#disk?.get(entry);
+    const result = stored ?? (await this.#parse(rel, spec, source.text, mode));
+    // Only parses are stored: a skip (too slow under load) may not be a skip next time.
+    if (!stored && result.ok) await this.#disk?.put(entry, result);
     if (this.#cache.size >= CACHE_ENTRIES) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(key, result);
     return result;

@@ -105,3 +105,29 @@ describe('locate on a real temporary repository', () => {
     });
   });
 });
+
+describe('locate: change descriptions', () => {
+  const CHANGE_FILES: Record<string, string> = {
+    // Holds the words once; the scope names it.
+    'src/config.ts': 'export function resolveConfig() {\n  // bundles are closed when generation fails\n  return load();\n}\n',
+    // Holds them more often, and in its path: it wins when no scope is given.
+    'src/bundle/generate.ts': 'export function generateBundles() {\n  // close bundles when generation fails\n  closeBundles(); // generation fails: close\n}\nfunction closeBundles() {}\n',
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`src/part${i}.ts`, `export const part${i} = ${i};\n`])),
+  };
+  let changeRoot = '';
+  let done: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const made = await makeRepo(CHANGE_FILES);
+    changeRoot = made.root;
+    done = made.cleanup;
+  });
+  afterAll(async () => done());
+
+  it.each([
+    ['config: close bundles when generation fails', 'src/config.ts'],
+    ['close bundles when generation fails', 'src/bundle/generate.ts'],
+  ])('%s → %s first (a file named like a rare word beats repeated content words)', async (question, first) => {
+    const result = await locate(changeRoot, question, { timeoutMs: 10_000 });
+    expect(result.results[0]?.path).toBe(first);
+  });
+});

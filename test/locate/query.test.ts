@@ -33,6 +33,32 @@ describe('the terms of a question', () => {
   });
 
   it.each([
+    ['Remove `Scope#buildUndefinedNode`', ['scope.buildundefinednode', 'buildundefinednode']],
+    ['stream: implement `Peekable::size_hint`', ['peekable.size_hint', 'size_hint', 'peekable']],
+    ['use cooperative budgeting in `tokio_stream::iter`', ['tokio_stream', 'iter']],
+    ['Handle null in `getAll{Prev,Next}Siblings`', ['getallprevsiblings', 'getallnextsiblings']],
+    ['Add types for `@babel/standalone`', ['babel-standalone', 'standalone']],
+  ])('%s: qualified names, brace alternatives and package names give their parts', (question, expected) => {
+    for (const text of expected) expect(texts(question)).toContain(text);
+    expect(texts(question).some((t) => t.includes(' '))).toBe(false);
+  });
+
+  it.each([
+    ['hmr: handle invalidate in virtual modules', ['hmr'], ['invalidate']],
+    ['sync, time: avoid a deadlock', ['sync', 'time'], ['deadlock']],
+    ['fix(parser): forbid let x!', [], ['parser']],
+    ['where is the config loaded', [], ['config']],
+  ])('%s: the leading scope marks its words', (question, scoped, plain) => {
+    const terms = termsOf(question);
+    for (const text of scoped) expect(terms.find((t) => t.text === text)?.scope).toBe(true);
+    for (const text of plain) expect(terms.find((t) => t.text === text)?.scope).toBeUndefined();
+  });
+
+  it('leaves out the words of change descriptions (fix, bug, regression)', () => {
+    expect(texts('fix the bug and the regression in router')).toEqual(['router']);
+  });
+
+  it.each([
     ['transformed', 'transform'],
     ['queries', 'quer'],
     ['mapped', 'mapped'],
