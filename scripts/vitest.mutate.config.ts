@@ -6,11 +6,20 @@ import { defineConfig } from 'vitest/config';
  * test process only, so a child process cannot see it; and each of those covers every sandbox line, which made a
  * full run take ~20 hours on two cores), the hostile-git test and the hostile-repository sweep of bash.test.ts (both
  * run every allowed command with real programs, ~30 s each under load; the table rows in policy.test.ts and
- * git-policy.test.ts decide the same verdicts in milliseconds).
+ * git-policy.test.ts decide the same verdicts in milliseconds). Saved sessions are tested through `runCli`, which
+ * calls `main` in this process, so a mutant in run/saved.ts is seen. test/mcp/ is left out: every MCP test spawns the
+ * built binary (`spelunk mcp`), so no mutant in mcp/research.ts can be killed there; its mutants count as "no
+ * coverage" until an in-process test of the research tool exists.
  */
 export default defineConfig({
   test: {
-    include: ['test/sandbox/**/*.test.ts', 'test/tools/**/*.test.ts', 'test/output/result.test.ts', 'test/output/stream-json.test.ts'],
+    include: [
+      'test/sandbox/**/*.test.ts', 'test/tools/**/*.test.ts', 'test/output/result.test.ts', 'test/output/stream-json.test.ts',
+      'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-github.test.ts',
+      'test/agent/conversation.test.ts', 'test/agent/loop.test.ts', 'test/agent/last-request.test.ts',
+      'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
+      'test/run/saved.test.ts', 'test/run/saved-citations.test.ts', 'test/run/stored-state.test.ts',
+    ],
     exclude: ['test/sandbox/hostile-git.test.ts'],
     testNamePattern: /^(?!.*against the hostile repository)/,
     testTimeout: 30_000,
