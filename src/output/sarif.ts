@@ -87,6 +87,7 @@ export function toSarif(input: SarifInput): SarifLog {
         },
       },
     ],
+    // Stryker disable next-line StringLiteral: findingFingerprints returns one fingerprint per finding; the fallback is never read.
     partialFingerprints: { [FINGERPRINT_KEY]: fingerprints[index] ?? '' },
     properties: { severity: finding.severity, title: finding.title, ...(finding.diff_class ? { diff_class: finding.diff_class } : {}) },
     ...(finding.suppressed === true

@@ -1,0 +1,74 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Finding } from '../../src/audit/report.js';
+import { sarifCategory, toSarif } from '../../src/output/sarif.js';
+
+// The survivors of the 2026-11-26 Stryker run on output/sarif.ts: fields a result carries only sometimes, the root's
+// URI, a path with directories, and the category slug at its length limit.
+
+const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'spelunk-sarif-fields-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const finding = (over: Partial<Finding>): Finding => ({
+  rule_id: 'shell-injection',
+  severity: 'high',
+  title: 'exec',
+  message: 'm',
+  path: 'app.js',
+  start_line: 1,
+  end_line: 1,
+  ...over,
+});
+
+function run(findings: Finding[], automationId?: string) {
+  const input = { report: { verdict: 'fail' as const, summary: 's', findings }, root, toolVersion: '1', readLines: () => null };
+  return toSarif(automationId === undefined ? input : { ...input, automationId }).runs[0]!;
+}
+
+describe('toSarif fields', () => {
+  it('a finding in the --baseline is marked suppressed (external); one that is not, or false, carries no suppressions', () => {
+    const [accepted, fresh, explicit] = run([finding({ suppressed: true }), finding({}), finding({ suppressed: false })]).results;
+    expect(accepted!.suppressions).toEqual([{ kind: 'external', justification: 'accepted in the --baseline file' }]);
+    expect('suppressions' in fresh!).toBe(false);
+    expect('suppressions' in explicit!).toBe(false);
+  });
+
+  it('a finding of a diff review carries its diff_class; others have none', () => {
+    const [changed, plain] = run([finding({ diff_class: 'changed-line' }), finding({})]).results;
+    expect(changed!.properties).toEqual({ severity: 'high', title: 'exec', diff_class: 'changed-line' });
+    expect(plain!.properties).toEqual({ severity: 'high', title: 'exec' });
+  });
+
+  it('without an automation id the run has no automationDetails at all', () => {
+    expect('automationDetails' in run([])).toBe(false);
+    expect(run([], 'spelunk/q/').automationDetails).toEqual({ id: 'spelunk/q/' });
+  });
+
+  it('the root is a directory URI ending in exactly one "/"', () => {
+    expect(run([]).originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: `${pathToFileURL(root).href}/` } });
+  });
+
+  it('a path with directories keeps its "/" separators and encodes each segment', () => {
+    const [result] = run([finding({ path: 'lib/sub dir/x y#1.js' })]).results;
+    expect(result!.locations[0]!.physicalLocation.artifactLocation).toEqual({ uri: 'lib/sub%20dir/x%20y%231.js', uriBaseId: '%SRCROOT%' });
+  });
+});
+
+describe('sarifCategory at the edges', () => {
+  it('a run of spaces and punctuation between words is one "-"', () => {
+    expect(sarifCategory('a  b, -- c', null)).toBe('spelunk/a-b-c/');
+  });
+
+  it('a slug of exactly 60 characters is kept whole, without a hash', () => {
+    const question = `${'a'.repeat(30)} ${'b'.repeat(29)}`;
+    expect(sarifCategory(question, null)).toBe(`spelunk/${'a'.repeat(30)}-${'b'.repeat(29)}/`);
+  });
+
+  it('a cut that ends on a "-" drops it before the hash', () => {
+    const category = sarifCategory(`${'a'.repeat(59)} ${'b'.repeat(10)}`, null);
+    expect(category).toMatch(new RegExp(`^spelunk/${'a'.repeat(59)}-[0-9a-f]{8}/$`));
+  });
+});
