@@ -10,7 +10,17 @@ import { chooseSandbox, sandboxMode, type SandboxChoice } from './sandbox/choose
 import type { SandboxMode } from './sandbox/kernel.js';
 import { escapeControls } from './escape.js';
 import { useSandbox } from './sandbox/exec.js';
-import { confirmOnTerminal, describeLarge, LARGE_QUESTION_LABEL, largeQuestion, PIPED_MAX_BYTES, pipedCutWarning, readStdin, STDIN_IDLE_MS, withPipedText } from './run/question.js';
+import {
+  confirmOnTerminal,
+  describeLarge,
+  LARGE_QUESTION_LABEL,
+  largeQuestion,
+  PIPED_MAX_BYTES,
+  pipedCutWarning,
+  readStdin,
+  STDIN_IDLE_MS,
+  withPipedText,
+} from './run/question.js';
 import { sessionListing } from './run/session-list.js';
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
@@ -24,14 +34,22 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     // `--resume` with no id lists the sessions to pick from (no key needed: nothing is sent).
     if (parsed.flags.resume?.trim() === '' && !parsed.audit && !parsed.mcp && !parsed.locate) {
-      if (parsed.question !== null) throw new UsageError('--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest');
+      if (parsed.question !== null) {
+        throw new UsageError(
+          '--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest',
+        );
+      }
       io.stdout.write(await sessionListing(parsed.flags.dir ?? '.', io));
       return EXIT.ok;
     }
     if (parsed.locate) {
       // rg runs for locate too: the sandbox is chosen first, from --sandbox or SPELUNK_SANDBOX alone (no config needed).
       const mode = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
-      if (mode === null) throw new UsageError(`--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(parsed.flags.sandbox ?? io.env.SPELUNK_SANDBOX ?? '')}")`);
+      if (mode === null) {
+        throw new UsageError(
+          `--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(parsed.flags.sandbox ?? io.env.SPELUNK_SANDBOX ?? '')}")`,
+        );
+      }
       await startSandbox(mode, io);
       // Imported only here, and before the config: locate needs no API key, and other commands never load it.
       const { runLocate } = await import('./locate/command.js');
@@ -57,7 +75,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (question === DECLINED) return EXIT.usage;
     if (question === INTERRUPTED) return EXIT.interrupted;
     if (question !== null && !config.interactive) return await runOnce(config, question, io);
-    if (config.outputFormat !== 'text') throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
+    if (config.outputFormat !== 'text') {
+      throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
+    }
     if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
     return await runRepl(config, io, question, { allowLargeQuestion: parsed.flags.allowLargeQuestion === true });
   } catch (error) {
@@ -81,7 +101,11 @@ const INTERRUPTED = Symbol('interrupted');
  * follows the question in a delimited block (capped, with a notice when cut). A question over LARGE_QUESTION_BYTES
  * is confirmed on a terminal and refused elsewhere unless --allow-large-question.
  */
-async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: Config, io: Io): Promise<string | null | typeof DECLINED | typeof INTERRUPTED> {
+async function gatherQuestion(
+  parsed: Extract<Parsed, { kind: 'run' }>,
+  config: Config,
+  io: Io,
+): Promise<string | null | typeof DECLINED | typeof INTERRUPTED> {
   // With -i, piped stdin is the REPL's input, a question a line, not one question.
   const stdinIsInput = !io.stdin.isTTY && !(config.interactive && !parsed.audit);
   let question = parsed.question;
@@ -89,9 +113,16 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
     const text = (await readStdin(io.stdin)).text.trim();
     question = text === '' ? null : text;
   } else if (question !== null && stdinIsInput) {
-    const onSlow = (): void => void io.stderr.write('spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n');
+    const onSlow = (): void =>
+      void io.stderr.write(
+        'spelunk: waiting for stdin to end (piped text goes to the model with the question); run with </dev/null if there is none\n',
+      );
     const piped = await readStdin(io.stdin, { cap: PIPED_MAX_BYTES, firstDataMs: STDIN_IDLE_MS, ...(config.quiet ? {} : { onSlow }) });
-    if (piped.idle && !config.quiet) io.stderr.write(`spelunk: no stdin data within ${STDIN_IDLE_MS / 1000} s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n`);
+    if (piped.idle && !config.quiet) {
+      io.stderr.write(
+        `spelunk: no stdin data within ${STDIN_IDLE_MS / 1000} s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n`,
+      );
+    }
     if (piped.text.trim() !== '') question = withPipedText(question, piped);
     if (piped.cut && !config.quiet) io.stderr.write(`warning: ${pipedCutWarning(piped)}\n`);
   }
@@ -103,7 +134,9 @@ async function gatherQuestion(parsed: Extract<Parsed, { kind: 'run' }>, config: 
   if (large === null) return question;
   const what = describeLarge(large, config.model);
   if (io.stdin.isTTY !== true || io.stderr.isTTY !== true) {
-    throw new UsageError(`${what}; over ${LARGE_QUESTION_LABEL} a question is sent only with --allow-large-question (or when confirmed on a terminal)`);
+    throw new UsageError(
+      `${what}; over ${LARGE_QUESTION_LABEL} a question is sent only with --allow-large-question (or when confirmed on a terminal)`,
+    );
   }
   const answer = await confirmOnTerminal(io, `${what}. Send it? [y/N] `);
   if (answer === 'yes') return question;

@@ -242,7 +242,9 @@ function refuseAuditFlags(flags: RawFlags): void {
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;
   const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
-  throw new UsageError(`${names} only ${given.length === 1 ? 'works' : 'work'} with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`);
+  throw new UsageError(
+    `${names} only ${given.length === 1 ? 'works' : 'work'} with the audit subcommand: spelunk audit "question" ${given.join(' … ')} …`,
+  );
 }
 
 /** The audit settings; the SARIF-shaping flags need --sarif, or they would be silently ignored. */
@@ -260,7 +262,9 @@ function resolveAudit(flags: RawFlags, failOn: Severity, cwd: string): AuditConf
   }
   const category = flags.sarifCategory?.trim();
   if (category !== undefined && !/^[\x21-\x7e]{1,200}$/.test(category)) {
-    throw new UsageError(`--sarif-category must be 1 to 200 printable characters without spaces, e.g. spelunk/auth/ (got "${escapeControls(category)}")`);
+    throw new UsageError(
+      `--sarif-category must be 1 to 200 printable characters without spaces, e.g. spelunk/auth/ (got "${escapeControls(category)}")`,
+    );
   }
   return {
     failOn,
@@ -277,7 +281,11 @@ function resolveSession(flags: RawFlags, audit: boolean, mcp: boolean): Config['
   if (resume === '') throw new UsageError('--resume needs a session id (or a prefix of one); -c continues the latest');
   if (flags.continue && resume !== null) throw new UsageError('use either -c/--continue (the latest session) or --resume <id>, not both');
   const which = flags.continue ? 'latest' : resume;
-  if (which !== null && (audit || mcp)) throw new UsageError(`${flags.continue ? '-c/--continue' : '--resume'} does not work with ${audit ? 'audit' : 'mcp'}: audits and the MCP server start a fresh conversation`);
+  if (which !== null && (audit || mcp)) {
+    throw new UsageError(
+      `${flags.continue ? '-c/--continue' : '--resume'} does not work with ${audit ? 'audit' : 'mcp'}: audits and the MCP server start a fresh conversation`,
+    );
+  }
   return { persist: flags.sessionPersistence !== false && !audit && !mcp, resume: which };
 }
 

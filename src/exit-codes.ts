@@ -157,7 +157,9 @@ function answeredAtLimit(limit: string, raise: string): string {
 /** Why the budget stopped a question before a request; `budget` is the front end's name for it. */
 function budgetWords(over: BudgetOver, budget: string, front: FrontEnd): string {
   const cli = front === 'cli';
-  if (over.kind === 'no_price') return `no price is known for ${over.model}, so ${cli ? '--max-budget-usd' : "the call's budget"} cannot be enforced`;
+  if (over.kind === 'no_price') {
+    return `no price is known for ${over.model}, so ${cli ? '--max-budget-usd' : "the call's budget"} cannot be enforced`;
+  }
   if (over.kind === 'next') {
     return `stopped before the next request: spent ~$${over.spentUsd.toFixed(4)}, and the next could cost up to ~$${over.nextUsd.toFixed(4)} (${over.promptTokens} prompt tokens + ${over.maxTokens} output), over ${budget}`;
   }

@@ -1,7 +1,15 @@
 import type { Conversation } from './conversation.js';
 import type { Effort } from './effort.js';
 import type { AgentEvent, ApiMessage, BudgetOver, StopFacts, StopKind, Usage } from './events.js';
-import { ModelAbortError, ModelError, type Block, type ModelClient, type ModelRequest, type ModelResponse, type SystemBlock } from './model.js';
+import {
+  ModelAbortError,
+  ModelError,
+  type Block,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type SystemBlock,
+} from './model.js';
 import { runToolRound, type ToolRoundConfig } from './tool-round.js';
 import { checkBudget, lastRequestNote, type Budget, type FinalLimit } from './budget.js';
 
@@ -79,9 +87,21 @@ export async function* askQuestion(
     const compactAt = config.compactAtTokens ?? DEFAULT_COMPACT_AT_TOKENS;
     if (conversation.lastPromptTokens > compactAt) {
       const elided = conversation.compact();
-      if (elided > 0) yield { type: 'warning', message: `conversation near the context window: replaced ${elided} old tool results with placeholders` };
+      if (elided > 0) {
+        yield {
+          type: 'warning',
+          message: `conversation near the context window: replaced ${elided} old tool results with placeholders`,
+        };
+      }
     }
-    const base = { model: config.model, maxTokens: config.maxTokens, system: config.system, tools, thinking: config.thinking, effort: config.effort ?? null };
+    const base = {
+      model: config.model,
+      maxTokens: config.maxTokens,
+      system: config.system,
+      tools,
+      thinking: config.thinking,
+      effort: config.effort ?? null,
+    };
     const gate = await nextRequestGate(base, conversation, config, q, before, signal);
     if (gate === 'aborted') return yield aborted(conversation, signal, config, q);
     if (typeof gate === 'object' && gate !== null) {
@@ -170,7 +190,16 @@ async function* streamTurn(
     if (error instanceof ModelAbortError || signal.aborted) {
       // The API bills a cancelled request from message_start on: it belongs in /usage and the totals.
       if (error instanceof ModelAbortError && error.usage) {
-        yield { type: 'usage', turn, model: config.model, usage: error.usage, durationMs: Date.now() - started, requestId: error.requestId, interrupted: true, ...effortOf(config) };
+        yield {
+          type: 'usage',
+          turn,
+          model: config.model,
+          usage: error.usage,
+          durationMs: Date.now() - started,
+          requestId: error.requestId,
+          interrupted: true,
+          ...effortOf(config),
+        };
       }
       return aborted(conversation, signal, config, q);
     }
@@ -181,7 +210,15 @@ async function* streamTurn(
   if (!response) return done('api_error', q, { error: 'the API stream ended without a message' });
 
   conversation.lastPromptTokens = promptTokens(response.usage);
-  yield { type: 'usage', turn, model: config.model, usage: response.usage, durationMs: Date.now() - started, requestId: response.requestId, ...effortOf(config) };
+  yield {
+    type: 'usage',
+    turn,
+    model: config.model,
+    usage: response.usage,
+    durationMs: Date.now() - started,
+    requestId: response.requestId,
+    ...effortOf(config),
+  };
   conversation.lastMessageId = response.id ?? null;
   const miss = conversation.cacheWatch.observe(request, response.usage, response.cacheMissReason ?? null);
   if (miss) yield { type: 'cache_miss', turn, miss };

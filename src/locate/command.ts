@@ -22,7 +22,9 @@ export async function runLocate(question: string | null, flags: RawFlags & { k?:
   const format = flags.outputFormat ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`locate --output-format must be text or json (got "${format}")`);
   const k = flags.k ?? DEFAULT_K;
-  if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new UsageError(`--k must be a whole number from 1 to ${MAX_K} (got ${Number.isNaN(k) ? 'a non-number' : k})`);
+  if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
+    throw new UsageError(`--k must be a whole number from 1 to ${MAX_K} (got ${Number.isNaN(k) ? 'a non-number' : k})`);
+  }
   const root = await realDirectory(flags.dir ?? '.', io.cwd);
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);

@@ -8,7 +8,10 @@ import { search, type FileHits } from './search.js';
 /** Results when the caller gives no k. */
 export const DEFAULT_K = 10;
 export const MAX_K = 100;
-/** First-stage candidates whose symbols are parsed to re-rank them: parsing is most of locate's CPU, and 40 ranked the sverklo questions no better than 20. */
+/**
+ * First-stage candidates whose symbols are parsed to re-rank them: parsing is most of locate's CPU, and 40 ranked the
+ * sverklo questions no better than 20.
+ */
 const RERANK = 20;
 /** Symbols and lines shown per result; characters of a shown line. */
 const SYMBOLS_SHOWN = 3;
@@ -83,7 +86,10 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): numbe
   const dirs = new Map<string, Set<string>>();
   const memo = new Map<ReadonlySet<string>, boolean[]>();
   const none = terms.map(() => 0);
-  const needles = terms.map((t) => ({ text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text, compact: t.text.replace(/[^a-z0-9]/g, '') }));
+  const needles = terms.map((t) => ({
+    text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
+    compact: t.text.replace(/[^a-z0-9]/g, ''),
+  }));
   return files.map((rel) => {
     const lower = rel.toLowerCase();
     const compact = lower.replace(/[^a-z0-9]/g, '');
@@ -93,7 +99,12 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): numbe
 }
 
 /** idf of each term over the listing: a file counts when its content or its path holds the term; and over paths alone. */
-function termIdfs(files: readonly string[], matches: readonly number[][], hits: ReadonlyMap<string, FileHits>, terms: readonly Term[]): Idfs {
+function termIdfs(
+  files: readonly string[],
+  matches: readonly number[][],
+  hits: ReadonlyMap<string, FileHits>,
+  terms: readonly Term[],
+): Idfs {
   const df = terms.map(() => 0);
   const pathDf = terms.map(() => 0);
   files.forEach((rel, f) => {
@@ -147,7 +158,9 @@ function namedExactly(def: SymbolTag, term: Term): boolean {
 /** How well a definition's name fits a term, for choosing the symbols shown: 2 exactly, 1 when one of its words does. */
 function nameFit(def: SymbolTag, term: Term): number {
   if (namedExactly(def, term)) return 2;
-  return term.text.length >= 4 && nameWords(def.name).some((w) => w === term.text || (term.kind === 'word' && w.startsWith(term.text))) ? 1 : 0;
+  return term.text.length >= 4 && nameWords(def.name).some((w) => w === term.text || (term.kind === 'word' && w.startsWith(term.text)))
+    ? 1
+    : 0;
 }
 
 function nameWords(name: string): string[] {
@@ -159,9 +172,18 @@ function nameWords(name: string): string[] {
 }
 
 /** A result as shown: its best definitions (named like the terms, else the one around the best line) and best lines. */
-async function describe(root: string, hit: Scored, hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs, definitions: readonly SymbolTag[]): Promise<LocateHit> {
+async function describe(
+  root: string,
+  hit: Scored,
+  hits: FileHits | undefined,
+  terms: readonly Term[],
+  idfs: Idfs,
+  definitions: readonly SymbolTag[],
+): Promise<LocateHit> {
   const value = (set: ReadonlySet<number>): number => [...set].reduce((sum, i) => sum + terms[i]!.weight * idfs.content[i]!, 0);
-  const best = [...(hits?.lines ?? new Map<number, Set<number>>())].sort((a, b) => value(b[1]) - value(a[1]) || a[0] - b[0]).slice(0, LINES_SHOWN);
+  const best = [...(hits?.lines ?? new Map<number, Set<number>>())]
+    .sort((a, b) => value(b[1]) - value(a[1]) || a[0] - b[0])
+    .slice(0, LINES_SHOWN);
   const source = best.length > 0 ? await readSource(root, hit.path) : null;
   const text = source?.ok ? source.text.split('\n') : [];
   const lines = best.map(([line]) => ({ line, text: (text[line - 1] ?? '').trim().slice(0, LINE_CHARS) })).sort((a, b) => a.line - b.line);

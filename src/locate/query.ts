@@ -171,7 +171,13 @@ function addIdentifierParts(identifier: string, add: (raw: string, kind: TermKin
 
 /** camelCase, PascalCase with a second capital, snake_case, kebab-with-letters, or containing $ or a digit run. */
 function isIdentifier(word: string): boolean {
-  return /[a-z][A-Z]/.test(word) || /[A-Za-z]_[A-Za-z]/.test(word) || /^_+[A-Za-z]/.test(word) || /\$/.test(word) || /^[A-Z][a-z]+[A-Z]/.test(word);
+  return (
+    /[a-z][A-Z]/.test(word) ||
+    /[A-Za-z]_[A-Za-z]/.test(word) ||
+    /^_+[A-Za-z]/.test(word) ||
+    /\$/.test(word) ||
+    /^[A-Z][a-z]+[A-Z]/.test(word)
+  );
 }
 
 function bySpecificity(a: Term, b: Term): number {

@@ -68,7 +68,9 @@ export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTo
   if (!segments) {
     segments = new Set<string>();
     // `tokio-stream` also as `tokiostream`, so `tokio_stream` in a question (compacted) finds it.
-    for (const part of dir === '' ? [] : dir.split('/')) for (const token of [part.toLowerCase(), compact(part), ...splitWords(part)]) segments.add(token);
+    for (const part of dir === '' ? [] : dir.split('/')) {
+      for (const token of [part.toLowerCase(), compact(part), ...splitWords(part)]) segments.add(token);
+    }
     dirs?.set(dir, segments);
   }
   return { basename, segments };
@@ -162,7 +164,10 @@ export interface Idfs {
   path: readonly number[];
 }
 
-/** First stage (`matches`: pathMatches of the file): BM25 over content hits plus path matches, per term weighted by idf and the term's kind, scaled by place. */
+/**
+ * First stage (`matches`: pathMatches of the file): BM25 over content hits plus path matches, per term weighted by idf
+ * and the term's kind, scaled by place.
+ */
 export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
   const evidence = terms.map((_term, i) => {
     const tf = hits?.counts.get(i) ?? 0;
@@ -177,7 +182,13 @@ export function scoreFile(rel: string, matches: readonly number[], hits: FileHit
  * already rewards files matching more terms; an extra coverage factor (share of the question matched, to the power
  * 0.3–1.6) ranked worse on the sverklo questions.
  */
-export function combine(rel: string, terms: readonly Term[], idfs: Idfs, evidence: readonly number[], pathEvidence: readonly number[]): number {
+export function combine(
+  rel: string,
+  terms: readonly Term[],
+  idfs: Idfs,
+  evidence: readonly number[],
+  pathEvidence: readonly number[],
+): number {
   let sum = 0;
   terms.forEach((term, i) => {
     sum += term.weight * ((idfs.content[i] ?? 0) * (evidence[i] ?? 0) + (idfs.path[i] ?? 0) * (pathEvidence[i] ?? 0));

@@ -32,7 +32,12 @@ export interface SearchResult {
 }
 
 /** Lists the files and counts each term's occurrences with two rg runs in parallel. Never throws. */
-export async function search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SearchResult> {
+export async function search(
+  rg: string,
+  root: string,
+  terms: readonly Term[],
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<SearchResult> {
   const base = { cwd: root, timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
   const listing = execCapped(rg, ['--files', ...WALK_FLAGS], { ...base, maxBytes: MAX_OUTPUT_BYTES });
   const content = terms.length === 0 ? null : execCapped(rg, contentArgs(terms), { ...base, maxBytes: MAX_OUTPUT_BYTES });
@@ -50,7 +55,19 @@ export async function search(rg: string, root: string, terms: readonly Term[], o
 /** One case-insensitive alternation of literal patterns, longest first, so `router` is not counted as `route`. */
 function contentArgs(terms: readonly Term[]): string[] {
   // ASCII case folding: Unicode folding of many literals costs rg its fast path (seven times the CPU on fastapi's docs).
-  const args = [...WALK_FLAGS, '-i', '--no-unicode', '-o', '-n', '--with-filename', '--no-heading', '-m', String(MAX_LINES_PER_FILE), '--max-filesize', MAX_FILESIZE];
+  const args = [
+    ...WALK_FLAGS,
+    '-i',
+    '--no-unicode',
+    '-o',
+    '-n',
+    '--with-filename',
+    '--no-heading',
+    '-m',
+    String(MAX_LINES_PER_FILE),
+    '--max-filesize',
+    MAX_FILESIZE,
+  ];
   for (const term of patternOrder(terms)) args.push('-e', pattern(term));
   return [...args, '--', '.'];
 }

@@ -85,7 +85,10 @@ export function fitAnswer(answer: string, field: string): { text: string; trunca
 export function fitResult(result: Json, plan: FitPlan): Json {
   if (fits(result)) return result;
   const omitted: string[] = [];
-  let current = plan.lists.reduce((r, list) => mapAt(r, list.path, (items) => items.map((item) => clipTexts(item, MAX_ITEM_TEXT_CHARS))), result);
+  let current = plan.lists.reduce(
+    (r, list) => mapAt(r, list.path, (items) => items.map((item) => clipTexts(item, MAX_ITEM_TEXT_CHARS))),
+    result,
+  );
   let textsCut = JSON.stringify(current) !== JSON.stringify(result);
   const noted = (r: Json, extra: string[] = []): Json => plan.place(r, note([...omitted, ...extra], textsCut, plan.rest));
   for (const list of plan.lists) {
@@ -105,7 +108,10 @@ export function fitResult(result: Json, plan: FitPlan): Json {
 }
 
 function note(omitted: readonly string[], textsCut: boolean, rest: string): string {
-  const parts = [...(omitted.length > 0 ? [`leaves out ${omitted.join(', ')}`] : []), ...(textsCut ? ['cuts its longest texts (marked …[cut])'] : [])];
+  const parts = [
+    ...(omitted.length > 0 ? [`leaves out ${omitted.join(', ')}`] : []),
+    ...(textsCut ? ['cuts its longest texts (marked …[cut])'] : []),
+  ];
   return `[truncated: to stay under ~25k tokens this result ${parts.join(' and ')}; ${rest}]`;
 }
 

@@ -26,7 +26,10 @@ export function progressReporter(send: SendProgress, intervalMs: number = PROGRE
     ticks++;
     const seconds = Math.round((Date.now() - started) / 1000);
     const now = running.size > 0 ? `running ${[...running.values()].join(', ')}` : requests > 0 ? 'waiting for the model' : 'starting';
-    send(ticks, `${now} · ${requests} model request${requests === 1 ? '' : 's'} · ${toolCalls} tool call${toolCalls === 1 ? '' : 's'} · ${formatCostUsd(cost)} · ${seconds} s`);
+    send(
+      ticks,
+      `${now} · ${requests} model request${requests === 1 ? '' : 's'} · ${toolCalls} tool call${toolCalls === 1 ? '' : 's'} · ${formatCostUsd(cost)} · ${seconds} s`,
+    );
   }, intervalMs);
   timer.unref();
   return {

@@ -73,14 +73,25 @@ export class Researcher {
     if (call.tool === 'audit') return this.#audit(call.question, call.failOn, over, ctl);
     if (call.tool === 'ask') {
       const base = await this.#base;
-      const entry: Entry = { session: { ...base, conversation: new Conversation(), ledger: new UsageLedger() }, busy: false, usedAt: Date.now() };
+      const entry: Entry = {
+        session: { ...base, conversation: new Conversation(), ledger: new UsageLedger() },
+        busy: false,
+        usedAt: Date.now(),
+      };
       const id = randomUUID();
       this.#remember(id, entry);
       return this.#answer(id, entry, call.question, call.maxTurns ?? this.#config.maxTurns, over, ctl);
     }
     const entry = this.#conversations.get(call.sessionId);
-    if (!entry) return { ok: false, message: `unknown session_id "${call.sessionId.slice(0, 80)}": it was never returned by this server or was forgotten (the server keeps the last ${MAX_CONVERSATIONS}); start again with ask` };
-    if (entry.busy) return { ok: false, message: 'that session is still answering an earlier question; wait for it, or start a new one with ask' };
+    if (!entry) {
+      return {
+        ok: false,
+        message: `unknown session_id "${call.sessionId.slice(0, 80)}": it was never returned by this server or was forgotten (the server keeps the last ${MAX_CONVERSATIONS}); start again with ask`,
+      };
+    }
+    if (entry.busy) {
+      return { ok: false, message: 'that session is still answering an earlier question; wait for it, or start a new one with ask' };
+    }
     return this.#answer(call.sessionId, entry, call.question, this.#config.maxTurns, over, ctl);
   }
 
@@ -90,7 +101,9 @@ export class Researcher {
     const perCall = mcp?.perCallUsd ?? this.#config.maxBudgetUsd;
     if (!mcp || mcp.totalUsd === null) return perCall;
     const left = mcp.totalUsd - this.#spentUsd;
-    if (left <= 0) return `the server's budget is spent (${formatCostUsd(this.#spentUsd)} of --max-budget-usd-total ${mcp.totalUsd}); restart spelunk mcp with a larger one`;
+    if (left <= 0) {
+      return `the server's budget is spent (${formatCostUsd(this.#spentUsd)} of --max-budget-usd-total ${mcp.totalUsd}); restart spelunk mcp with a larger one`;
+    }
     return perCall === null ? left : Math.min(perCall, left);
   }
 
@@ -103,7 +116,14 @@ export class Researcher {
   }
 
   /** An ask or a follow-up: one run on the entry's conversation, served as the answer schema. */
-  async #answer(id: string, entry: Entry, question: string, maxTurns: number, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
+  async #answer(
+    id: string,
+    entry: Entry,
+    question: string,
+    maxTurns: number,
+    budgetUsd: number | null,
+    ctl: CallControl,
+  ): Promise<CallOutcome> {
     entry.busy = true;
     entry.usedAt = Date.now();
     const controller = linkedAbort(ctl.signal);
@@ -165,7 +185,16 @@ export class Researcher {
    * result object (with the stop worded for MCP), the verdict's exit code and the fail_on it was judged by.
    */
   async #audit(question: string, failOn: Severity, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
-    const audit = { failOn, sarif: null, sarifCategory: null, sarifOnError: 'none', diff: null, scope: 'line', baseline: null, updateBaseline: false } as const;
+    const audit = {
+      failOn,
+      sarif: null,
+      sarifCategory: null,
+      sarifOnError: 'none',
+      diff: null,
+      scope: 'line',
+      baseline: null,
+      updateBaseline: false,
+    } as const;
     const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit, maxBudgetUsd: budgetUsd };
     const controller = linkedAbort(ctl.signal);
     try {
@@ -199,7 +228,15 @@ export class Researcher {
 function ledgerFeed(ledger: UsageLedger): EventSink {
   return {
     handle: (e) => {
-      if (e.type === 'usage') ledger.add({ turn: e.turn, model: e.model, usage: e.usage, durationMs: e.durationMs, ...(e.interrupted ? { interrupted: true } : {}) });
+      if (e.type === 'usage') {
+        ledger.add({
+          turn: e.turn,
+          model: e.model,
+          usage: e.usage,
+          durationMs: e.durationMs,
+          ...(e.interrupted ? { interrupted: true } : {}),
+        });
+      }
     },
   };
 }

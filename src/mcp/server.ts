@@ -45,7 +45,8 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
   const base = openSession(config);
   base.then(
     (session) => session.warnings.forEach((w) => io.stderr.write(`spelunk mcp: warning: ${w}\n`)),
-    (error: unknown) => io.stderr.write(`spelunk mcp: could not read the repository: ${error instanceof Error ? error.message : String(error)}\n`),
+    (error: unknown) =>
+      io.stderr.write(`spelunk mcp: could not read the repository: ${error instanceof Error ? error.message : String(error)}\n`),
   );
   const researcher = new Researcher(config, base, io);
   // Server-wide bounds: calls answered at once, and programs run at once across all calls (each may reserve
@@ -71,7 +72,9 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
       token === undefined
         ? null
         : progressReporter((n, message) => {
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }).catch(() => {});
+            extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } })
+              .catch(() => {});
           }, intervalMs);
     const signal = AbortSignal.any([extra.signal, shutdown.signal]);
     if (calls.held >= calls.size && token !== undefined) {
@@ -81,7 +84,9 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
     const release = await calls.acquire(signal);
     if (release === 'full') {
       progress?.stop();
-      return errorResult(`the server is busy: ${calls.held} calls running and ${calls.waiting} waiting (the most it queues); try again when one finishes, or start it with a larger --max-concurrent-calls`);
+      return errorResult(
+        `the server is busy: ${calls.held} calls running and ${calls.waiting} waiting (the most it queues); try again when one finishes, or start it with a larger --max-concurrent-calls`,
+      );
     }
     if (release === 'aborted') {
       progress?.stop();
@@ -109,7 +114,9 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
   io.signals.on('SIGINT', stop);
   io.signals.on('SIGTERM', stop);
   await server.connect(new StdioServerTransport(io.stdin as unknown as Readable, io.stdout as unknown as Writable));
-  io.stderr.write(`spelunk mcp: serving ${config.root} (model ${config.model}) on stdio; ${maxCalls} calls and ${children} programs at once (${memoryGib} GiB allowance)\n`);
+  io.stderr.write(
+    `spelunk mcp: serving ${config.root} (model ${config.model}) on stdio; ${maxCalls} calls and ${children} programs at once (${memoryGib} GiB allowance)\n`,
+  );
   await closed;
   io.signals.off('SIGINT', stop);
   io.signals.off('SIGTERM', stop);
@@ -130,6 +137,8 @@ function progressInterval(env: Readonly<Record<string, string | undefined>>): nu
   const raw = env[PROGRESS_ENV]?.trim();
   if (raw === undefined || raw === '') return PROGRESS_INTERVAL_MS;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${PROGRESS_ENV} must be a number of seconds greater than 0 (got "${raw}")`);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`${PROGRESS_ENV} must be a number of seconds greater than 0 (got "${raw}")`);
+  }
   return seconds * 1000;
 }

@@ -70,12 +70,22 @@ const AUDIT_SCHEMA = {
     sandbox: { type: 'string', enum: ['kernel', 'tables'] },
     audit: {
       type: 'object',
-      properties: { verdict: { type: 'string', enum: ['pass', 'fail', 'inconclusive'] }, summary: { type: 'string' }, findings: { type: 'array' } },
+      properties: {
+        verdict: { type: 'string', enum: ['pass', 'fail', 'inconclusive'] },
+        summary: { type: 'string' },
+        findings: { type: 'array' },
+      },
       required: ['verdict', 'summary', 'findings'],
     },
-    truncated: { type: 'boolean', description: 'true when the result text or a list was cut to fit the result size limit (warnings say what was left out)' },
+    truncated: {
+      type: 'boolean',
+      description: 'true when the result text or a list was cut to fit the result size limit (warnings say what was left out)',
+    },
     fail_on: { type: 'string', enum: [...SEVERITIES] },
-    exit_code: { type: 'integer', description: `what \`spelunk audit\` would exit with: ${EXIT.ok} pass, ${EXIT.auditFailed} failed, ${EXIT.auditInconclusive} inconclusive, ${EXIT.failure}/${EXIT.limit} errors and limits` },
+    exit_code: {
+      type: 'integer',
+      description: `what \`spelunk audit\` would exit with: ${EXIT.ok} pass, ${EXIT.auditFailed} failed, ${EXIT.auditInconclusive} inconclusive, ${EXIT.failure}/${EXIT.limit} errors and limits`,
+    },
   },
   required: ['subtype', 'is_error', 'result', 'session_id', 'audit', 'truncated', 'fail_on', 'exit_code'],
 } as const;
@@ -94,8 +104,18 @@ const LOCATE_SCHEMA = {
         properties: {
           path: { type: 'string' },
           score: { type: 'number' },
-          symbols: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, line: { type: 'integer' } }, required: ['name', 'kind', 'line'] } },
-          lines: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, text: { type: 'string' } }, required: ['line', 'text'] } },
+          symbols: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, kind: { type: 'string' }, line: { type: 'integer' } },
+              required: ['name', 'kind', 'line'],
+            },
+          },
+          lines: {
+            type: 'array',
+            items: { type: 'object', properties: { line: { type: 'integer' }, text: { type: 'string' } }, required: ['line', 'text'] },
+          },
         },
         required: ['path', 'score', 'symbols', 'lines'],
       },
@@ -188,7 +208,9 @@ export type McpCall =
 const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
 
 export function unknownTool(name: string): string | null {
-  return MCP_TOOLS.some((t) => t.name === name) ? null : `unknown tool "${name}"; the tools are ${TOOL_NAMES.slice(0, -1).join(', ')} and ${TOOL_NAMES.at(-1)}`;
+  return MCP_TOOLS.some((t) => t.name === name)
+    ? null
+    : `unknown tool "${name}"; the tools are ${TOOL_NAMES.slice(0, -1).join(', ')} and ${TOOL_NAMES.at(-1)}`;
 }
 
 /** Validates a tools/call; returns the typed call or a one-line message for the client. */
@@ -208,7 +230,9 @@ export function parseCall(name: string, args: Record<string, unknown> | undefine
   }
   if (name === 'locate') {
     const k = Object.hasOwn(input, 'k') ? input.k : 10;
-    if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > LOCATE_MAX_K) return `k must be a whole number from 1 to ${LOCATE_MAX_K}`;
+    if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > LOCATE_MAX_K) {
+      return `k must be a whole number from 1 to ${LOCATE_MAX_K}`;
+    }
     return { tool: 'locate', question, k: k as number };
   }
   if (name === 'ask_followup') {
@@ -217,13 +241,17 @@ export function parseCall(name: string, args: Record<string, unknown> | undefine
     return { tool: 'ask_followup', sessionId: id.trim(), question };
   }
   const failOn = Object.hasOwn(input, 'fail_on') ? input.fail_on : 'high';
-  if (typeof failOn !== 'string' || !(SEVERITIES as readonly string[]).includes(failOn)) return 'fail_on must be low, medium, high or critical';
+  if (typeof failOn !== 'string' || !(SEVERITIES as readonly string[]).includes(failOn)) {
+    return 'fail_on must be low, medium, high or critical';
+  }
   return { tool: 'audit', question, failOn: failOn as Severity };
 }
 
 function questionOf(input: Record<string, unknown>): string | { error: string } {
   const raw = Object.hasOwn(input, 'question') ? input.question : undefined;
-  if (typeof raw !== 'string' || raw.trim() === '') return { error: 'question is required: a non-empty string such as "where is the config loaded?"' };
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    return { error: 'question is required: a non-empty string such as "where is the config loaded?"' };
+  }
   if (raw.length > MAX_QUESTION_CHARS) return { error: `question is ${raw.length} characters; keep it under ${MAX_QUESTION_CHARS}` };
   return raw.trim();
 }

@@ -1,4 +1,19 @@
-import { dirLine, firstName, fitNames, groupChildren, isDir, byRank, lineOf, view, type Budget, type DirView, type GroupView, type Item, type MapPlanInput, type MapStats } from './map-view.js';
+import {
+  dirLine,
+  firstName,
+  fitNames,
+  groupChildren,
+  isDir,
+  byRank,
+  lineOf,
+  view,
+  type Budget,
+  type DirView,
+  type GroupView,
+  type Item,
+  type MapPlanInput,
+  type MapStats,
+} from './map-view.js';
 import { quote } from './names.js';
 import { isPushedDown, score } from './rank.js';
 import { compareUtf8 } from './tree.js';
@@ -31,7 +46,9 @@ const DEMOTED_SHARE = 0.5;
  * each expansion naming all its subdirectories (pattern siblings and crowds of more than SIBLINGS_MAX collapsed into
  * one group line), then files, a few per directory per pass. Deterministic: only the tree decides.
  */
-export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; shown: number; truncatedDirs: number; stats: Omit<MapStats, 'tokens' | 'budgetTokens'> }> {
+export async function planMap(
+  input: MapPlanInput,
+): Promise<{ lines: string[]; shown: number; truncatedDirs: number; stats: Omit<MapStats, 'tokens' | 'budgetTokens'> }> {
   const budget: Budget = { chars: input.budgetChars, entries: input.maxEntries };
   const cut: string[] = [];
   const root = view(input, '', '', 0, input.tree);
@@ -61,7 +78,14 @@ export async function planMap(input: MapPlanInput): Promise<{ lines: string[]; s
  * Expands directories level by level, each level in rank order, down to `limit`. With `deferred`, demoted directories
  * (examples, tests, assets, docs) are set aside there instead.
  */
-async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budget, cut: string[], limit: number, deferred?: DirView[]): Promise<void> {
+async function expandLevels(
+  first: DirView[],
+  input: MapPlanInput,
+  budget: Budget,
+  cut: string[],
+  limit: number,
+  deferred?: DirView[],
+): Promise<void> {
   let level = first;
   while (level.length > 0 && level[0]!.level < limit) {
     const candidates = [...level].sort(byRank);
@@ -98,7 +122,11 @@ async function expandLevels(first: DirView[], input: MapPlanInput, budget: Budge
  */
 function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): DirView[] {
   const crowds: Array<{ parent: DirView; group: GroupView }> = [];
-  for (const v of expandedViews(root)) for (const item of v.items) if (item.kind === 'group' && item.crowd && item.level < input.depth) crowds.push({ parent: v, group: item });
+  for (const v of expandedViews(root)) {
+    for (const item of v.items) {
+      if (item.kind === 'group' && item.crowd && item.level < input.depth) crowds.push({ parent: v, group: item });
+    }
+  }
   crowds.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
   const next: DirView[] = [];
   for (const { parent, group } of crowds) {
@@ -162,7 +190,9 @@ function alone(parent: DirView, group: GroupView, input: MapPlanInput, budget: B
 async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
   const groups: Array<{ parent: DirView; group: GroupView }> = [];
   // Only crowds of workspace members: their names are in the member block already, and they hold the code.
-  for (const v of expandedViews(root)) for (const item of v.items) if (item.kind === 'group' && item.inWorkspaceBlock) groups.push({ parent: v, group: item });
+  for (const v of expandedViews(root)) {
+    for (const item of v.items) if (item.kind === 'group' && item.inWorkspaceBlock) groups.push({ parent: v, group: item });
+  }
   groups.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
   const share: Budget = { chars: Math.floor(budget.chars * HIGHLIGHT_SHARE), entries: budget.entries };
   const pulled: DirView[] = [];
@@ -205,7 +235,9 @@ async function openDeep(root: DirView, input: MapPlanInput, budget: Budget, cut:
   for (const parent of expandedViews(root)) {
     if (parent.demoted) continue;
     for (const item of parent.items) {
-      if (isDir(item) && item.level === input.depth && !item.demoted && !isPushedDown(item.name)) candidates.push({ v: item, key: parent.score + item.score });
+      if (isDir(item) && item.level === input.depth && !item.demoted && !isPushedDown(item.name)) {
+        candidates.push({ v: item, key: parent.score + item.score });
+      }
     }
   }
   const chosen = candidates

@@ -142,13 +142,20 @@ export function liveTextRenderer(
     ledger: session.ledger,
     quiet: config.quiet,
     render,
-    decorate: stdoutLinks ? async (block, rendered) => ((await stdoutLinks) ? linkCitations(config.root, block, rendered, link) : rendered) : null,
+    decorate: stdoutLinks
+      ? async (block, rendered) => ((await stdoutLinks) ? linkCitations(config.root, block, rendered, link) : rendered)
+      : null,
     sourcesLink,
   });
 }
 
 /** `rendered` with every verified citation of `block` made a hyperlink, at the places the answer cited it. */
-export async function linkCitations(root: string, block: string, rendered: string, link: (c: VerifiedCitation, label: string) => string): Promise<string> {
+export async function linkCitations(
+  root: string,
+  block: string,
+  rendered: string,
+  link: (c: VerifiedCitation, label: string) => string,
+): Promise<string> {
   const cites = extractCitations(block);
   const verified = new Map<string, VerifiedCitation>();
   for (const c of await verifyExtracted(root, cites)) {
@@ -205,7 +212,9 @@ function mapLines(listing: Session['listing']): string[] {
   const map = listing.map;
   if (!map) return [];
   const share = (c: { named: number; total: number }) => `${c.named}/${c.total}`;
-  const members = listing.workspaces ? ` · ${listing.workspaces.members.length} workspace members (${listing.workspaces.sources.join(', ')})` : '';
+  const members = listing.workspaces
+    ? ` · ${listing.workspaces.members.length} workspace members (${listing.workspaces.sources.join(', ')})`
+    : '';
   return [
     `map           ~${groupDigits(map.tokens)} of ${groupDigits(map.budgetTokens)} tokens · ${map.dirsNamed} directories named, ${map.dirsCollapsed} in collapsed groups · depth 1 ${share(map.depth1)}, depth 2 ${share(map.depth2)} named${members}`,
     ...map.cut.map((reason) => `  cut         ${reason}`),

@@ -24,7 +24,14 @@ import { runQuestion, type RunHooks } from './run-question.js';
 import { deepHint } from '../preamble/deep-hint.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
-const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set(['api_error', 'max_turns', 'max_tokens', 'max_budget', 'timeout', 'aborted']);
+const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set([
+  'api_error',
+  'max_turns',
+  'max_tokens',
+  'max_budget',
+  'timeout',
+  'aborted',
+]);
 
 /**
  * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). The
@@ -51,7 +58,9 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
     // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
     async prepare() {
       files.staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
-      files.review = config.audit?.reviewOutput ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root) : null;
+      files.review = config.audit?.reviewOutput
+        ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root)
+        : null;
       return files.review?.warning ? [files.review.warning] : [];
     },
     warn: (warning) => {
@@ -61,8 +70,10 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
       await live.text?.settled();
       live.text?.finishAnswer(citations);
     },
-    fixing: (bad) => live.text?.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
-    noRoom: () => live.text?.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
+    fixing: (bad) =>
+      live.text?.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
+    noRoom: () =>
+      live.text?.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
   };
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort(ABORT_INTERRUPT);
@@ -87,7 +98,9 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   // (a run that failed before any tool ran has nothing to continue from: asking again is the same).
   const { saved } = outcome;
   const workSaved = result.tool_calls.length > 0;
-  if (live.text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
+  if (live.text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) {
+    io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
+  }
   return exitCodeFor(result, config.audit?.failOn);
 }
 
@@ -101,7 +114,14 @@ type StreamSink = EventSink & { result(obj: ResultObject): void };
  * result — would read as a clean scan; with --sarif-on-error=notification a log that reports the failure is written
  * instead. Writing happens after the read-only check, so it never counts as a change to the repository.
  */
-async function sarifOutcome(file: string, config: Config, question: string, io: Io, result: ResultObject, staleRemoved: boolean): Promise<ResultObject> {
+async function sarifOutcome(
+  file: string,
+  config: Config,
+  question: string,
+  io: Io,
+  result: ResultObject,
+  staleRemoved: boolean,
+): Promise<ResultObject> {
   const exit = exitCodeFor(result, config.audit?.failOn);
   const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null) };
   const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
@@ -119,7 +139,9 @@ async function sarifOutcome(file: string, config: Config, question: string, io: 
     : toSarifFailure({ ...common, reason, message });
   try {
     await writeSarif(file, log, config.root);
-    if (!verdict) io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
+    if (!verdict) {
+      io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
+    }
     return result;
   } catch (error) {
     return withError(result, `could not write --sarif ${file}: ${(error as Error).message}`);
@@ -137,7 +159,9 @@ async function removeStaleSarif(file: string, root: string): Promise<boolean> {
   } catch (error) {
     if (error instanceof OutputPathRefused && error.code === undefined) throw new UsageError(`--sarif ${file}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`);
+    throw new UsageError(
+      `--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`,
+    );
   }
 }
 
@@ -168,7 +192,13 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
  * Every format shows on stderr the warnings the loop did not already show (dropped findings), unless --quiet; text
  * mode prints the audit table on stdout, the json modes their result object.
  */
-function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { result(obj: ResultObject): void } | undefined, extraWarnings: string[]): void {
+function writeOutcome(
+  config: Config,
+  io: Io,
+  result: ResultObject,
+  stream: { result(obj: ResultObject): void } | undefined,
+  extraWarnings: string[],
+): void {
   if (!config.quiet) for (const warning of extraWarnings) io.stderr.write(`warning: ${escapeControls(warning)}\n`);
   if (config.outputFormat === 'json') {
     io.stdout.write(`${JSON.stringify(result)}\n`);
@@ -180,8 +210,14 @@ function writeOutcome(config: Config, io: Io, result: ResultObject, stream: { re
   }
   // A terminal's width lays the findings out; a pipe gets them unwrapped (see renderAudit).
   const auditWidth = io.stdout.isTTY === true ? io.stdout.columns || DEFAULT_AUDIT_COLUMNS : null;
-  if (result.audit) io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth }));
-  if (result.readonly_verified === false) io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''}; sandbox: ${result.sandbox})\n`);
-  else if (result.readonly_verified === true && config.verbose && !config.quiet) io.stderr.write(`read-only: repository unchanged · sandbox: ${describeSandbox(result.sandbox)}\n`);
-  else if (result.error && result.stop_reason === 'end_turn') io.stderr.write(`spelunk: ${result.error.message}\n`);
+  if (result.audit) {
+    io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth }));
+  }
+  if (result.readonly_verified === false) {
+    io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''}; sandbox: ${result.sandbox})\n`);
+  } else if (result.readonly_verified === true && config.verbose && !config.quiet) {
+    io.stderr.write(`read-only: repository unchanged · sandbox: ${describeSandbox(result.sandbox)}\n`);
+  } else if (result.error && result.stop_reason === 'end_turn') {
+    io.stderr.write(`spelunk: ${result.error.message}\n`);
+  }
 }

@@ -34,7 +34,10 @@ const STDIN_READ_LIMIT = 64 * 1024 * 1024;
  * seconds. With `firstDataMs`, a stdin that gives neither data nor its end within that time is given up on (`idle`):
  * a caller that left an empty pipe open (a script's execFile, a CI step) must not hang the run, as in Claude Code.
  */
-export async function readStdin(stdin: NodeJS.ReadableStream, opts: { cap?: number; onSlow?: () => void; firstDataMs?: number } = {}): Promise<StdinText> {
+export async function readStdin(
+  stdin: NodeJS.ReadableStream,
+  opts: { cap?: number; onSlow?: () => void; firstDataMs?: number } = {},
+): Promise<StdinText> {
   const chunks: Buffer[] = [];
   const cap = opts.cap ?? STDIN_READ_LIMIT;
   let kept = 0;
@@ -112,7 +115,8 @@ export function largeQuestion(text: string, model: string): { bytes: number; tok
 
 /** `the question is 1.6 MB (~420,000 tokens, ~$0.84 as input to claude-sonnet-5-5 for its first request)`. */
 export function describeLarge(large: { bytes: number; tokens: number; costUsd: number | null }, model: string): string {
-  const cost = large.costUsd === null ? `cost unknown for ${model}` : `~$${large.costUsd.toFixed(2)} as input to ${model} for its first request`;
+  const cost =
+    large.costUsd === null ? `cost unknown for ${model}` : `~$${large.costUsd.toFixed(2)} as input to ${model} for its first request`;
   return `the question is ${formatBytes(large.bytes)} (~${groupDigits(large.tokens)} tokens, ${cost})`;
 }
 
@@ -120,7 +124,11 @@ export function describeLarge(large: { bytes: number; tokens: number; costUsd: n
  * A large pasted question is held until the next line says `y` (a terminal), or refused (piped input); any other
  * line is passed on. `question` is what to run now (null: nothing), `held` what waits for the answer.
  */
-export function largeGate(line: string, held: string | null, opts: { model: string; terminal: boolean; allowed: boolean }): { question: string | null; held: string | null; say?: string } {
+export function largeGate(
+  line: string,
+  held: string | null,
+  opts: { model: string; terminal: boolean; allowed: boolean },
+): { question: string | null; held: string | null; say?: string } {
   if (held !== null) return /^y(es)?$/i.test(line) ? { question: held, held: null } : { question: null, held: null, say: 'not sent' };
   const large = opts.allowed || line.startsWith('/') ? null : largeQuestion(line, opts.model);
   if (large === null) return { question: line, held: null };
@@ -130,7 +138,10 @@ export function largeGate(line: string, held: string | null, opts: { model: stri
 }
 
 /** Asks on the terminal (`prompt` on stderr, the answer a line of stdin): yes only for y or yes; Ctrl+C interrupts. */
-export async function confirmOnTerminal(io: Pick<Io, 'stdin' | 'stderr' | 'signals'>, prompt: string): Promise<'yes' | 'no' | 'interrupted'> {
+export async function confirmOnTerminal(
+  io: Pick<Io, 'stdin' | 'stderr' | 'signals'>,
+  prompt: string,
+): Promise<'yes' | 'no' | 'interrupted'> {
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   let onInterrupt = (): void => {};
   try {

@@ -44,7 +44,12 @@ interface ReplContext {
 }
 
 /** The interactive loop: one session, many questions, Ctrl+C cancels a turn, the usage table on exit. */
-export async function runRepl(config: Config, io: Io, firstQuestion: string | null, opts: { allowLargeQuestion?: boolean } = {}): Promise<number> {
+export async function runRepl(
+  config: Config,
+  io: Io,
+  firstQuestion: string | null,
+  opts: { allowLargeQuestion?: boolean } = {},
+): Promise<number> {
   const view = loadTextView(config, io);
   const session = await openSession(config);
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };

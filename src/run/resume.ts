@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { gitCommit, gitCommitIfKnown } from '../sandbox/readonly.js';
 import { formatSessionList } from './session-list.js';
-import { DamagedSession, findSession, loadSession, preambleHash, resumeNotice, sessionsDir, SessionWriter, type LoadedSession } from './saved.js';
+import {
+  DamagedSession,
+  findSession,
+  loadSession,
+  preambleHash,
+  resumeNotice,
+  sessionsDir,
+  SessionWriter,
+  type LoadedSession,
+} from './saved.js';
 import type { Session } from './session.js';
 import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
@@ -35,7 +44,9 @@ export async function linkSaved(config: Config, env: Readonly<Record<string, str
     throw error;
   });
   // A damaged or edited file is said in one line and not used: the run goes on as a new session.
-  if (loaded instanceof DamagedSession) return { ...newSession(config, dir), dir, warning: [loaded.message, warning].filter(Boolean).join('; ') };
+  if (loaded instanceof DamagedSession) {
+    return { ...newSession(config, dir), dir, warning: [loaded.message, warning].filter(Boolean).join('; ') };
+  }
   return { ...(await switchTo(loaded, config, session, dir)), warning };
 }
 
@@ -46,11 +57,21 @@ function unsavedReason(env: Readonly<Record<string, string | undefined>>): strin
 }
 
 /** Replaces the conversation with `loaded` and returns the link that appends to it. */
-export async function switchTo(loaded: LoadedSession, config: Config, session: Session, dir: string | null): Promise<Omit<SavedLink, 'warning'>> {
+export async function switchTo(
+  loaded: LoadedSession,
+  config: Config,
+  session: Session,
+  dir: string | null,
+): Promise<Omit<SavedLink, 'warning'>> {
   session.conversation.clear();
   session.conversation.messages.push(...loaded.messages);
   session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
-  const notice = await resumeNotice(loaded, { root: config.root, head: await gitCommitIfKnown(config.root, SESSION_HEAD_TIMEOUT_MS), preambleHash: hashOf(session), model: config.model });
+  const notice = await resumeNotice(loaded, {
+    root: config.root,
+    head: await gitCommitIfKnown(config.root, SESSION_HEAD_TIMEOUT_MS),
+    preambleHash: hashOf(session),
+    model: config.model,
+  });
   const writer = config.session.persist && dir ? new SessionWriter(dir, config.root, loaded) : null;
   return { id: loaded.id, dir, writer, notice };
 }
@@ -63,15 +84,35 @@ export function stepSaver(link: SavedLink, session: Session, config: Config, que
   return {
     handle(event) {
       if (event.type !== 'request_start' || event.turn < 2 || !link.writer) return;
-      void link.writer.flush(session.conversation, { question, model: config.model, head: null, preamble_hash: hashOf(session), cost_usd: 0, partial: true });
+      void link.writer.flush(session.conversation, {
+        question,
+        model: config.model,
+        head: null,
+        preamble_hash: hashOf(session),
+        cost_usd: 0,
+        partial: true,
+      });
     },
   };
 }
 
 /** Appends the question just completed; returns a warning instead of throwing. */
-export async function saveQuestion(link: SavedLink, session: Session, config: Config, question: string, costUsd: number | null): Promise<string | null> {
+export async function saveQuestion(
+  link: SavedLink,
+  session: Session,
+  config: Config,
+  question: string,
+  costUsd: number | null,
+): Promise<string | null> {
   if (!link.writer) return null;
-  return link.writer.flush(session.conversation, { question, model: config.model, head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS), preamble_hash: hashOf(session), cost_usd: costUsd, cache: session.conversation.cacheWatch.state() });
+  return link.writer.flush(session.conversation, {
+    question,
+    model: config.model,
+    head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS),
+    preamble_hash: hashOf(session),
+    cost_usd: costUsd,
+    cache: session.conversation.cacheWatch.state(),
+  });
 }
 
 function hashOf(session: Session): string {

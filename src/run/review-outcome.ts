@@ -13,12 +13,21 @@ import { buildReview } from '../audit/review.js';
  * COMMENT review of a run that reached none would read as a clean change; otherwise stderr says why (and that a stale
  * file was removed when the run started). A write that fails makes the run fail, with the cause.
  */
-export async function reviewOutcome(plan: ReviewPlan, config: Config, question: string, io: Io, result: ResultObject, change: DiffScope): Promise<ResultObject> {
+export async function reviewOutcome(
+  plan: ReviewPlan,
+  config: Config,
+  question: string,
+  io: Io,
+  result: ResultObject,
+  change: DiffScope,
+): Promise<ResultObject> {
   const audit = config.audit;
   const exit = exitCodeFor(result, audit?.failOn);
   if (!audit?.diff || result.audit === undefined || (exit !== EXIT.ok && exit !== EXIT.auditFailed)) {
     const stale = plan.staleRemoved ? '; a stale file there was removed' : '';
-    io.stderr.write(`spelunk: no review written to ${plan.file}: the audit reached no verdict (${exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype})${stale}\n`);
+    io.stderr.write(
+      `spelunk: no review written to ${plan.file}: the audit reached no verdict (${exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype})${stale}\n`,
+    );
     return result;
   }
   const fingerprints = findingFingerprints(result.audit.findings, fileLineReader(config.root));
@@ -37,6 +46,11 @@ export async function reviewOutcome(plan: ReviewPlan, config: Config, question: 
     await writeReview({ plan, root: config.root, review });
     return result;
   } catch (error) {
-    return { ...result, subtype: 'error_during_execution', is_error: true, error: { message: `could not write --review-output ${plan.file}: ${(error as Error).message}` } };
+    return {
+      ...result,
+      subtype: 'error_during_execution',
+      is_error: true,
+      error: { message: `could not write --review-output ${plan.file}: ${(error as Error).message}` },
+    };
   }
 }

@@ -159,7 +159,13 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   });
   const result = await scopedOutcome(config, built, run.change, run.baseline);
   return {
-    done: asked.done ?? { type: 'done', stop: result.stop_reason, text: result.result, turns: result.num_turns, ...(failure ? { error: failure } : {}) },
+    done: asked.done ?? {
+      type: 'done',
+      stop: result.stop_reason,
+      text: result.result,
+      turns: result.num_turns,
+      ...(failure ? { error: failure } : {}),
+    },
     citations: asked.citations,
     readonly,
     snapshotError: typeof before === 'string' ? before : null,
@@ -248,12 +254,21 @@ async function askWithin(
  * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
  * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
  */
-async function scopedOutcome(config: Config, result: ResultObject, change: DiffScope | null, baseline: Set<string> | null): Promise<ResultObject> {
+async function scopedOutcome(
+  config: Config,
+  result: ResultObject,
+  change: DiffScope | null,
+  baseline: Set<string> | null,
+): Promise<ResultObject> {
   const audit = config.audit;
   if (!result.audit || !audit || (change === null && baseline === null)) return result;
   const readLines = fileLineReader(config.root);
   const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
-  const report = applyScope(result.audit, { ...(change ? { files: change.files, scope: audit.scope } : {}), ...(accepted ? { baseline: accepted } : {}), readLines });
+  const report = applyScope(result.audit, {
+    ...(change ? { files: change.files, scope: audit.scope } : {}),
+    ...(accepted ? { baseline: accepted } : {}),
+    readLines,
+  });
   if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
   try {
     await writeBaseline(audit.baseline, report, readLines, config.root);

@@ -88,12 +88,18 @@ export async function findSession(dir: string | null, which: string, root: strin
   const all = dir ? await listSessions(dir) : [];
   if (which === 'latest') {
     if (all[0]) return all[0];
-    throw new UsageError(`no saved session for ${root} to continue; ask a question first (sessions are saved unless --no-session-persistence)`);
+    throw new UsageError(
+      `no saved session for ${root} to continue; ask a question first (sessions are saved unless --no-session-persistence)`,
+    );
   }
   const matches = all.filter((s) => s.id.startsWith(which.toLowerCase()));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new UsageError(`no saved session "${which}" for ${root}; /resume in the REPL lists them, or use -c for the latest`);
-  throw new UsageError(`"${which}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id.slice(0, 8)).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of the id`);
+  if (matches.length === 0) {
+    throw new UsageError(`no saved session "${which}" for ${root}; /resume in the REPL lists them, or use -c for the latest`);
+  }
+  throw new UsageError(
+    `"${which}" matches ${matches.length} sessions (${matches.slice(0, 3).map((s) => s.id.slice(0, 8)).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of the id`,
+  );
 }
 
 /** Reads a saved session back into messages. */
@@ -122,9 +128,13 @@ export async function resumeNotice(
   if (!last) return null;
   const changes: string[] = [];
   if (last.partial !== true && now.head !== undefined && last.head !== now.head) {
-    changes.push(`HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`);
+    changes.push(
+      `HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`,
+    );
   }
-  if (last.preamble_hash !== now.preambleHash) changes.push('the preamble changed (AGENTS.md, the listing or the tools), so the first request re-writes the cache');
+  if (last.preamble_hash !== now.preambleHash) {
+    changes.push('the preamble changed (AGENTS.md, the listing or the tools), so the first request re-writes the cache');
+  }
   if (last.model !== now.model) changes.push(`the model changed (${escapeControls(last.model)} → ${escapeControls(now.model)})`);
   return changes.length === 0 ? null : `resumed session ${loaded.id.slice(0, 8)}: ${changes.join('; ')}`;
 }
@@ -167,7 +177,10 @@ export class SessionWriter {
         await fs.appendFile(this.#file, `${lines.join('\n')}\n`, { mode: 0o600 });
         return earlier;
       } catch (error) {
-        return earlier ?? `could not save the session to ${this.#file} (${(error as Error).message}); use --no-session-persistence to stop trying`;
+        return (
+          earlier ??
+          `could not save the session to ${this.#file} (${(error as Error).message}); use --no-session-persistence to stop trying`
+        );
       }
     });
     return this.#writes;
@@ -201,7 +214,11 @@ export function preambleHash(system: unknown, tools: unknown): string {
 async function readRecords(file: string): Promise<Array<HeaderRecord | TurnRecord>> {
   const stat = await fs.stat(file);
   const name = path.basename(file, '.jsonl').slice(0, 8);
-  if (stat.size > MAX_SESSION_BYTES) throw new DamagedSession(`the saved session ${name} is over ${MAX_SESSION_BYTES / 1024 / 1024} MB; it is not used (start a new session)`);
+  if (stat.size > MAX_SESSION_BYTES) {
+    throw new DamagedSession(
+      `the saved session ${name} is over ${MAX_SESSION_BYTES / 1024 / 1024} MB; it is not used (start a new session)`,
+    );
+  }
   const records: Array<HeaderRecord | TurnRecord> = [];
   for (const line of (await fs.readFile(file, 'utf8')).split('\n')) {
     if (line.trim() === '') continue;
@@ -232,7 +249,16 @@ async function changedCitations(messages: Message[], root: string, from: string 
   }
   if (cited.size === 0) return '';
   // Checked object ids (session-records.ts), and after --end-of-options all the same: a revision is never an option.
-  const diff = await runGit(root, ['diff', '--name-only', '--no-renames', '--end-of-options', from, to, '--', ...[...cited].map((f) => `:(literal)${f}`)]);
+  const diff = await runGit(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '--end-of-options',
+    from,
+    to,
+    '--',
+    ...[...cited].map((f) => `:(literal)${f}`),
+  ]);
   if (!diff.ok) return '';
   const changed = diff.stdout.split('\n').filter((l) => l !== '');
   if (changed.length === 0) return ', no cited file changed';

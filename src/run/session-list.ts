@@ -34,7 +34,11 @@ export async function sessionListing(dir: string, io: Pick<Io, 'cwd' | 'env'>): 
     throw new UsageError(`--dir ${dir}: no such directory; pass the repository root with -C <path>`);
   });
   const flag = continueFlags(root, io.cwd);
-  const list = await formatSessionList(sessionsDir(io.env, root), null, `spelunk${flag} --resume <id> "question" continues one (a prefix of the id is enough); spelunk${flag} -c the latest`);
+  const list = await formatSessionList(
+    sessionsDir(io.env, root),
+    null,
+    `spelunk${flag} --resume <id> "question" continues one (a prefix of the id is enough); spelunk${flag} -c the latest`,
+  );
   return `${list}\n`;
 }
 

@@ -72,7 +72,13 @@ function checkHeader(value: Record<string, unknown>): Checked<HeaderRecord> {
   if (value.version !== 1) return { bad: 'the header has an unknown version' };
   if (!matches(value.session_id, SESSION_ID)) return { bad: 'the session id is not a session id' };
   if (!shortText(value.root) || !matches(value.created_at, TIMESTAMP)) return { bad: 'the header is damaged' };
-  return { type: 'session', version: 1, session_id: value.session_id as string, root: value.root as string, created_at: value.created_at as string };
+  return {
+    type: 'session',
+    version: 1,
+    session_id: value.session_id as string,
+    root: value.root as string,
+    created_at: value.created_at as string,
+  };
 }
 
 function checkTurn(value: Record<string, unknown>): Checked<TurnRecord> {
@@ -80,7 +86,9 @@ function checkTurn(value: Record<string, unknown>): Checked<TurnRecord> {
   if (!(head === null || matches(head, OBJECT_ID))) return { bad: 'a head is not a commit id' };
   if (!matches(model, MODEL)) return { bad: 'a model name is not one' };
   if (!matches(at, TIMESTAMP) || typeof question !== 'string' || !matches(hash, PREAMBLE_HASH)) return { bad: 'a turn is damaged' };
-  if (!count(base, MAX_MESSAGES) || !(cost === null || (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0))) return { bad: 'a turn is damaged' };
+  if (!count(base, MAX_MESSAGES) || !(cost === null || (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0))) {
+    return { bad: 'a turn is damaged' };
+  }
   if (!(partial === undefined || typeof partial === 'boolean')) return { bad: 'a turn is damaged' };
   const messages = checkMessages(value.messages);
   if (isBad(messages)) return messages;
@@ -98,7 +106,9 @@ function checkMessages(value: unknown): Checked<Message[]> {
   if (!Array.isArray(value) || value.length > MAX_MESSAGES) return { bad: 'the messages are damaged' };
   const messages: Message[] = [];
   for (const message of value) {
-    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant') || !Array.isArray(message.content)) return { bad: 'a message is damaged' };
+    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant') || !Array.isArray(message.content)) {
+      return { bad: 'a message is damaged' };
+    }
     const content: Block[] = [];
     for (const block of message.content) {
       const checked = checkBlock(block);
@@ -117,7 +127,9 @@ function checkBlock(block: unknown): Block | null {
     case 'text':
       return typeof block.text === 'string' ? { type: 'text', text: block.text } : null;
     case 'thinking':
-      return typeof block.thinking === 'string' && typeof block.signature === 'string' ? { type: 'thinking', thinking: block.thinking, signature: block.signature } : null;
+      return typeof block.thinking === 'string' && typeof block.signature === 'string'
+        ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
+        : null;
     case 'redacted_thinking':
       return typeof block.data === 'string' ? { type: 'redacted_thinking', data: block.data } : null;
     case 'tool_use':
@@ -127,18 +139,27 @@ function checkBlock(block: unknown): Block | null {
     case 'tool_result':
       if (!matches(block.tool_use_id, TOOL_USE_ID) || typeof block.content !== 'string') return null;
       if (!(block.is_error === undefined || typeof block.is_error === 'boolean')) return null;
-      return { type: 'tool_result', tool_use_id: block.tool_use_id as string, content: block.content, ...(block.is_error === undefined ? {} : { is_error: block.is_error }) };
+      return {
+        type: 'tool_result',
+        tool_use_id: block.tool_use_id as string,
+        content: block.content,
+        ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
+      };
     default:
       return null;
   }
 }
 
 function checkCache(value: unknown): Checked<CacheState> {
-  if (!isObject(value) || !matches(value.model, MODEL) || !count(value.cachedTokens, Number.MAX_SAFE_INTEGER)) return { bad: 'the cache state is damaged' };
+  if (!isObject(value) || !matches(value.model, MODEL) || !count(value.cachedTokens, Number.MAX_SAFE_INTEGER)) {
+    return { bad: 'the cache state is damaged' };
+  }
   const segments = value.segments;
   if (!Array.isArray(segments) || segments.length > MAX_SEGMENTS) return { bad: 'the cache state is damaged' };
   const checked = segments.map((s: unknown) =>
-    isObject(s) && shortText(s.name) && shortText(s.hash) && count(s.bytes, Number.MAX_SAFE_INTEGER) ? { name: s.name as string, hash: s.hash as string, bytes: s.bytes as number } : null,
+    isObject(s) && shortText(s.name) && shortText(s.hash) && count(s.bytes, Number.MAX_SAFE_INTEGER)
+      ? { name: s.name as string, hash: s.hash as string, bytes: s.bytes as number }
+      : null,
   );
   if (checked.some((s) => s === null)) return { bad: 'the cache state is damaged' };
   return { model: value.model as string, segments: checked as CacheState['segments'], cachedTokens: value.cachedTokens as number };

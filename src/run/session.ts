@@ -78,7 +78,12 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
           ...(nested ? { firstWalk: nested } : {}),
           ...(opts.deep ? { deep: opts.deep } : {}),
         })
-      : { text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)', shown: 0, omitted: 0, truncatedDirs: 0 },
+      : {
+          text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)',
+          shown: 0,
+          omitted: 0,
+          truncatedDirs: 0,
+        },
   );
   const sdk = rg.then(() => import('../agent/client.js')).then((module) => {
     // The SDK's first request builds a `Headers`, and Node loads undici (~45 ms) on first touch of the fetch globals:
@@ -86,7 +91,13 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     void globalThis.Headers;
     return module;
   });
-  const [programs, instructions, listing, clientModule, git] = await Promise.all([resolvePrograms(rg), instructionsPromise, listingPromise, sdk, gitAvailability(config.root)]);
+  const [programs, instructions, listing, clientModule, git] = await Promise.all([
+    resolvePrograms(rg),
+    instructionsPromise,
+    listingPromise,
+    sdk,
+    gitAvailability(config.root),
+  ]);
   const programNames = [...programs.keys()];
   const system = buildSystemPrompt({
     repoName: path.basename(config.root),
@@ -99,7 +110,11 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   });
   const tools = sessionTools(programs, opts.audit ?? null, git.available ? git.git : null);
   const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
-  const client = clientModule.createAnthropicClient({ apiKey: config.apiKey, ...(config.credential ? { credential: config.credential } : {}), baseURL: config.baseURL });
+  const client = clientModule.createAnthropicClient({
+    apiKey: config.apiKey,
+    ...(config.credential ? { credential: config.credential } : {}),
+    baseURL: config.baseURL,
+  });
   return {
     system,
     registry,
@@ -122,16 +137,30 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
  * offered where there is a work tree (a special file, a pointer or an alternate outside it, no git binary).
  */
 function gitWarnings(git: GitAvailability, root: string): string[] {
-  if (git.available && git.confinedTo !== undefined) return [`git history: the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (only the history of files under this root)`];
-  if (git.available) return git.linkedTo === undefined ? [] : [`git history: this root is a linked worktree; the git tool reads its repository at ${escapeControls(git.linkedTo)} (read-only; nothing else outside the root)`];
+  if (git.available && git.confinedTo !== undefined) {
+    return [
+      `git history: the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (only the history of files under this root)`,
+    ];
+  }
+  if (git.available) {
+    return git.linkedTo === undefined
+      ? []
+      : [
+          `git history: this root is a linked worktree; the git tool reads its repository at ${escapeControls(git.linkedTo)} (read-only; nothing else outside the root)`,
+        ];
+  }
   if (git.unsafe) return [`git is not used for this repository: ${git.reason}`];
   return findWorkTree(root) === null ? [] : [`git history is not offered: ${escapeControls(git.reason)}`];
 }
 
 function gitLine(git: GitAvailability): string {
   if (!git.available) return `not offered: ${git.reason}`;
-  if (git.confinedTo !== undefined) return `history of the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (files outside this root are never shown)`;
-  return git.linkedTo === undefined ? 'history of the repository at the root' : `history of the repository at ${escapeControls(git.linkedTo)} (a linked worktree)`;
+  if (git.confinedTo !== undefined) {
+    return `history of the repository at ${escapeControls(git.confinedTo.top)}, confined to ${escapeControls(git.confinedTo.prefix)} (files outside this root are never shown)`;
+  }
+  return git.linkedTo === undefined
+    ? 'history of the repository at the root'
+    : `history of the repository at ${escapeControls(git.linkedTo)} (a linked worktree)`;
 }
 
 /** The instructions as the map's ranking reads them: an ancestor's paths are re-rooted (`../../CLAUDE.md` → 2 levels). */

@@ -110,7 +110,13 @@ async function readBounded(file: string): Promise<string | null> {
 function validEntry(value: unknown, key: EntryKey): Parsed | null {
   if (typeof value !== 'object' || value === null) return null;
   const entry = value as Record<string, unknown>;
-  const same = entry.v === FORMAT && entry.root === key.root && entry.rel === key.rel && entry.mode === key.mode && entry.size === key.size && entry.mtimeMs === key.mtimeMs;
+  const same =
+    entry.v === FORMAT &&
+    entry.root === key.root &&
+    entry.rel === key.rel &&
+    entry.mode === key.mode &&
+    entry.size === key.size &&
+    entry.mtimeMs === key.mtimeMs;
   if (!same) return null;
   const definitions = validTags(entry.definitions);
   const references = validTags(entry.references);

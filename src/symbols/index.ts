@@ -40,7 +40,10 @@ interface LoadedLanguage {
  */
 export interface SymbolStore {
   get(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }): Promise<Extract<FileSymbols, { ok: true }> | null>;
-  put(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }, symbols: Extract<FileSymbols, { ok: true }>): Promise<void>;
+  put(
+    key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number },
+    symbols: Extract<FileSymbols, { ok: true }>,
+  ): Promise<void>;
 }
 
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */

@@ -12,12 +12,19 @@ export const MAX_OUTLINE_ENTRIES = 400;
 export async function outlineOutcome(root: string, rel: string): Promise<ToolOutcome> {
   const outline = await new SymbolIndex().outline(root, rel);
   if (!outline.ok) {
-    return { content: `No outline: ${outline.note}. Read the file without outline (read_file with start_line/end_line).`, summary: 'no outline', isError: true };
+    return {
+      content: `No outline: ${outline.note}. Read the file without outline (read_file with start_line/end_line).`,
+      summary: 'no outline',
+      isError: true,
+    };
   }
   const defs = outline.definitions;
-  if (defs.length === 0) return { content: `(${rel} has no definitions the tags queries recognise; read it as text)`, summary: '0 definitions', isError: false };
+  if (defs.length === 0) {
+    return { content: `(${rel} has no definitions the tags queries recognise; read it as text)`, summary: '0 definitions', isError: false };
+  }
   const shown = defs.slice(0, MAX_OUTLINE_ENTRIES).map((d) => `${rel}:${d.line}\t${d.kind} ${d.name}`);
   const more = defs.length - shown.length;
-  const trailer = more > 0 ? `\n[${more} more definitions after line ${defs[MAX_OUTLINE_ENTRIES - 1]!.line}; read the rest of the file in ranges]` : '';
+  const trailer =
+    more > 0 ? `\n[${more} more definitions after line ${defs[MAX_OUTLINE_ENTRIES - 1]!.line}; read the rest of the file in ranges]` : '';
   return { content: `${shown.join('\n')}${trailer}`, summary: `${defs.length} definition${defs.length === 1 ? '' : 's'}`, isError: false };
 }

@@ -22,7 +22,9 @@ export async function readSource(root: string, rel: string): Promise<SourceText>
   const st = await fs.lstat(confined.abs).catch(() => null);
   if (st === null || !st.isFile()) return { ok: false, note: `${rel}: not a regular file` };
   if (st.nlink > 1) return { ok: false, note: `${rel}: hard-linked, not read` };
-  if (st.size > MAX_PARSE_BYTES) return { ok: false, note: `${rel}: skipped, ${st.size} bytes is over the ${MAX_PARSE_BYTES / 1024} KiB parse limit` };
+  if (st.size > MAX_PARSE_BYTES) {
+    return { ok: false, note: `${rel}: skipped, ${st.size} bytes is over the ${MAX_PARSE_BYTES / 1024} KiB parse limit` };
+  }
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(confined.abs, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -31,7 +33,9 @@ export async function readSource(root: string, rel: string): Promise<SourceText>
   }
   try {
     const opened = await handle.stat();
-    if (!opened.isFile() || opened.ino !== st.ino || opened.size > MAX_PARSE_BYTES) return { ok: false, note: `${rel}: changed while it was being opened` };
+    if (!opened.isFile() || opened.ino !== st.ino || opened.size > MAX_PARSE_BYTES) {
+      return { ok: false, note: `${rel}: changed while it was being opened` };
+    }
     const bytes = Buffer.alloc(opened.size);
     const { bytesRead } = await handle.read(bytes, 0, opened.size, 0);
     const data = bytes.subarray(0, bytesRead);

@@ -107,7 +107,14 @@ function foldCat(first: string, stages: readonly string[]): { first: string; sta
   if (!lexed.ok || next === null || !next.ok || lexed.words.some((w) => w.glob.some(Boolean))) return null;
   const [cat, file, ...more] = lexed.words.map((w) => w.text);
   const [program, ...args] = next.words.map((w) => w.text);
-  if (cat !== 'cat' || file === undefined || file.startsWith('-') || more.length > 0 || program === undefined || !READS_A_FILE.has(program)) {
+  if (
+    cat !== 'cat' ||
+    file === undefined ||
+    file.startsWith('-') ||
+    more.length > 0 ||
+    program === undefined ||
+    !READS_A_FILE.has(program)
+  ) {
     return null;
   }
   return { first: quoteCommand([program, ...args, file]), stages: stages.slice(1) };

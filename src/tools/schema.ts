@@ -25,7 +25,8 @@ export interface JsonSchema {
 /** One way the input breaks its schema; `at` is the field's path (`findings[0].title`, '' for the input itself). */
 export interface SchemaIssue {
   at: string;
-  keyword: 'type' | 'required' | 'additionalProperties' | 'enum' | 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'maxItems' | 'pattern';
+  keyword:
+    'type' | 'required' | 'additionalProperties' | 'enum' | 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'maxItems' | 'pattern';
   /** The offending value (undefined for a missing required field). */
   value: unknown;
   /** The schema of the field at `at`. */
