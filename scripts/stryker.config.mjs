@@ -12,9 +12,9 @@ export default {
     'src/sandbox/**/*.ts', 'src/tools/**/*.ts', 'src/exit-codes.ts', 'src/output/result.ts',
     'src/audit/report.ts', 'src/audit/parse-report.ts', 'src/audit/verdict.ts',
     // The answer's evidence and what a run leaves behind: citations, SARIF, the map, the conversation and its loop,
-    // saved sessions and the MCP research tool.
+    // saved sessions, the run service every front end calls, and the MCP research tool.
     'src/citations/**/*.ts', 'src/agent/loop.ts', 'src/agent/conversation.ts', 'src/output/sarif.ts', 'src/run/saved.ts',
-    'src/preamble/map.ts', 'src/mcp/research.ts',
+    'src/run/run-question.ts', 'src/preamble/map.ts', 'src/mcp/research.ts',
     '!src/sandbox/policy/tables.ts', '!src/sandbox/policy/git-tables.ts',
   ],
   // Module-level constants (the policy tables, git's too) are data: covered by the table walk in policy.test.ts, not by mutants.

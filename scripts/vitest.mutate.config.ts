@@ -22,6 +22,7 @@ export default defineConfig({
       'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-fields.test.ts', 'test/output/sarif-github.test.ts',
       'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/last-request.test.ts',
       'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
+      'test/run/run-question.test.ts', 'test/stop-words.test.ts',
     ],
     exclude: ['test/sandbox/hostile-git.test.ts'],
     testNamePattern: /^(?!.*against the hostile repository)/,
