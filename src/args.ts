@@ -78,6 +78,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   const command = { audit: false, mcp: false, locate: false };
   let captured = '';
   const parser = buildParser(argv, width, command);
+  skipHelpCache(parser);
   // getOptions is yargs' own option table (not in @types/yargs 17): the flag check cannot drift from the options.
   const table = flagTable((parser as unknown as { getOptions(): YargsOptions }).getOptions());
   checkFlags(argv, table);
@@ -96,6 +97,18 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   if (!audit && !mcp && !locate) rejectNearCommand(question);
   const flags = args as RawFlags & { k?: number };
   return { kind: 'run', audit, mcp, ...(locate ? { locate } : {}), question: question === '' ? null : question, flags };
+}
+
+/**
+ * yargs renders the whole help text and caches it each time a subcommand's handler runs, for a showHelp() from inside
+ * the handler, which spelunk never calls: ~100-200 ms of string-width on every `spelunk locate`, `audit` and `mcp`
+ * (measured with --cpu-prof). `--help` renders its text afresh and is unaffected. Internal to yargs 17, as is
+ * getOptions above: if it is ever missing, nothing changes but the time.
+ */
+export function skipHelpCache(parser: Argv): void {
+  type Internal = { getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } } };
+  const usage = (parser as unknown as Internal).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /** The yargs parser: subcommands (each sets its flag in `command`), options, help and version as text. */
