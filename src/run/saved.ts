@@ -119,7 +119,11 @@ export async function loadSession(summary: SessionSummary): Promise<LoadedSessio
 }
 
 /** The one line said on resume when the repository or the preamble changed since the session was saved. */
-/** `now.head` undefined: git gave up or was refused, so HEAD is not compared (a slow git is not a moved HEAD). */
+/**
+ * HEAD is compared only when both sides were read: `now.head` undefined means git gave up or was refused now, and a
+ * saved `head` of null is what a save writes when git gave up then (resume.ts: a HEAD not read is saved as none).
+ * A slow git is not a moved HEAD.
+ */
 export async function resumeNotice(
   loaded: LoadedSession,
   now: { root: string; head: string | null | undefined; preambleHash: string; model: string },
@@ -127,7 +131,7 @@ export async function resumeNotice(
   const last = loaded.last;
   if (!last) return null;
   const changes: string[] = [];
-  if (last.partial !== true && now.head !== undefined && last.head !== now.head) {
+  if (last.partial !== true && last.head !== null && now.head !== undefined && last.head !== now.head) {
     changes.push(
       `HEAD moved (${short(last.head)} → ${short(now.head)})${await changedCitations(loaded.messages, now.root, last.head, now.head)}`,
     );

@@ -19,6 +19,11 @@ describe('resumeNotice: HEAD', () => {
     expect(await resumeNotice(loaded, { ...now, head })).toBe(expected);
   });
 
+  it('a session saved while git could not read HEAD (saved as none) is not compared', async () => {
+    const unread: LoadedSession = { ...loaded, last: { ...loaded.last!, head: null } };
+    expect(await resumeNotice(unread, { ...now, head: HEAD })).toBeNull();
+  });
+
   it('another HEAD is said, with the short names', async () => {
     const notice = await resumeNotice(loaded, { ...now, head: 'f'.repeat(40) });
     expect(notice).toMatch(/^resumed session a5081cc1: HEAD moved \(c49dd11 → fffffff\)/);
