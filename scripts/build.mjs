@@ -117,6 +117,9 @@ await build({
   define: { 'import.meta.url': '__spelunkImportMetaUrl' },
   banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [lazyStringWidth, vendorStubs],
+  // The SDK's `Headers` and `FormData` from src/agent/fetch-globals.ts instead of Node's lazy globals, which load all
+  // of undici on first touch (the requests go through src/agent/http-fetch.ts).
+  inject: ['src/agent/fetch-globals.ts'],
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'none',

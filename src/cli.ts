@@ -56,15 +56,14 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       const piped = parsed.question ?? (io.stdin.isTTY ? null : (await readStdin(io.stdin)).text.trim() || null);
       return await runLocate(piped, parsed.flags, io);
     }
-    // The probe (one sandboxed `true`, a child's wall time) runs while the config is resolved and Node loads its fetch
-    // (undici, ~20 ms of main-thread work the first request would otherwise pay): in parallel, not in series. A mode
-    // that is not one is left to resolveConfig's usage error; no child of the run starts before the probe has answered.
+    // The probe (one sandboxed `true`, a child's wall time) runs while the config is resolved: in parallel, not in
+    // series. A mode that is not one is left to resolveConfig's usage error; no child of the run starts before the
+    // probe has answered.
     const early = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
     const probe = early === null ? null : chooseSandbox(early);
     const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
     publishRunRoot(config.root);
     debug = config.debug;
-    void globalThis.Headers;
     await startSandbox(config.sandboxMode, io, probe ?? undefined);
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.

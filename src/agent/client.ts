@@ -4,6 +4,8 @@ import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type * as API from '@anthropic-ai/sdk/resources/messages/messages';
 import { KNOWN_MODELS } from './pricing.js';
 import { closest } from '../suggest.js';
+import { Headers } from './fetch-globals.js';
+import { createHttpFetch } from './http-fetch.js';
 import type { Usage } from './events.js';
 import {
   ModelAbortError,
@@ -24,7 +26,7 @@ export interface ClientOptions {
   /** Which variable `apiKey` came from (default ANTHROPIC_API_KEY); named in the 401 message. */
   credential?: 'apiKey' | 'authToken';
   baseURL?: string;
-  /** The transport under the retry observer (tests); default the global fetch. */
+  /** The transport under the retry observer (tests); default a fetch on node:http (http-fetch.ts: no undici). */
   fetchImpl?: typeof fetch;
 }
 
@@ -46,7 +48,7 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
     baseURL: opts.baseURL ?? null,
     maxRetries: MAX_RETRIES,
     timeout: REQUEST_TIMEOUT_MS,
-    fetch: observingFetch(opts.fetchImpl ?? fetch, notices),
+    fetch: observingFetch(opts.fetchImpl ?? createHttpFetch(), notices),
     logLevel: 'off',
   });
   const sdk: StreamContext = { messages: new Messages(base), notices, anthropicEndpoint: isAnthropicEndpoint(opts.baseURL) };
@@ -92,8 +94,9 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
  */
 function observingFetch(baseFetch: typeof fetch, notices: NoticeChannel): typeof fetch {
   return async (input, init) => {
-    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
-    const counted = !String(input instanceof Request ? input.url : input).includes('/count_tokens');
+    const attempt = Number(new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]).get('x-stainless-retry-count') ?? 0);
+    // Not `instanceof Request`: touching that global loads undici (see fetch-globals.ts).
+    const counted = !String(typeof input === 'object' && 'url' in input ? input.url : input).includes('/count_tokens');
     let response: Response;
     try {
       response = await baseFetch(input, init);
@@ -270,7 +273,7 @@ const STATUS_WORDS: Record<number, string> = {
 };
 
 /** The wait the server asked for, read as the SDK reads it (retry-after-ms, then retry-after seconds or date). */
-function serverWaitMs(headers: Headers): number | null {
+function serverWaitMs(headers: { get(name: string): string | null }): number | null {
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
   if (ms > 0) return ms;
   const after = headers.get('retry-after');

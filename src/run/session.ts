@@ -54,7 +54,7 @@ export interface SessionOptions {
 
 /**
  * Builds the preamble, tools and model client. Order matters for start-up time: ripgrep (listing, nested AGENTS.md)
- * is spawned first, then the SDK chunk compiles and undici loads on the main thread while it walks the repository.
+ * is spawned first, then the SDK chunk is evaluated on the main thread while it walks the repository.
  */
 export async function openSession(config: Config, opts: SessionOptions = {}): Promise<Session> {
   // Settled, never rejected (handled from the start): a failed snapshot is the caller's to report; the tools still run.
@@ -85,12 +85,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
           truncatedDirs: 0,
         },
   );
-  const sdk = rg.then(() => import('../agent/client.js')).then((module) => {
-    // The SDK's first request builds a `Headers`, and Node loads undici (~45 ms) on first touch of the fetch globals:
-    // done here, it overlaps the ripgrep walk instead of delaying the request.
-    void globalThis.Headers;
-    return module;
-  });
+  const sdk = rg.then(() => import('../agent/client.js'));
   const [programs, instructions, listing, clientModule, git] = await Promise.all([
     resolvePrograms(rg),
     instructionsPromise,
