@@ -1,4 +1,4 @@
-import { constants, promises as fs } from 'node:fs';
+import { constants, existsSync, promises as fs, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROGRAM_POLICIES } from './policy/tables.js';
@@ -36,16 +36,32 @@ export async function resolvePrograms(
  * The ripgrep binary shipped by @vscode/ripgrep (in its platform package, as the package itself finds it), or null when
  * either package is missing. Resolved, not imported: @vscode/ripgrep is an ES module, and requiring one from the
  * CommonJS bundle sets up Node's ES module loader on every start (~10 ms of main-thread time, measured) only to
- * compute this path. `from` is where resolution starts (tests name a folder without the packages).
+ * compute this path. Nor is @vscode/ripgrep itself resolved by require: its package.json has an "exports" map, and
+ * reading one loads Node's ES module resolver (~4 ms per start, measured); its folder is found along the same
+ * node_modules folders instead. `from` is where resolution starts (tests name a folder without the packages).
  */
 export async function bundledRg(from: string = import.meta.url): Promise<string | null> {
   try {
-    const main = createRequire(from).resolve('@vscode/ripgrep');
+    const pkg = packageDir(from, '@vscode/ripgrep');
+    if (pkg === null) return null;
     const binary = process.platform === 'win32' ? 'rg.exe' : 'rg';
-    return await firstExecutable([createRequire(main).resolve(`@vscode/ripgrep-${process.platform}-${process.arch}/bin/${binary}`)]);
+    return await firstExecutable([createRequire(path.join(pkg, 'package.json')).resolve(`@vscode/ripgrep-${process.platform}-${process.arch}/bin/${binary}`)]);
   } catch {
     return null;
   }
+}
+
+/**
+ * The real path of the folder require would load package `name` from: the first of require's node_modules folders
+ * (resolve.paths) that holds it. Real, as require makes it, so that the platform package is then looked up beside it
+ * (pnpm links each package into a store folder that holds its dependencies).
+ */
+function packageDir(from: string, name: string): string | null {
+  for (const dir of createRequire(from).resolve.paths(name) ?? []) {
+    const candidate = path.join(dir, name);
+    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync(candidate);
+  }
+  return null;
 }
 
 async function firstExecutable(candidates: readonly string[]): Promise<string | null> {

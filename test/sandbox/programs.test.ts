@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,5 +52,27 @@ describe('bundledRg', () => {
     }
     mkdirSync(path.join(dir, 'src'), { recursive: true });
     await expect(bundledRg(path.join(dir, 'src', 'x.js'))).resolves.toBeNull();
+  });
+
+  // Where npm and pnpm put the platform package: hoisted beside @vscode/ripgrep, nested in its own node_modules (a
+  // version conflict), or beside its real folder in a store that node_modules links to.
+  const rgPackage = JSON.stringify({ name: '@vscode/ripgrep', type: 'module', exports: { '.': { default: './lib/index.js' } } });
+  const platformRg = `@vscode/ripgrep-${process.platform}-${process.arch}/bin/rg`;
+  it.each([
+    ['hoisted', 'app/node_modules/@vscode/ripgrep', `app/node_modules/${platformRg}`, null],
+    ['nested under @vscode/ripgrep', 'app/node_modules/@vscode/ripgrep', `app/node_modules/@vscode/ripgrep/node_modules/${platformRg}`, null],
+    ['linked from a pnpm store', 'store/node_modules/@vscode/ripgrep', `store/node_modules/${platformRg}`, 'app/node_modules/@vscode/ripgrep'],
+  ])('finds the platform binary %s', async (name, pkg, binary, link) => {
+    const dir = path.join(base, `layout-${name.replace(/\W+/g, '-')}`);
+    mkdirSync(path.join(dir, pkg), { recursive: true });
+    writeFileSync(path.join(dir, pkg, 'package.json'), rgPackage);
+    mkdirSync(path.dirname(path.join(dir, binary)), { recursive: true });
+    writeFileSync(path.join(dir, binary), '#!/bin/sh\n', { mode: 0o755 });
+    if (link !== null) {
+      mkdirSync(path.dirname(path.join(dir, link)), { recursive: true });
+      symlinkSync(path.join(dir, pkg), path.join(dir, link));
+    }
+    mkdirSync(path.join(dir, 'app', 'dist'), { recursive: true });
+    await expect(bundledRg(path.join(dir, 'app', 'dist', 'spelunk-main.cjs'))).resolves.toBe(realpathSync(path.join(dir, binary)));
   });
 });
