@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { chmod, cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // `npm i -g .` from a fresh clone: scripts/prepare.mjs installs esbuild and the bundled packages into a folder outside
 // the checkout and names it here; the bundle resolves packages there as well.
@@ -34,6 +35,22 @@ const lazyStringWidth = {
       resolveDir: path.dirname(args.path),
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * yargs' platform shim imports `notStrictEqual` and `strictEqual` from node:assert and calls them while parsing
+ * (every command description passes through one). Loading node:assert costs ~3 ms of every start (its AssertionError
+ * and helpers, measured under --cpu-prof) for checks that pass: scripts/build/lazy-assert.mjs decides as node:assert
+ * does and loads it only to throw.
+ */
+const lazyAssert = {
+  name: 'lazy-assert',
+  setup(b) {
+    const standIn = fileURLToPath(new URL('./build/lazy-assert.mjs', import.meta.url));
+    b.onResolve({ filter: /^assert$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}yargs${path.sep}`) ? { path: standIn } : undefined,
+    );
   },
 };
 
@@ -116,7 +133,7 @@ await build({
   // yargs' ESM build resolves files from import.meta.url, which CommonJS lacks: give it the bundle's own URL.
   define: { 'import.meta.url': '__spelunkImportMetaUrl' },
   banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [lazyStringWidth, vendorStubs],
+  plugins: [lazyStringWidth, lazyAssert, vendorStubs],
   // The SDK's `Headers` and `FormData` from src/agent/fetch-globals.ts instead of Node's lazy globals, which load all
   // of undici on first touch (the requests go through src/agent/http-fetch.ts).
   inject: ['src/agent/fetch-globals.ts'],

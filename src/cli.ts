@@ -5,7 +5,6 @@ import { UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { runOnce } from './run/oneshot.js';
-import { runRepl } from './run/repl.js';
 import { chooseSandbox, sandboxMode, type SandboxChoice } from './sandbox/choose.js';
 import type { SandboxMode } from './sandbox/kernel.js';
 import { escapeControls } from './escape.js';
@@ -78,6 +77,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       throw new UsageError(`--output-format ${config.outputFormat} needs a question; the REPL is text only`);
     }
     if (parsed.audit) throw new UsageError('audit runs once; drop -i/--interactive');
+    // Imported only here: a one-shot start does not evaluate the REPL (or node:readline).
+    const { runRepl } = await import('./run/repl.js');
     return await runRepl(config, io, question, { allowLargeQuestion: parsed.flags.allowLargeQuestion === true });
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,4 +1,3 @@
-import readline from 'node:readline';
 import { groupDigits } from '../digits.js';
 import { priceFor, ratesFor } from '../agent/pricing.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
@@ -142,6 +141,8 @@ export async function confirmOnTerminal(
   io: Pick<Io, 'stdin' | 'stderr' | 'signals'>,
   prompt: string,
 ): Promise<'yes' | 'no' | 'interrupted'> {
+  // Loaded here, not at start: a one-shot run asks nothing on the terminal unless its question is very large.
+  const readline = await import('node:readline');
   const rl = readline.createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   let onInterrupt = (): void => {};
   try {
