@@ -109,6 +109,16 @@ describe('buildListing', () => {
     expect(b.text).toBe(a.text);
   });
 
+  it('keeps the bytewise-smallest names of a capped directory, in either creation order', async () => {
+    // ASCII names compared with the fast UTF-16 order, the others with the UTF-8 rank (tree.ts insertSmallest).
+    const names = ['😀.txt', 'z.txt', '\uE000.txt', 'é.txt', 'a.txt', '\uFFFF.txt', 'y😀.txt', 'y\uE000.txt', 'b.txt', '~.txt', 'ÿ.txt', 'c.txt'];
+    const smallest = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))).slice(0, 4);
+    for (const order of [names, [...names].reverse()]) {
+      const listing = await list(await makeRepo({ 'top.txt': '', ...Object.fromEntries(order.map((n) => [`many/${n}`, ''])) }), 3, 6);
+      expect(body(listing.text).slice(1, 5)).toEqual(smallest.map((n) => `  ${n}`));
+    }
+  });
+
   it('compareUtf8 agrees with Buffer.compare on UTF-8', () => {
     const samples = ['', 'a', 'ab', 'B', 'é', '\uFFFF', '\uE000', '😀', '😀a', '\uD7FF', 'z\u00e9', 'z😀', 'z\uE000'];
     for (const x of samples) {
