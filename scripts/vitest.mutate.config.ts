@@ -20,9 +20,9 @@ export default defineConfig({
     include: [
       'test/sandbox/**/*.test.ts', 'test/tools/**/*.test.ts', 'test/output/result.test.ts', 'test/output/stream-json.test.ts',
       'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-fields.test.ts', 'test/output/sarif-github.test.ts',
-      'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/last-request.test.ts',
+      'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/loop-events.test.ts', 'test/agent/last-request.test.ts',
       'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
-      'test/run/run-question.test.ts', 'test/stop-words.test.ts',
+      'test/run/run-question*.test.ts', 'test/stop-words.test.ts',
       'test/run/saved*.test.ts', 'test/run/stored-state.test.ts', 'test/run/resume-notice.test.ts',
     ],
     exclude: ['test/sandbox/hostile-git.test.ts'],
