@@ -87,6 +87,8 @@ describe('askQuestion: the stream as events', () => {
     });
     const events = await run(configWith(client));
     expect(events.map((e) => e.type).slice(0, 6)).toEqual(['request_start', 'retry', 'first_token', 'thinking', 'text', 'text']);
+    // Thinking is never answer text.
+    expect(of(events, 'text').map((e) => e.text)).toEqual(['a', 'b']);
     expect(of(events, 'retry')).toEqual([{ type: 'retry', message: 'retry 1/4 in ~0.5 s (overloaded)' }]);
     expect(of(events, 'thinking')).toEqual([{ type: 'thinking', text: 'hmm' }]);
     expect(of(events, 'first_token')).toEqual([{ type: 'first_token', turn: 1 }]);
@@ -171,7 +173,8 @@ describe('askQuestion: what the events carry', () => {
     for (const [effort, expected] of [['low', { effort: 'low' }], [null, {}]] as const) {
       const events = await run(configWith(scriptedClient([{ blocks: [text('ok')] }]), { effort }));
       const [usage] = of(events, 'usage');
-      expect(usage).toEqual({ type: 'usage', turn: 1, model: 'claude-sonnet-5-5', usage: USAGE, durationMs: expect.any(Number), requestId: 'req_1', ...expected });
+      // Strict: an `effort` key holding null or undefined would still reach the JSON consumers' field list.
+      expect(usage).toStrictEqual({ type: 'usage', turn: 1, model: 'claude-sonnet-5-5', usage: USAGE, durationMs: expect.any(Number), requestId: 'req_1', ...expected });
     }
   });
 
