@@ -8,21 +8,22 @@ import { snapshotUpdate } from '../test/support/snapshot-policy.js';
  * full run take ~20 hours on two cores), the hostile-git test and the hostile-repository sweep of bash.test.ts (both
  * run every allowed command with real programs, ~30 s each under load; the table rows in policy.test.ts and
  * git-policy.test.ts decide the same verdicts in milliseconds). Saved sessions are tested through `runCli`, which
- * calls `main` in this process (test/run/saved*.test.ts, stored-state.test.ts): left out too, because each resume
- * reads HEAD within run/resume.ts's 200 ms git budget, which instrumented code under load missed in two of three dry
- * runs (a "HEAD moved" line missing, or one too many), and because `main` imports every file, so they join the run of
- * any file. run/saved.ts was measured with them once (docs/development.md). test/mcp/ is left out: every MCP test spawns the
- * built binary (`spelunk mcp`), so no mutant in mcp/research.ts can be killed there; its mutants count as "no
- * coverage" until an in-process test of the research tool exists.
+ * calls `main` in this process (test/run/saved*.test.ts, stored-state.test.ts), and through runQuestion
+ * (saved-head.test.ts): in, since no HEAD read of theirs can give up under load (the save records the read-only
+ * proof's HEAD, and the in-process runs give every HEAD read 15 s through main's options, config.headTimeoutMs);
+ * they cover every file `main` reaches, so they join the runs of those files. test/mcp/ is left out: every MCP test
+ * spawns the built binary (`spelunk mcp`), so no mutant in mcp/research.ts can be killed there; its mutants count as
+ * "no coverage" until an in-process test of the research tool exists.
  */
 export default defineConfig({
   test: {
     include: [
       'test/sandbox/**/*.test.ts', 'test/tools/**/*.test.ts', 'test/output/result.test.ts', 'test/output/stream-json.test.ts',
       'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-fields.test.ts', 'test/output/sarif-github.test.ts',
-      'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/last-request.test.ts',
+      'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/loop-events.test.ts', 'test/agent/last-request.test.ts',
       'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
-      'test/run/run-question.test.ts', 'test/stop-words.test.ts',
+      'test/run/run-question*.test.ts', 'test/stop-words.test.ts',
+      'test/run/saved*.test.ts', 'test/run/stored-state.test.ts', 'test/run/resume-notice.test.ts',
     ],
     exclude: ['test/sandbox/hostile-git.test.ts'],
     testNamePattern: /^(?!.*against the hostile repository)/,

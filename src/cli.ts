@@ -22,8 +22,11 @@ import {
 } from './run/question.js';
 import { sessionListing } from './run/session-list.js';
 
+/** What an embedder (the in-process tests) may set that no flag or environment variable reaches. */
+export type MainOptions = Pick<Config, 'headTimeoutMs'>;
+
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export async function main(argv: readonly string[], io: Io, options: MainOptions = {}): Promise<number> {
   let debug = argv.includes('--debug');
   try {
     const parsed = await parseArgs(argv, io.stdout.columns);
@@ -60,7 +63,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     // probe has answered.
     const early = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
     const probe = early === null ? null : chooseSandbox(early);
-    const config = await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp);
+    const config: Config = { ...(await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp)), ...options };
     publishRunRoot(config.root);
     debug = config.debug;
     await startSandbox(config.sandboxMode, io, probe ?? undefined);

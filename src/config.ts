@@ -62,6 +62,12 @@ export interface Config {
   /** Absent or 'apiKey': ANTHROPIC_API_KEY; 'authToken': ANTHROPIC_AUTH_TOKEN (a gateway's or proxy's bearer token). */
   credential?: 'apiKey' | 'authToken';
   baseURL: string | undefined;
+  /**
+   * One budget for every HEAD read of a run (the read-only proof's, 0.5 s each, and a resume's, 0.2 s), in place of
+   * their defaults. Never set from flags or the environment: main's options only, which the in-process tests use so that
+   * a loaded machine cannot turn a moved HEAD into an unknown one (a missing "HEAD moved" line). Absent: the defaults.
+   */
+  headTimeoutMs?: number;
 }
 
 /** What `--sarif-on-error` may say: no file (`none`, the default) or a log that reports the failure. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
-import { gitCommit, gitCommitIfKnown } from '../sandbox/readonly.js';
+import { gitCommitIfKnown } from '../sandbox/readonly.js';
 import { formatSessionList } from './session-list.js';
 import {
   DamagedSession,
@@ -17,8 +17,9 @@ import { stateHome } from '../state-home.js';
 import type { EventSink } from './ask.js';
 
 /**
- * HEAD for the session file and the resume notice: only informative (a HEAD not read is saved as none), so it gets
- * the smallest share of a run's 2 s of git (see HEAD_TIMEOUT_MS in sandbox/readonly.ts).
+ * HEAD for the resume notice: only informative (a HEAD not read is not compared), so it gets the smallest share of a
+ * run's 2 s of git (see HEAD_TIMEOUT_MS in sandbox/readonly.ts); config.headTimeoutMs replaces it (tests). The save
+ * asks git nothing: it records the HEAD the read-only proof read at the end of the question.
  */
 const SESSION_HEAD_TIMEOUT_MS = 200;
 
@@ -68,7 +69,7 @@ export async function switchTo(
   session.conversation.cacheWatch.seed(loaded.last?.cache ?? null);
   const notice = await resumeNotice(loaded, {
     root: config.root,
-    head: await gitCommitIfKnown(config.root, SESSION_HEAD_TIMEOUT_MS),
+    head: await gitCommitIfKnown(config.root, config.headTimeoutMs ?? SESSION_HEAD_TIMEOUT_MS),
     preambleHash: hashOf(session),
     model: config.model,
   });
@@ -96,21 +97,23 @@ export function stepSaver(link: SavedLink, session: Session, config: Config, que
   };
 }
 
-/** Appends the question just completed; returns a warning instead of throwing. */
+/**
+ * Appends the question just completed, with `head` as the read-only proof read it at the end (a HEAD git gave up on,
+ * or that was never read, is saved as none, which a resume does not compare); returns a warning instead of throwing.
+ */
 export async function saveQuestion(
   link: SavedLink,
   session: Session,
   config: Config,
-  question: string,
-  costUsd: number | null,
+  ended: { question: string; costUsd: number | null; head: string | null | undefined },
 ): Promise<string | null> {
   if (!link.writer) return null;
   return link.writer.flush(session.conversation, {
-    question,
+    question: ended.question,
     model: config.model,
-    head: await gitCommit(config.root, SESSION_HEAD_TIMEOUT_MS),
+    head: ended.head ?? null,
     preamble_hash: hashOf(session),
-    cost_usd: costUsd,
+    cost_usd: ended.costUsd,
     cache: session.conversation.cacheWatch.state(),
   });
 }

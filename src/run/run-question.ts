@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { FrontEnd } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { ResultCollector, withError, type ResultObject } from '../output/result.js';
-import { snapshotRepoState, verifyReadOnly, type RepoState } from '../sandbox/readonly.js';
+import { snapshotRepoState, verifyReadOnly, type ProofOptions, type RepoState } from '../sandbox/readonly.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
 import { askOnce, type EventSink } from './ask.js';
 import { askCited } from './cited.js';
@@ -129,13 +129,15 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const sinks = [collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
   const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
 
-  const saveWarning = await saveQuestion(run.saved, run.session, config, request.question, collector.costUsd);
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
   const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const readonly =
+  const { head, ...readonly } =
     typeof before === 'string'
-      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})` }
-      : await verifyReadOnly(before);
+      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})`, head: undefined }
+      : await verifyReadOnly(before, proofOptions(config));
+  // The session records the HEAD the proof just read (no second query, no smaller budget of its own).
+  const saved = { question: request.question, costUsd: collector.costUsd, head };
+  const saveWarning = await saveQuestion(run.saved, run.session, config, saved);
   const beforeWarning = await run.snapshotWarning;
   const citationWarnings = (asked.citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
   // Text mode shows bad citations in the Sources block; the json modes get one warning each.
@@ -193,7 +195,7 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
   const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
   const findings: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
   let sessionOpen!: () => void;
-  const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root));
+  const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root, proofOptions(config)));
   snapshot.catch(() => {}); // awaited at the end, where a failure is reported
   const session = await request.open(config, { audit: findings, toolsReady: snapshot });
   const saved = request.saved ?? (await linkSaved(config, request.env, session));
@@ -276,6 +278,11 @@ async function scopedOutcome(
   } catch (error) {
     return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
   }
+}
+
+/** The proof's HEAD budget: the default unless config.headTimeoutMs replaces it (tests, through main's options). */
+function proofOptions(config: Config): ProofOptions {
+  return config.headTimeoutMs === undefined ? {} : { headTimeoutMs: config.headTimeoutMs };
 }
 
 /**

@@ -118,10 +118,10 @@ export async function loadSession(summary: SessionSummary): Promise<LoadedSessio
   return { id: summary.id, messages, last };
 }
 
-/** The one line said on resume when the repository or the preamble changed since the session was saved. */
 /**
- * HEAD is compared only when both sides were read: `now.head` undefined means git gave up or was refused now, and a
- * saved `head` of null is what a save writes when git gave up then (resume.ts: a HEAD not read is saved as none).
+ * The one line said on resume when the repository or the preamble changed since the session was saved. HEAD is
+ * compared only when both sides were read: `now.head` undefined means git gave up or was refused now, and a saved
+ * `head` of null is what a save writes when the read-only proof's HEAD was unknown then (resume.ts `saveQuestion`).
  * A slow git is not a moved HEAD.
  */
 export async function resumeNotice(

@@ -37,7 +37,11 @@ export const LIMITER: string | null = firstExecutableSync(TRUSTED_PATH.split(':'
 export interface ExecResult {
   stdout: string;
   stderr: string;
-  /** Null when the process was killed by a signal or could not start. */
+  /**
+   * Null when the process was killed by a signal or could not start, and when the time limit or the abort ended the
+   * run: the kill destroys the output streams, so a process that had already exited 0 but whose output was not read
+   * yet would otherwise come back as a success with its output cut (git's HEAD read as "no commit" on a loaded machine).
+   */
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -158,7 +162,7 @@ async function spawnCapped(
       opts.signal?.removeEventListener('abort', onAbort);
       if (spawnError !== undefined) stderr.push(Buffer.from(`could not start ${file}: ${spawnError.message}\n`));
       const shown = opts.argv0 === undefined ? undefined : { from: `${program}:`, to: `${opts.argv0}:` };
-      resolve(finish(started, result, stdout, stderr, code, signal, shown));
+      resolve(finish(started, result, stdout, stderr, result.timedOut || result.aborted ? null : code, signal, shown));
     };
     child.once('error', (error) => done(null, null, error));
     child.once('close', (code, signal) => done(code, signal));

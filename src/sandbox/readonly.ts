@@ -30,9 +30,9 @@ const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
 /**
  * HEAD at the start and at the end of a run: a few ms normally (about 50 ms, 180 at most, measured here on a two-core
- * machine at load 13). These two (0.5 s each), the saved session's HEAD queries (0.2 s each, resume.ts) and the
- * commit citations (0.6 s together, citations/verify.ts) keep a run that calls no tool under 2 s of git in total,
- * whatever the repository does to slow git down.
+ * machine at load 13). These two (0.5 s each; the saved session records the end's, run-question.ts), a resumed
+ * session's HEAD query (0.2 s, resume.ts) and the commit citations (0.6 s together, citations/verify.ts) keep a run
+ * that calls no tool under 2 s of git in total, whatever the repository does to slow git down.
  */
 const HEAD_TIMEOUT_MS = 500;
 /** The walk prints only changed entries; this many bytes of them is far more than the detail line shows. */
@@ -74,12 +74,22 @@ export interface ProofOptions {
   find?: string | null;
   /** Tests only: the walk's time limit. */
   findTimeoutMs?: number;
+  /** HEAD's budget at the start and at the end (default HEAD_TIMEOUT_MS); see Config.headTimeoutMs. */
+  headTimeoutMs?: number;
+}
+
+/** The proof's verdict, and HEAD as it read it at the end (which the saved session records instead of asking again). */
+export interface ReadOnlyProof {
+  verified: boolean;
+  detail: string | null;
+  /** HEAD at the end: a commit, null outside git or before the first commit, undefined when git gave up or was not used. */
+  head: string | null | undefined;
 }
 
 /** Records the start of the run: the time, HEAD, and an empty manifest of reads. Cheap: nothing is walked. */
 export async function snapshotRepoState(root: string, opts: ProofOptions = {}): Promise<RepoState> {
   const coarse = coarseTimestamps(root);
-  const [git, clock] = await Promise.all([gitHead(root), coarse ? Promise.resolve(null) : fileClockNow(root)]);
+  const [git, clock] = await Promise.all([gitHead(root, opts.headTimeoutMs), coarse ? Promise.resolve(null) : fileClockNow(root)]);
   const sinceRef = clock ?? `@${((Date.now() - (coarse ? COARSE_CLOCK_MARGIN_MS : CLOCK_MARGIN_MS)) / 1000).toFixed(3)}`;
   const reads = new Map<string, Stamp | null>();
   const find = findOf(opts);
@@ -107,10 +117,11 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
  * Compares the repository with `before`. Files spelunk writes on request (a SARIF file inside the repository) are
  * written after this check. Fails closed: a walk that cannot finish is not a proof.
  */
-export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<{ verified: boolean; detail: string | null }> {
+export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<ReadOnlyProof> {
   const find = findOf(opts);
   const changes: string[] = [];
-  const { head, refused } = await gitHead(before.root);
+  const { head, refused } = await gitHead(before.root, opts.headTimeoutMs);
+  const after = refused === null ? head : undefined;
   // A HEAD git gave up on (a loaded machine, its 0.5 s), at the start or at the end, is no evidence either way. The walk
   // below sees every write under .git by its ctime (a commit, a moved ref, a rewritten packed-refs), so only without
   // find does an unknown HEAD fail the proof.
@@ -119,7 +130,7 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
   else if (!unknown && head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
   if (find !== null) {
     const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
-    if (typeof changed === 'string') return { verified: false, detail: changed };
+    if (typeof changed === 'string') return { verified: false, detail: changed, head: after };
     changes.push(...changed.map(describeEntry));
   }
   for (const [abs, stamp] of before.reads) {
@@ -127,10 +138,10 @@ export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {})
     if (change !== null) changes.push(`${change}: ${path.relative(before.root, abs) || abs}`);
   }
   const unique = [...new Set(changes)];
-  if (unique.length === 0) return { verified: true, detail: null };
+  if (unique.length === 0) return { verified: true, detail: null, head: after };
   const shown = unique.slice(0, MAX_DETAIL_ITEMS).join('; ');
   const more = unique.length > MAX_DETAIL_ITEMS ? ` (and ${unique.length - MAX_DETAIL_ITEMS} more)` : '';
-  return { verified: false, detail: `${shown}${more}` };
+  return { verified: false, detail: `${shown}${more}`, head: after };
 }
 
 function findOf(opts: ProofOptions): string | null {

@@ -74,6 +74,20 @@ describe('execCapped', () => {
     expect(await waitDead(grandchild)).toBe(true);
   });
 
+  // The timer's callback runs before the I/O of the same turn of the event loop: when both are due, the kill destroys
+  // the streams of a process that had already exited 0, so its output is lost. Found as git's HEAD read as "no
+  // commit" (a false "HEAD moved: … → (none)") on a loaded machine; blocking the loop here makes both due at once.
+  it('a run the time limit ended has no exit status, even when the program had already exited 0 (its output may be cut)', async () => {
+    const running = execCapped('/bin/echo', ['done'], opts({ timeoutMs: 1 }));
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {
+      // The child exits meanwhile; its exit and output wait behind the timer.
+    }
+    const result = await running;
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+  });
+
   it('kills the group when the signal aborts', async () => {
     const controller = new AbortController();
     const running = execCapped('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], opts({ signal: controller.signal }));

@@ -31,6 +31,12 @@ async function snapshot(dir = root): Promise<Awaited<ReturnType<typeof snapshotR
   return snapshotRepoState(dir);
 }
 
+/** The proof's verdict without the HEAD it read at the end (the rows that check that HEAD say so). */
+async function verdict(...args: Parameters<typeof verifyReadOnly>): Promise<{ verified: boolean; detail: string | null }> {
+  const { head: _head, ...rest } = await verifyReadOnly(...args);
+  return rest;
+}
+
 const indexHash = (): string => createHash('sha256').update(readFileSync(path.join(root, '.git', 'index'))).digest('hex');
 
 beforeEach(() => {
@@ -74,7 +80,7 @@ describe('read-only proof in a git work tree', () => {
     // Read from the file clock, to the nanosecond.
     expect(before.sinceRef).toMatch(/^@\d+\.\d{9}$/);
     expect(before.warning).toBeNull();
-    expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    expect(await verdict(before)).toEqual({ verified: true, detail: null });
     expect(await gitCommit(root)).toBe(before.head);
   });
 
@@ -106,7 +112,7 @@ describe('read-only proof in a git work tree', () => {
     appendFileSync(path.join(root, 'src/a.ts'), '// local edit\n');
     write('notes.txt', 'untracked before the run');
     const before = await snapshot();
-    expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    expect(await verdict(before)).toEqual({ verified: true, detail: null });
     appendFileSync(path.join(root, 'src/a.ts'), '// and again\n');
     appendFileSync(path.join(root, 'notes.txt'), '!');
     const after = await verifyReadOnly(before);
@@ -120,14 +126,14 @@ describe('read-only proof in a git work tree', () => {
     expect(before.warning).toContain('without find');
     before.noteRead(path.join(root, 'dist/out.js'));
     appendFileSync(path.join(root, 'dist/out.js'), 'changed\n');
-    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: 'modified: dist/out.js' });
+    expect(await verdict(before, { find: null })).toEqual({ verified: false, detail: 'modified: dist/out.js' });
   });
 
   it('with a subdirectory as root, compares only what lies below it', async () => {
     const sub = path.join(root, 'src');
     const before = await snapshot(sub);
     write('elsewhere.txt', 'outside the searched root');
-    expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    expect(await verdict(before)).toEqual({ verified: true, detail: null });
     write('src/c.ts', 'x');
     expect((await verifyReadOnly(before)).detail).toBe('entries created, deleted or renamed in: ./; changed: c.ts');
   });
@@ -139,7 +145,7 @@ describe('read-only proof in a git work tree', () => {
     touch();
     const hash = indexHash();
     const before = await snapshot();
-    expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    expect(await verdict(before)).toEqual({ verified: true, detail: null });
     expect(indexHash()).toBe(hash);
 
     git(root, 'status', '--porcelain=v1');
@@ -168,9 +174,23 @@ describe('read-only proof in a git work tree', () => {
     const before = await snapshotRepoState(root);
     const unknown = { ...before, head: null, headUnknown: true, warning: 'git gave up reading HEAD after 0.5 s' };
     // HEAD is a commit now, but nothing was written: a compared HEAD would read "moved: (none) → …".
-    expect(await verifyReadOnly(unknown)).toEqual({ verified: true, detail: null });
+    expect(await verdict(unknown)).toEqual({ verified: true, detail: null });
     expect((await verifyReadOnly({ ...unknown, headUnknown: false })).detail).toMatch(/^HEAD moved: \(none\) → [0-9a-f]{40}$/);
-    expect(await verifyReadOnly({ ...unknown }, { find: null })).toEqual({ verified: false, detail: 'HEAD could not be compared (git gave up reading HEAD after 0.5 s)' });
+    expect(await verdict({ ...unknown }, { find: null })).toEqual({ verified: false, detail: 'HEAD could not be compared (git gave up reading HEAD after 0.5 s)' });
+  });
+
+  // The saved session records the HEAD the proof read at the end (run-question.ts), so the proof must hand back a
+  // commit, none, or "unknown" exactly as git answered: unknown is never saved as a commit a resume would compare.
+  it.each<[string, (root: string) => void, 'after' | null | undefined]>([
+    ['a commit made during the run: the new HEAD', (dir) => git(dir, 'commit', '-q', '--allow-empty', '-m', 'during'), 'after'],
+    ['the branch deleted during the run: none', (dir) => git(dir, 'update-ref', '-d', 'HEAD'), null],
+    ['git not used (a FIFO where git reads): unknown', (dir) => execFileSync('/usr/bin/mkfifo', [path.join(dir, '.git', 'commondir')]), undefined],
+  ])('hands back HEAD as read at the end: %s', async (_name, during, expected) => {
+    const before = await snapshot();
+    during(root);
+    const proof = await verifyReadOnly(before);
+    expect(proof.head).toBe(expected === 'after' ? git(root, 'rev-parse', 'HEAD').trim() : expected);
+    expect(proof.head).not.toBe(before.head);
   });
 });
 
@@ -185,12 +205,13 @@ describe('read-only proof outside git', () => {
     expect(before.head).toBeNull();
     expect(before.warning).toBeNull();
     expect(await gitCommit(root)).toBeNull();
+    expect((await verifyReadOnly(before)).head).toBeNull();
   });
 
   it('verifies when the files read are unchanged', async () => {
     const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
-    expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+    expect(await verdict(before)).toEqual({ verified: true, detail: null });
   });
 
   it.each<[string, () => void, string]>([
@@ -210,14 +231,14 @@ describe('read-only proof outside git', () => {
     before.noteRead(path.join(root, 'a.txt'));
     appendFileSync(path.join(root, 'a.txt'), 'more');
     before.noteRead(path.join(root, 'a.txt'));
-    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: 'modified: a.txt' });
+    expect(await verdict(before, { find: null })).toEqual({ verified: false, detail: 'modified: a.txt' });
   });
 
   it('sees a change to a file nobody read', async () => {
     const before = await snapshot();
     before.noteRead(path.join(root, 'a.txt'));
     appendFileSync(path.join(root, 'b.txt'), 'more');
-    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail: 'changed: b.txt' });
+    expect(await verdict(before)).toEqual({ verified: false, detail: 'changed: b.txt' });
   });
 
   it('without find, only proves what was read: a change to an unread file is not seen', async () => {
@@ -237,7 +258,7 @@ describe('read-only proof outside git', () => {
     before.noteRead(file);
     writeFileSync(file, 'ALPHA\n');
     utimesSync(file, 1_000_000_000, 1_000_000_000);
-    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: 'modified: a.txt' });
+    expect(await verdict(before, { find: null })).toEqual({ verified: false, detail: 'modified: a.txt' });
   });
 
   it('fails closed when the walk cannot run', async () => {
@@ -269,7 +290,7 @@ describe('the proof\'s clock and its limits', () => {
       expect(refMs(before.sinceRef)).toBeGreaterThanOrEqual(t0 - 25);
       expect(refMs(before.sinceRef)).toBeLessThanOrEqual(t1 - 25);
       // Nothing was created in the root to read the clock.
-      expect(await verifyReadOnly(before)).toEqual({ verified: true, detail: null });
+      expect(await verdict(before)).toEqual({ verified: true, detail: null });
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
@@ -352,7 +373,7 @@ describe('the proof\'s clock and its limits', () => {
     before.noteRead(root);
     await settle();
     write('later.txt', 'x');
-    expect(await verifyReadOnly(before, { find: null })).toEqual({ verified: false, detail: `created: later.txt; modified: ${root}` });
+    expect(await verdict(before, { find: null })).toEqual({ verified: false, detail: `created: later.txt; modified: ${root}` });
   });
 
   it('fails closed when more changed entries appear than the walk may print', async () => {
@@ -361,7 +382,7 @@ describe('the proof\'s clock and its limits', () => {
     const dir = path.join(root, 'many');
     mkdirSync(dir);
     for (let i = 0; i < 4_500; i++) writeFileSync(path.join(dir, `${String(i).padStart(6, '0')}${'n'.repeat(230)}`), '');
-    expect(await verifyReadOnly(before)).toEqual({ verified: false, detail: 'the repository changed during the run (more changed entries than can be listed)' });
+    expect(await verdict(before)).toEqual({ verified: false, detail: 'the repository changed during the run (more changed entries than can be listed)' });
   });
 
   describe('with a stand-in find', () => {
@@ -390,12 +411,12 @@ describe('the proof\'s clock and its limits', () => {
       ['killed by a signal', 'kill -TERM $$', { verified: false, detail: 'the read-only check could not walk the repository (exit SIGTERM)' }],
     ])('%s', async (_name, body, expected) => {
       const before = await snapshotRepoState(root);
-      expect(await verifyReadOnly(before, { find: fakeFind(body) })).toEqual(expected);
+      expect(await verdict(before, { find: fakeFind(body) })).toEqual(expected);
     });
 
     it('a walk that does not finish in time is not a proof', async () => {
       const before = await snapshotRepoState(root);
-      expect(await verifyReadOnly(before, { find: fakeFind('sleep 30'), findTimeoutMs: 300 })).toEqual({
+      expect(await verdict(before, { find: fakeFind('sleep 30'), findTimeoutMs: 300 })).toEqual({
         verified: false,
         detail: 'the read-only check did not finish within 0.3 s',
       });

@@ -8,6 +8,9 @@ import type { Io, OutStream } from '../../src/io.js';
 /** XDG_STATE_HOME of in-process runs: saved sessions land here, keyed by the (temporary) repository root. */
 export const TEST_STATE_HOME = process.env.SPELUNK_TEST_STATE_HOME ?? path.join(os.tmpdir(), `spelunk-test-state-${process.pid}`);
 
+/** HEAD's budget in in-process runs (config.headTimeoutMs): far past any load, still short of the test's timeout. */
+export const IN_PROCESS_HEAD_TIMEOUT_MS = 15_000;
+
 /** A captured output stream; `isTTY` can be faked to exercise terminal behaviour. */
 export class Capture implements OutStream {
   text = '';
@@ -60,6 +63,8 @@ export async function runCli(argv: string[], opts: CliOptions = {}): Promise<Cli
     signals: signals as Io['signals'],
   };
   opts.onStart?.({ stderr, stdout, signals });
-  const code = await main(argv, io);
+  // git gets all the time it needs for HEAD: a loaded machine (a mutation run beside the tests) must not turn a moved
+  // HEAD into an unknown one and drop a "HEAD moved" line. The production budgets are tested on their own.
+  const code = await main(argv, io, { headTimeoutMs: IN_PROCESS_HEAD_TIMEOUT_MS });
   return { code, stdout: stdout.text, stderr: stderr.text, stdoutWrites: stdout.writes };
 }

@@ -1,0 +1,180 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgs } from '../../src/args.js';
+import { resolveConfig, type Config } from '../../src/config.js';
+import { exitCodeFor } from '../../src/output/result.js';
+import { runQuestion, type RunRequest } from '../../src/run/run-question.js';
+import { openSession } from '../../src/run/session.js';
+import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+
+/**
+ * The audit half of the run service, in process (the real SDK over HTTP against the local server, a real git
+ * repository): the reminder turn for a report never filed, the scope against a change, and the baseline read and
+ * written. A branch `feature` adds src/search.js (an SQL injection at line 3) over main's old shell injection in
+ * src/auth.js:4.
+ */
+let ws: string;
+let root: string;
+let api: MockApi | undefined;
+
+const OLD = { rule_id: 'shell-injection', severity: 'high', title: 'User input reaches exec', message: 'login() concatenates user into a shell command', path: 'src/auth.js', start_line: 4 };
+const NEW = { rule_id: 'sql-injection', severity: 'high', title: 'Query built from input', message: 'search() concatenates q into SQL', path: 'src/search.js', start_line: 3 };
+const REMINDER = 'You have not called report_findings.';
+
+function git(...args: string[]): string {
+  return execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1' }, encoding: 'utf8' });
+}
+
+beforeAll(async () => {
+  ws = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-rq-audit-')));
+  root = path.join(ws, 'repo');
+  await fs.mkdir(path.join(root, 'src'), { recursive: true });
+  await fs.writeFile(path.join(root, 'src/auth.js'), "const { exec } = require('child_process');\n\nfunction login(user) {\n  exec('grep ' + user + ' /etc/passwd');\n}\n\nmodule.exports = { login };\n");
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'old code');
+  git('checkout', '-q', '-b', 'feature');
+  await fs.writeFile(path.join(root, 'src/search.js'), "const db = require('./db');\nfunction search(q) {\n  return db.query(\"SELECT * FROM items WHERE name = '\" + q + \"'\");\n}\nmodule.exports = { search };\n");
+  git('add', '-A');
+  git('commit', '-q', '-m', 'add search');
+});
+afterAll(async () => fs.rm(ws, { recursive: true, force: true }));
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const env = { HOME: '/nonexistent-home' };
+const never = new AbortController().signal;
+const request = (question: string): RunRequest => ({ question, open: openSession, env, front: 'cli' });
+
+async function configFor(argv: string[]): Promise<Config> {
+  const parsed = await parseArgs(['audit', '-C', root, '--output-format', 'json', '--no-session-persistence', ...argv, 'is input safe?'], undefined);
+  if (parsed.kind !== 'run') throw new Error('not a run');
+  return resolveConfig(parsed.flags, { ...env, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api!.url }, ws, parsed.audit);
+}
+
+/** The text of every user message the model was sent, request by request. */
+const sentTexts = (): string[] =>
+  api!.requests.filter((r) => r.path === '/v1/messages').map((r) => JSON.stringify(r.body.messages?.at(-1)?.content ?? ''));
+
+const report = (findings: object[]) => toolUse('report_findings', { verdict: findings.length > 0 ? 'fail' : 'pass', summary: 's', findings });
+
+describe('runQuestion: an audit that never filed its report is reminded once, while turns remain', () => {
+  it('an answer without report_findings gets one more turn with the reminder, and the report filed then is the outcome', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('Looks risky.')), reply(report([OLD])), reply(text('Reported.')));
+    const answered: unknown[] = [];
+    const outcome = await runQuestion(request('is input safe?'), await configFor([]), { answered: async (c) => void answered.push(c) }, never);
+    const sent = sentTexts();
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).not.toContain(REMINDER);
+    expect(sent[1]).toContain(REMINDER);
+    expect(outcome.audit).toMatchObject({ verdict: 'fail', findings: [expect.objectContaining({ path: 'src/auth.js', start_line: 4 })] });
+    expect(outcome.done).toMatchObject({ stop: 'end_turn', text: 'Reported.' });
+    expect(outcome.requests).toBe(3);
+    // The answer hook saw the first answer's citations, before the reminder.
+    expect(answered).toEqual([[]]);
+    expect(exitCodeFor(outcome.result, 'high')).toBe(4);
+  });
+
+  it.each<[string, string[], object[], number]>([
+    ['the report was filed: no reminder', [], [reply(report([])), reply(text('Done.'))], 2],
+    ['no turn left (--max-turns 1): no reminder', ['--max-turns', '1'], [reply(text('Looks risky.'))], 1],
+  ])('%s', async (_name, argv, replies, requests) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...(replies as Parameters<MockApi['enqueue']>));
+    const outcome = await runQuestion(request('is input safe?'), await configFor(argv), {}, never);
+    expect(sentTexts().filter((t) => t.includes(REMINDER))).toEqual([]);
+    expect(outcome.requests).toBe(requests);
+  });
+
+  it('a question that is not an audit is never reminded', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(text('The server is in src/auth.js:1.')));
+    const parsed = await parseArgs(['-C', root, '--output-format', 'json', '--no-session-persistence', 'q'], undefined);
+    if (parsed.kind !== 'run') throw new Error('not a run');
+    const config = await resolveConfig(parsed.flags, { ...env, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url }, ws, parsed.audit);
+    const outcome = await runQuestion(request('q'), config, {}, never);
+    expect(outcome.requests).toBe(1);
+    expect(outcome.audit).toBeNull();
+    expect(outcome.result.audit).toBeUndefined();
+  });
+});
+
+describe('runQuestion: an audit scoped to a change and to a baseline', () => {
+  it('without a diff or a baseline the report is kept as filed: no class, no scope, no suppressed count', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(report([OLD, NEW])), reply(text('Done.')));
+    const outcome = await runQuestion(request('is input safe?'), await configFor([]), {}, never);
+    expect(outcome.change).toBeNull();
+    expect(outcome.audit?.findings.map((f) => [f.diff_class, f.suppressed])).toEqual([[undefined, undefined], [undefined, undefined]]);
+    expect(outcome.audit).not.toHaveProperty('scope');
+    expect(outcome.audit).not.toHaveProperty('suppressed');
+  });
+
+  it.each<[string, string[], string, number]>([
+    ['--diff main (scope line)', ['--diff', 'main'], 'line', 4],
+    ['--diff main --scope file', ['--diff', 'main', '--scope', 'file'], 'file', 4],
+  ])('%s: the change is in the first message, each finding is classed, the scope is said', async (_name, argv, scope, code) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(report([OLD, NEW])), reply(text('Done.')));
+    const outcome = await runQuestion(request('is input safe?'), await configFor(argv), {}, never);
+    expect(outcome.change?.files.map((f) => f.path)).toEqual(['src/search.js']);
+    const first = sentTexts()[0]!;
+    expect(first).toContain('This audit is scoped to a change (main...HEAD): 1 file(s)');
+    expect(first).toMatch(/Audit question:\\n\\nis input safe\?/);
+    expect(outcome.audit?.findings.map((f) => f.diff_class)).toEqual(['outside-diff', 'changed-line']);
+    expect(outcome.audit?.scope).toBe(scope);
+    expect(outcome.result.audit).toEqual(outcome.audit);
+    expect(exitCodeFor(outcome.result, 'high')).toBe(code);
+  });
+
+  it('--update-baseline writes this run\'s findings and counts them as accepted; the next run with --baseline suppresses them', async () => {
+    const baseline = path.join(ws, 'baseline-update.json');
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(report([OLD, NEW])), reply(text('Done.')));
+    const first = await runQuestion(request('is input safe?'), await configFor(['--baseline', baseline, '--update-baseline']), {}, never);
+    expect(first.audit?.findings.map((f) => f.suppressed)).toEqual([true, true]);
+    expect(first.audit?.suppressed).toBe(2);
+    expect(first.result.error).toBeUndefined();
+    expect(exitCodeFor(first.result, 'high')).toBe(0);
+    const written = JSON.parse(await fs.readFile(baseline, 'utf8')) as { spelunk_baseline: number; fingerprints: string[] };
+    expect(written.spelunk_baseline).toBe(1);
+    expect(written.fingerprints).toHaveLength(2);
+
+    await api.close();
+    api = await startMockApi({ minCacheTokens: 256 });
+    const ANOTHER = { ...NEW, rule_id: 'sql-injection-2', title: 'Another query', start_line: 2 };
+    api.enqueue(reply(report([OLD, ANOTHER])), reply(text('Done.')));
+    const second = await runQuestion(request('is input safe?'), await configFor(['--baseline', baseline]), {}, never);
+    expect(second.audit?.findings.map((f) => f.suppressed === true)).toEqual([true, false]);
+    expect(second.audit?.suppressed).toBe(1);
+    expect(exitCodeFor(second.result, 'high')).toBe(4);
+    // Read, not rewritten, without --update-baseline.
+    expect(JSON.parse(await fs.readFile(baseline, 'utf8'))).toEqual(written);
+  });
+
+  it('a run that did not end its turn writes no baseline', async () => {
+    const baseline = path.join(ws, 'baseline-unfinished.json');
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(report([OLD])));
+    const outcome = await runQuestion(request('is input safe?'), await configFor(['--max-turns', '1', '--baseline', baseline, '--update-baseline']), {}, never);
+    expect(outcome.done.stop).toBe('max_turns');
+    expect(outcome.audit?.findings.map((f) => f.suppressed)).toEqual([true]);
+    await expect(fs.stat(baseline)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a baseline that cannot be written is the run\'s error, named with its path, and the scoped report is kept', async () => {
+    const baseline = path.join(ws, 'no-such-dir', 'baseline.json');
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(report([OLD])), reply(text('Done.')));
+    const outcome = await runQuestion(request('is input safe?'), await configFor(['--baseline', baseline, '--update-baseline']), {}, never);
+    expect(outcome.result.error?.message).toMatch(new RegExp(`^could not write --baseline ${baseline.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `));
+    expect(outcome.audit?.suppressed).toBe(1);
+    expect(exitCodeFor(outcome.result, 'high')).toBe(1);
+  });
+});
