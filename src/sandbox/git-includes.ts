@@ -38,7 +38,10 @@ export async function checkIncludes(root: string, files: readonly string[], quer
     if (stat === null) continue;
     if (!stat.isFile()) return `${shown(root, file)} is not a regular file; git would read it (or wait on it) as configuration`;
     const run = await query(file);
-    // Exit 1: no include here. Anything else is a configuration git itself will refuse to read, inside the root.
+    // A query the time limit or an abort ended answered nothing: "no include" cannot be read from it, so the call is
+    // refused (fail closed) rather than git being run on a configuration nobody checked.
+    if (run.exitCode === null) return `the includes of ${shown(root, file)} could not be checked (git ${run.timedOut ? 'ran out of time' : 'did not finish'}); try again`;
+    // Exit 1: no include here. Any other code is a configuration git itself will refuse to read, inside the root.
     if (run.exitCode !== 0) continue;
     for (const value of includeValues(run.stdout)) {
       const target = resolveInclude(root, file, value);

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/sandbox/git.js';
 import { createGitTool } from '../../src/tools/git.js';
 import { GIT_BINARY } from '../../src/sandbox/git.js';
+import { checkIncludes } from '../../src/sandbox/git-includes.js';
+import type { ExecResult } from '../../src/sandbox/exec.js';
 import { runCli } from '../support/cli.js';
 import { reply, startMockApi, text } from '../support/mock-api.js';
 
@@ -140,6 +142,30 @@ describe('a one-shot question that calls no tool, in a repository with a FIFO wh
       expect(JSON.parse(run.stdout)).toMatchObject({ readonly_verified: true, repo: { git_commit: null } });
     } finally {
       await api.close();
+    }
+  });
+});
+
+// The include query is git itself; when its time limit or an abort ends it, it answered nothing, and "no include" must
+// not be read from that (it was, until execCapped stopped reporting exit 0 for a run the timer ended): fail closed.
+describe('an include query that did not finish refuses the call', () => {
+  const unfinished = (over: Partial<ExecResult>): ExecResult => ({
+    stdout: '', stderr: '', exitCode: null, signal: 'SIGKILL', timedOut: false, aborted: false, capped: false, durationMs: 1, ...over,
+  });
+  it.each<[string, Partial<ExecResult>, RegExp]>([
+    ['ran out of time', { timedOut: true }, /could not be checked \(git ran out of time\)/],
+    ['ended by an abort', { aborted: true }, /could not be checked \(git did not finish\)/],
+  ])('%s', async (_name, over, expected) => {
+    const root = await repo([]);
+    const reason = await checkIncludes(root, [path.join(root, '.git', 'config')], async () => unfinished(over));
+    expect(reason).toMatch(expected);
+    expect(reason).toMatch(/^the includes of \.git\/config /);
+  });
+
+  it('exit 1 (no include) and a configuration git refuses (exit 3) still let the call through', async () => {
+    const root = await repo([]);
+    for (const exitCode of [1, 3]) {
+      expect(await checkIncludes(root, [path.join(root, '.git', 'config')], async () => unfinished({ exitCode, signal: null }))).toBeNull();
     }
   });
 });
