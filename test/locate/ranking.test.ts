@@ -9,9 +9,9 @@ const FILES: Record<string, string> = {
   'src/plugins/css.ts': 'export function cssPlugin() {\n  // lightningcss targets\n  return compile();\n}\nfunction compile() {}\n',
   // Holds the same words more often, but the scope does not name it.
   'src/build.ts':
-    'export function build() {\n  const targets = resolveTargets(); // empty targets\n  lightningcss(targets); // lightningcss targets\n  return lightningcss;\n}\n',
+    'export function build() {\n  const targets = resolveTargets(); // empty targets\n  lightningcss(targets); // lightningcss targets\n  return lightningcss; // never pass empty\n}\n',
   // The root build script names every task and package: more hits than the code, and not where the answer is.
-  'Makefile.mjs': Array.from({ length: 6 }, (_, i) => `target("register${i}", () => exec("inherit parent execArgv worker"));`).join('\n') + '\n',
+  'Makefile.mjs': Array.from({ length: 6 }, (_, i) => `target("register${i}", () => exec("inherit the parent execArgv"));`).join('\n') + '\n',
   'src/register/worker.ts': 'export function startWorker(parent: { execArgv: string[] }) {\n  return spawn(parent.execArgv);\n}\n',
   // `trailing comma` is written as one name here; the other file holds both words apart, more often.
   'src/printer/comments.ts': 'export function printTrailingComma(node: Node) {\n  return node.trailingComma;\n}\n',
@@ -37,7 +37,7 @@ describe('locate ranking rules on a real temporary repository', () => {
     // A leading scope that some path names scales down the files it does not name.
     ["css: don't pass empty targets to lightningcss", 'src/plugins/css.ts', 'src/build.ts'],
     // Build and tool configuration (Makefile.mjs, *.config.ts) ranks below code holding fewer of the words.
-    ['register: do not inherit parent execArgv in the worker', 'src/register/worker.ts', 'Makefile.mjs'],
+    ['do not inherit parent execArgv in the register worker', 'src/register/worker.ts', 'Makefile.mjs'],
     // Adjacent words run together find the name that writes the phrase as one identifier.
     ['preserve trailing comma in printed output', 'src/printer/comments.ts', 'src/printer/tokens.ts'],
     // A scope word is kept even when it is a stop word in prose.
