@@ -3,7 +3,7 @@ import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
-import { search, type FileHits } from './search.js';
+import { creditCompounds, search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
 export const DEFAULT_K = 10;
@@ -64,6 +64,7 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
   const found = await search(rg, root, terms, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
   if (found.note) result.notes.push(found.note);
+  creditCompounds(found.hits, terms);
   const matches = allPathMatches(found.files, terms);
   const idfs = termIdfs(found.files, matches, found.hits, terms);
   const first = found.files
@@ -116,7 +117,8 @@ function termIdfs(
     });
   });
   const n = Math.max(files.length, 1);
-  return { content: df.map((d) => idf(d, n)), path: pathDf.map((d) => idf(d, n)) };
+  const scopeInPaths = terms.some((term, i) => term.scope === true && pathDf[i]! > 0);
+  return { content: df.map((d) => idf(d, n)), path: pathDf.map((d) => idf(d, n)), scopeInPaths };
 }
 
 /** Adds each candidate's definition evidence: a definition named like a term is where that thing is written. */

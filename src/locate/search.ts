@@ -124,3 +124,21 @@ function stripDotSlash(rel: string): string {
 function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|#&~-]/g, '\\$&').replace(/\s+/g, '\\s+');
 }
+
+/**
+ * Credits each hit of a compound term (`trailingcomma`) to the word terms it stands for: rg matched the compound instead
+ * of its words at that position, and a file that writes the phrase holds the words too. Mutates `hits`.
+ */
+export function creditCompounds(hits: Map<string, FileHits>, terms: readonly Term[]): void {
+  const index = new Map(terms.map((t, i) => [t.text, i]));
+  const credit = terms.map((t) => (t.parts ?? []).map((p) => index.get(p)).filter((i): i is number => i !== undefined));
+  if (credit.every((c) => c.length === 0)) return;
+  for (const file of hits.values()) {
+    for (const [term, count] of [...file.counts]) {
+      for (const part of credit[term] ?? []) file.counts.set(part, (file.counts.get(part) ?? 0) + count);
+    }
+    for (const onLine of file.lines.values()) {
+      for (const term of [...onLine]) for (const part of credit[term] ?? []) onLine.add(part);
+    }
+  }
+}

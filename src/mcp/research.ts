@@ -17,6 +17,7 @@ import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../audit/report.js';
 import { locate } from '../locate/locate.js';
+import { SymbolDiskCache, symbolCacheDir } from '../symbols/disk-cache.js';
 import { SymbolIndex } from '../symbols/index.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
@@ -46,7 +47,7 @@ export class Researcher {
   readonly #base: Promise<Session>;
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
-  readonly #symbols = new SymbolIndex();
+  readonly #symbols: SymbolIndex;
   #spentUsd = 0;
   /**
    * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
@@ -62,6 +63,9 @@ export class Researcher {
     this.#config = config;
     this.#base = base;
     this.#io = io;
+    // The same cache across runs as `spelunk locate` (validated entries; see disk-cache.ts), so a new server starts warm.
+    const cacheDir = symbolCacheDir(io.env);
+    this.#symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
   }
 
   /** Runs one validated call; never throws for anything the client or the model did. */

@@ -54,6 +54,39 @@ describe('the terms of a question', () => {
     for (const text of plain) expect(terms.find((t) => t.text === text)?.scope).toBeUndefined();
   });
 
+  it.each([
+    ['define: escape dots in keys', 'define'],
+    ['class: keep static blocks', 'class'],
+  ])('%s: a scope keeps its word even when prose would drop it as a stop word', (question, scope) => {
+    expect(termsOf(question).find((t) => t.text === scope)?.scope).toBe(true);
+    expect(termsOf(question.replace(/^\w+: /, `how ${scope} `)).some((t) => t.text === scope)).toBe(false);
+  });
+
+  it.each([
+    ['preserve trailing comma in optional call args', ['preservetrailing', 'trailingcomma', 'optionalcall', 'callargs'], ['commain']],
+    ['worker client thread synchronization', ['workerclient', 'clientthread', 'threadsynchronization'], []],
+    ['where is the config loaded', ['configloaded'], ['theconfig', 'isthe']],
+    ['router router', [], ['routerrouter']],
+    ['Remove `Scope#buildUndefinedNode` early', [], ['removeearly']],
+  ])('%s: adjacent prose words are also searched run together', (question, compounds, absent) => {
+    const terms = termsOf(question);
+    for (const text of compounds) expect(terms.find((t) => t.text === text)).toMatchObject({ kind: 'identifier', weight: 1 });
+    for (const text of absent) expect(terms.some((t) => t.text === text)).toBe(false);
+  });
+
+  it('a compound names the word terms it stands for, as they are searched (stemmed)', () => {
+    const terms = termsOf('preserve trailing comma');
+    expect(terms.find((t) => t.text === 'trailingcomma')?.parts).toEqual(['trail', 'comma']);
+    expect(terms.map((t) => t.text)).toEqual(expect.arrayContaining(['trail', 'comma']));
+  });
+
+  it('compounds only fill the room the other terms leave', () => {
+    const long = Array.from({ length: 30 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`).join(' ');
+    const terms = termsOf(long);
+    expect(terms).toHaveLength(MAX_TERMS);
+    expect(terms.some((t) => t.parts !== undefined)).toBe(false);
+  });
+
   it('leaves out the words of change descriptions (fix, bug, regression)', () => {
     expect(texts('fix the bug and the regression in router')).toEqual(['router']);
   });

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { reply, text, toolUse } from '../support/mock-api.js';
@@ -40,6 +43,22 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     const bad = await client.callTool({ name: 'locate', arguments: { question: 'q', k: 0 } });
     expect(bad.isError).toBe(true);
     expect(JSON.stringify(bad.content)).toMatch(/k must be a whole number from 1 to 50/);
+  });
+
+  it('locate keeps parsed symbols in the same XDG cache as the CLI, so a new server reuses them', async () => {
+    const cache = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-mcp-cache-'));
+    try {
+      await mcp.api();
+      const question = 'where does createServer start the http server?';
+      const first = structured(await (await mcp.connect([], { XDG_CACHE_HOME: cache })).client.callTool({ name: 'locate', arguments: { question, k: 3 } }));
+      const entries = await cacheEntries(path.join(cache, 'spelunk', 'symbols'));
+      expect(entries.length).toBeGreaterThan(0);
+      const again = structured(await (await mcp.connect([], { XDG_CACHE_HOME: cache })).client.callTool({ name: 'locate', arguments: { question, k: 3 } }));
+      expect(again).toEqual(first);
+      expect(await cacheEntries(path.join(cache, 'spelunk', 'symbols'))).toEqual(entries);
+    } finally {
+      await fs.rm(cache, { recursive: true, force: true });
+    }
   });
 
   it('ask answers with usage and a session_id; ask_followup continues the same conversation', async () => {
@@ -299,3 +318,10 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+/** The entry files of a symbol cache directory (its shard directories hold them), sorted. */
+async function cacheEntries(dir: string): Promise<string[]> {
+  const shards = await fs.readdir(dir).catch(() => [] as string[]);
+  const files = await Promise.all(shards.map(async (shard) => (await fs.readdir(path.join(dir, shard)).catch(() => [] as string[])).map((f) => `${shard}/${f}`)));
+  return files.flat().sort();
+}
