@@ -11,9 +11,9 @@ import { snapshotUpdate } from '../test/support/snapshot-policy.js';
  * calls `main` in this process (test/run/saved*.test.ts, stored-state.test.ts): left out too, because each resume
  * reads HEAD within run/resume.ts's 200 ms git budget, which instrumented code under load missed in two of three dry
  * runs (a "HEAD moved" line missing, or one too many), and because `main` imports every file, so they join the run of
- * any file. run/saved.ts was measured with them once (docs/development.md). test/mcp/ is left out: every MCP test spawns the
- * built binary (`spelunk mcp`), so no mutant in mcp/research.ts can be killed there; its mutants count as "no
- * coverage" until an in-process test of the research tool exists.
+ * any file. run/saved.ts was measured with them once (docs/development.md). Of test/mcp/, only the in-process tests of the
+ * research tool run (research*.test.ts: a Researcher against the local Messages API and a temporary repository); the
+ * others spawn the built binary (`spelunk mcp`), where no mutant can be seen.
  */
 export default defineConfig({
   test: {
@@ -22,7 +22,7 @@ export default defineConfig({
       'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-fields.test.ts', 'test/output/sarif-github.test.ts',
       'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/last-request.test.ts',
       'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
-      'test/run/run-question.test.ts', 'test/stop-words.test.ts',
+      'test/run/run-question.test.ts', 'test/stop-words.test.ts', 'test/mcp/research.test.ts', 'test/mcp/research-limits.test.ts',
     ],
     exclude: ['test/sandbox/hostile-git.test.ts'],
     testNamePattern: /^(?!.*against the hostile repository)/,
