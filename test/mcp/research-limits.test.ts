@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { estimateCostUsd } from '../../src/agent/pricing.js';
+import { DEFAULT_MODEL } from '../../src/config.js';
 import type { EventSink } from '../../src/run/ask.js';
 import { reply, text, toolUse, type Reply } from '../support/mock-api.js';
 import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
@@ -37,6 +39,25 @@ describe('the research tool in process: the conversations it keeps', () => {
     controller.abort();
     expect(refused(await busy)).toBe('cancelled');
   }, 120_000);
+
+  it('with 32 busy at once, a new ask keeps its own conversation; once they are idle the oldest go, back to 32', async () => {
+    const { api, call } = await start([], { fallback: reply(text('Answered.')) });
+    const ids: string[] = [];
+    for (let i = 0; i < 32; i++) ids.push(ok(await call('ask', { question: `question ${i}` })).session_id as string);
+    api.enqueue(...ids.map((): Reply => ({ kind: 'hang' })));
+    const controller = new AbortController();
+    const busy = ids.map((id) => call('ask_followup', { session_id: id, question: 'hangs' }, { signal: controller.signal }));
+    await api.waitForRequests(64);
+    // No conversation is idle: none can be forgotten, not even the one this ask starts.
+    const extra = ok(await call('ask', { question: 'while all are busy' })).session_id as string;
+    expect(ok(await call('ask_followup', { session_id: extra, question: 'kept?' })).session_id).toBe(extra);
+    controller.abort();
+    expect((await Promise.all(busy)).map(refused)).toEqual(ids.map(() => 'cancelled'));
+    // 34 with the next one, all idle: the two least recently used go.
+    ok(await call('ask', { question: 'one more' }));
+    for (const gone of ids.slice(0, 2)) expect(refused(await call('ask_followup', { session_id: gone, question: 'x' }))).toMatch(/^unknown session_id/);
+    for (const kept of [ids[2]!, extra]) expect(ok(await call('ask_followup', { session_id: kept, question: 'x' })).session_id).toBe(kept);
+  }, 120_000);
 });
 
 describe('the research tool in process: budgets and limits, worded for MCP', () => {
@@ -50,6 +71,16 @@ describe('the research tool in process: budgets and limits, worded for MCP', () 
     expect(refused(await call('audit', { question: 'again' }))).toMatch(spent);
     expect(api.requests).toHaveLength(requests);
     expect(ok(await call('locate', { question: 'createServer' }), 'locate').results.length).toBeGreaterThan(0);
+  });
+
+  it('a total spent to the cent is spent: the next call is refused', async () => {
+    const usage = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 60_000 };
+    const cache_creation = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
+    const total = estimateCostUsd(DEFAULT_MODEL, { ...usage, cache_creation })!;
+    const { api, call } = await start(['--max-budget-usd-total', String(total)]);
+    api.enqueue({ kind: 'message', content: [text('First.')], usage: { ...usage, cache_creation } });
+    expect(ok(await call('ask', { question: 'q' })).usage.cost_usd).toBe(total);
+    expect(refused(await call('ask', { question: 'again' }))).toMatch(/^the server's budget is spent/);
   });
 
   it('per call and total: a call stops at its budget, the next gets what the total has left, then none starts', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -145,6 +146,25 @@ describe('the research tool in process: the repository, cancellation and the log
     void api.waitForRequests(1).then(() => controller.abort());
     expect(refused(await call('ask', { question: 'q' }, { signal: controller.signal }))).toBe('cancelled');
     await expect.poll(() => messagesOf(api)[0]?.clientLeft, { timeout: 5000 }).toBe(true);
+  });
+
+  it('a cancel after the model said something is still "cancelled", not a partial answer', async () => {
+    const { api, call } = await start();
+    api.enqueue(reply(text('Looking at the server.'), toolUse('read_file', { path: 'src/server.js' })), { kind: 'hang' });
+    const controller = new AbortController();
+    void api.waitForRequests(2).then(() => controller.abort());
+    expect(refused(await call('ask', { question: 'q' }, { signal: controller.signal }))).toBe('cancelled');
+  });
+
+  it.each([
+    ['ask', reply(text('Fine.'))],
+    ['audit', reply(text('Nothing to report.'))],
+  ])('a finished %s leaves no listener on the client\'s signal (one per call would pile up on a shared signal)', async (tool, script) => {
+    const { api, call } = await start();
+    api.enqueue(script);
+    const signal = new AbortController().signal;
+    await call(tool, { question: 'q' }, { signal });
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('a cancelled follow-up leaves its conversation idle: the next follow-up is answered', async () => {
