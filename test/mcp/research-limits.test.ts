@@ -104,8 +104,12 @@ describe('the research tool in process: budgets and limits, worded for MCP', () 
     expect(refused(await call('ask', { question: 'and?' }))).toMatch(/over the call's budget \(\$0\.3\d+\)$/);
   });
 
-  it('a per-call budget below the first request\'s worst case is refused before any request, in MCP words', async () => {
-    const { api, call } = await start(['--max-budget-usd-per-call', '0.01']);
+  it.each([
+    [['--max-budget-usd-per-call', '0.01']],
+    [['--max-budget-usd', '0.01']],
+    [['--max-budget-usd-per-call', '0.01', '--max-budget-usd', '5']],
+  ])('a call budget (%j) below the first request\'s worst case is refused before any request, in MCP words', async (argv) => {
+    const { api, call } = await start(argv);
     const message = refused(await call('ask', { question: 'q' }));
     expect(message).toMatch(/^the call's budget \(\$0\.01\) is below the first request's worst case of ~\$0\.\d+ .*; the server's per-call budget must be at least ~\$0\.\d+$/);
     expect(messagesOf(api)).toHaveLength(0);
