@@ -193,6 +193,23 @@ describe('the research tool in process: the repository, cancellation and the log
     expect(stderr()).toBe(`spelunk mcp: \\x1b[31mred${'y'.repeat(52)} → end_turn, 1 requests, ${/~\$[0-9.]+/.exec(stderr())![0]}\n`);
   });
 
+  it('the audit and locate log lines cut the question to 60 characters too', async () => {
+    const { api, call, stderr } = await start();
+    api.enqueue(reply(toolUse('report_findings', { verdict: 'pass', summary: 'fine', findings: [] })), reply(text('Done.')));
+    const long = `where is the server ${'z'.repeat(70)}`;
+    ok(await call('audit', { question: long }), 'audit');
+    ok(await call('locate', { question: long }), 'locate');
+    const lines = stderr().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^spelunk mcp: audit ${long.slice(0, 60)} → pass, ~\\$`));
+    expect(lines[1]).toMatch(new RegExp(`^spelunk mcp: locate ${long.slice(0, 60)} → \\d+ files$`));
+  });
+
+  it('an answer that ends with no text is served as an empty answer, not an error', async () => {
+    const { api, call } = await start();
+    api.enqueue(reply(text('')));
+    expect(ok(await call('ask', { question: 'q' }))).toMatchObject({ answer_markdown: '', stop_reason: 'end_turn', notes: [] });
+  });
+
   it('locate ranks files with no model request and no budget, and logs the count', async () => {
     const { api, call, stderr } = await start();
     const found = ok(await call('locate', { question: 'where does createServer start the http server?', k: 2 }), 'locate');
