@@ -11,9 +11,9 @@ import { snapshotUpdate } from '../test/support/snapshot-policy.js';
  * calls `main` in this process (test/run/saved*.test.ts, stored-state.test.ts), and through runQuestion
  * (saved-head.test.ts): in, since no HEAD read of theirs can give up under load (the save records the read-only
  * proof's HEAD, and the in-process runs give every HEAD read 15 s through main's options, config.headTimeoutMs);
- * they cover every file `main` reaches, so they join the runs of those files. test/mcp/ is left out: every MCP test
- * spawns the built binary (`spelunk mcp`), so no mutant in mcp/research.ts can be killed there; its mutants count as
- * "no coverage" until an in-process test of the research tool exists.
+ * they cover every file `main` reaches, so they join the runs of those files. Of test/mcp/, only the in-process tests of
+ * the research tool run (research*.test.ts: a Researcher against the local Messages API and a temporary repository);
+ * the others spawn the built binary (`spelunk mcp`), where no mutant can be seen.
  */
 export default defineConfig({
   test: {
@@ -22,7 +22,7 @@ export default defineConfig({
       'test/citations/**/*.test.ts', 'test/run/cited.test.ts', 'test/output/sarif.test.ts', 'test/output/sarif-fields.test.ts', 'test/output/sarif-github.test.ts',
       'test/agent/conversation.test.ts', 'test/agent/conversation-requests.test.ts', 'test/agent/loop.test.ts', 'test/agent/loop-events.test.ts', 'test/agent/last-request.test.ts',
       'test/preamble/map.test.ts', 'test/preamble/map-budget.test.ts', 'test/preamble/map-core.test.ts',
-      'test/run/run-question*.test.ts', 'test/stop-words.test.ts',
+      'test/run/run-question*.test.ts', 'test/stop-words.test.ts', 'test/mcp/research.test.ts', 'test/mcp/research-limits.test.ts',
       'test/run/saved*.test.ts', 'test/run/stored-state.test.ts', 'test/run/resume-notice.test.ts',
     ],
     exclude: ['test/sandbox/hostile-git.test.ts'],

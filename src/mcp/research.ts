@@ -77,9 +77,10 @@ export class Researcher {
     if (call.tool === 'audit') return this.#audit(call.question, call.failOn, over, ctl);
     if (call.tool === 'ask') {
       const base = await this.#base;
+      // Busy from the start: it is about to answer, so making room for it must not forget it.
       const entry: Entry = {
         session: { ...base, conversation: new Conversation(), ledger: new UsageLedger() },
-        busy: false,
+        busy: true,
         usedAt: Date.now(),
       };
       const id = randomUUID();
@@ -111,12 +112,16 @@ export class Researcher {
     return perCall === null ? left : Math.min(perCall, left);
   }
 
+  /**
+   * Keeps `entry` and forgets the least recently used idle conversations past MAX_CONVERSATIONS. A busy one is never
+   * forgotten (a call is answering in it), so with more busy at once the store holds more, until they are idle.
+   */
   #remember(id: string, entry: Entry): void {
     this.#conversations.set(id, entry);
-    if (this.#conversations.size <= MAX_CONVERSATIONS) return;
+    const over = this.#conversations.size - MAX_CONVERSATIONS;
+    if (over <= 0) return;
     const idle = [...this.#conversations].filter(([, e]) => !e.busy).sort((a, b) => a[1].usedAt - b[1].usedAt);
-    const oldest = idle[0];
-    if (oldest) this.#conversations.delete(oldest[0]);
+    for (const [key] of idle.slice(0, over)) this.#conversations.delete(key);
   }
 
   /** An ask or a follow-up: one run on the entry's conversation, served as the answer schema. */

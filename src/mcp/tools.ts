@@ -1,10 +1,18 @@
 import { SEVERITIES, type Severity } from '../audit/report.js';
 import { EXIT } from '../exit-codes.js';
+import { schemaIssues, type SchemaIssue } from '../tools/schema.js';
 
 /** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */
 export const MAX_TURNS_CAP = 100;
 /** A question longer than this is refused: it would be most of the prompt, and no one types it. */
 const MAX_QUESTION_CHARS = 20_000;
+
+/**
+ * A question: something besides whitespace (`\S`: JavaScript's \s is exactly what trim() removes), and not a prompt's
+ * worth. The client sees these bounds in the schema, and the same schema is the check (parseCall).
+ */
+const questionSchema = (description?: string) =>
+  ({ type: 'string', pattern: '\\S', maxLength: MAX_QUESTION_CHARS, ...(description === undefined ? {} : { description }) }) as const;
 
 /**
  * Every tool only reads the fixed root: no tool takes a directory, so a client can never point spelunk elsewhere.
@@ -138,7 +146,7 @@ export const MCP_TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        question: { type: 'string', description: 'what to find out, e.g. "where are sessions expired?"' },
+        question: questionSchema('what to find out, e.g. "where are sessions expired?"'),
         max_turns: { type: 'integer', minimum: 1, maximum: MAX_TURNS_CAP, description: 'model requests allowed for this question' },
       },
       required: ['question'],
@@ -153,8 +161,8 @@ export const MCP_TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        session_id: { type: 'string', description: 'the session_id an earlier ask returned' },
-        question: { type: 'string' },
+        session_id: { type: 'string', pattern: '\\S', description: 'the session_id an earlier ask returned' },
+        question: questionSchema(),
       },
       required: ['session_id', 'question'],
     },
@@ -169,7 +177,7 @@ export const MCP_TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        question: { type: 'string' },
+        question: questionSchema(),
         fail_on: { type: 'string', enum: [...SEVERITIES], description: 'lowest severity that makes the verdict a failure (default high)' },
       },
       required: ['question'],
@@ -185,7 +193,7 @@ export const MCP_TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        question: { type: 'string', description: 'what to find, e.g. "where are sessions expired?"; identifiers and paths help' },
+        question: questionSchema('what to find, e.g. "where are sessions expired?"; identifiers and paths help'),
         k: { type: 'integer', minimum: 1, maximum: LOCATE_MAX_K, description: 'files to return (default 10)' },
       },
       required: ['question'],
@@ -201,57 +209,63 @@ export type McpCall =
   | { tool: 'audit'; question: string; failOn: Severity }
   | { tool: 'locate'; question: string; k: number };
 
+const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
+
 /**
  * The message for a tools/call naming a tool spelunk does not list, or null for one of its tools. The server answers
  * such a call with a protocol error (-32602), as the MCP spec asks: there is no tool to report a result.
  */
-const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
-
 export function unknownTool(name: string): string | null {
   return MCP_TOOLS.some((t) => t.name === name)
     ? null
     : `unknown tool "${name}"; the tools are ${TOOL_NAMES.slice(0, -1).join(', ')} and ${TOOL_NAMES.at(-1)}`;
 }
 
-/** Validates a tools/call; returns the typed call or a one-line message for the client. */
-export function parseCall(name: string, args: Record<string, unknown> | undefined): McpCall | string {
+/**
+ * Validates a tools/call against the inputSchema the client was given (tools/list), so the two cannot disagree;
+ * returns the typed call (strings trimmed, defaults filled in) or one line naming every field to fix.
+ */
+export function parseCall(name: string, args: unknown): McpCall | string {
+  const tool = MCP_TOOLS.find((t) => t.name === name);
+  if (!tool) return unknownTool(name)!;
   const input = args ?? {};
-  const question = questionOf(input);
-  const unknown = unknownTool(name);
-  if (unknown !== null) return unknown;
-  if (typeof question !== 'string') return question.error;
-  if (name === 'ask') {
-    const turns = Object.hasOwn(input, 'max_turns') ? input.max_turns : undefined;
-    if (turns === undefined) return { tool: 'ask', question, maxTurns: null };
-    if (!Number.isInteger(turns) || (turns as number) < 1 || (turns as number) > MAX_TURNS_CAP) {
-      return `max_turns must be a whole number from 1 to ${MAX_TURNS_CAP}`;
-    }
-    return { tool: 'ask', question, maxTurns: turns as number };
+  const issues = schemaIssues(tool.inputSchema, input);
+  if (issues.length > 0) return describeIssues(issues);
+  const given = input as Record<string, unknown>;
+  const question = (given.question as string).trim();
+  switch (tool.name) {
+    case 'ask':
+      return { tool: 'ask', question, maxTurns: Object.hasOwn(given, 'max_turns') ? (given.max_turns as number) : null };
+    case 'ask_followup':
+      return { tool: 'ask_followup', sessionId: (given.session_id as string).trim(), question };
+    case 'audit':
+      return { tool: 'audit', question, failOn: Object.hasOwn(given, 'fail_on') ? (given.fail_on as Severity) : 'high' };
+    case 'locate':
+      return { tool: 'locate', question, k: Object.hasOwn(given, 'k') ? (given.k as number) : 10 };
   }
-  if (name === 'locate') {
-    const k = Object.hasOwn(input, 'k') ? input.k : 10;
-    if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > LOCATE_MAX_K) {
-      return `k must be a whole number from 1 to ${LOCATE_MAX_K}`;
-    }
-    return { tool: 'locate', question, k: k as number };
-  }
-  if (name === 'ask_followup') {
-    const id = Object.hasOwn(input, 'session_id') ? input.session_id : undefined;
-    if (typeof id !== 'string' || id.trim() === '') return 'session_id is required: pass the session_id an earlier ask returned';
-    return { tool: 'ask_followup', sessionId: id.trim(), question };
-  }
-  const failOn = Object.hasOwn(input, 'fail_on') ? input.fail_on : 'high';
-  if (typeof failOn !== 'string' || !(SEVERITIES as readonly string[]).includes(failOn)) {
-    return 'fail_on must be low, medium, high or critical';
-  }
-  return { tool: 'audit', question, failOn: failOn as Severity };
 }
 
-function questionOf(input: Record<string, unknown>): string | { error: string } {
-  const raw = Object.hasOwn(input, 'question') ? input.question : undefined;
-  if (typeof raw !== 'string' || raw.trim() === '') {
-    return { error: 'question is required: a non-empty string such as "where is the config loaded?"' };
-  }
-  if (raw.length > MAX_QUESTION_CHARS) return { error: `question is ${raw.length} characters; keep it under ${MAX_QUESTION_CHARS}` };
-  return raw.trim();
+/** What a missing or blank string field should hold, for the message that asks for it. */
+const WANTED: Readonly<Record<string, string>> = {
+  question: 'a non-empty string such as "where is the config loaded?"',
+  session_id: 'pass the session_id an earlier ask returned',
+};
+
+/** The issues in one line: one phrase per field (its first issue), in the schema's order. */
+function describeIssues(issues: readonly SchemaIssue[]): string {
+  const first = new Map<string, SchemaIssue>();
+  for (const issue of issues) if (!first.has(issue.at)) first.set(issue.at, issue);
+  return [...first.values()].map(describeIssue).join('; ');
+}
+
+function describeIssue({ at, keyword, value, schema }: SchemaIssue): string {
+  if (at === '') return 'the arguments must be a JSON object';
+  if (schema.enum) return `${at} must be ${orList(schema.enum)}`;
+  if (schema.type === 'integer') return `${at} must be a whole number from ${schema.minimum} to ${schema.maximum}`;
+  if (keyword === 'maxLength') return `${at} is ${[...(value as string)].length} characters; keep it under ${schema.maxLength}`;
+  return `${at} is required: ${WANTED[at] ?? 'a non-empty string'}`;
+}
+
+function orList(items: readonly string[]): string {
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

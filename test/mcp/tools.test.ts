@@ -21,8 +21,31 @@ describe('MCP tool calls', () => {
     ['locate', { question: 'q', k: '3' }, 'k must be a whole number from 1 to 50'],
     ['locate', { k: 3 }, 'question is required: a non-empty string such as "where is the config loaded?"'],
     ['constructor', { question: 'q' }, 'unknown tool "constructor"; the tools are ask, ask_followup, audit and locate'],
+    // Checked against the inputSchema the client sees: blank is missing, JSON Schema lengths count code points.
+    ['ask', { question: ' \t\n ' }, 'question is required: a non-empty string such as "where is the config loaded?"'],
+    ['ask', { question: 'q', max_turns: null }, 'max_turns must be a whole number from 1 to 100'],
+    ['ask', { question: '😀'.repeat(20_001) }, 'question is 20001 characters; keep it under 20000'],
+    ['ask_followup', { question: 'q', session_id: '   ' }, 'session_id is required: pass the session_id an earlier ask returned'],
+    ['audit', { question: 'q', fail_on: 'HIGH' }, 'fail_on must be low, medium, high or critical'],
+    ['locate', { question: 'q', k: 0 }, 'k must be a whole number from 1 to 50'],
+    ['locate', { question: 'q', k: 2.5 }, 'k must be a whole number from 1 to 50'],
+    // Every field to fix, in one line, in the order the schema lists them.
+    ['ask', { max_turns: 0 }, 'question is required: a non-empty string such as "where is the config loaded?"; max_turns must be a whole number from 1 to 100'],
+    ['ask_followup', {}, 'session_id is required: pass the session_id an earlier ask returned; question is required: a non-empty string such as "where is the config loaded?"'],
   ])('%s %j → %j', (name, args, expected) => {
     expect(parseCall(name, args)).toEqual(expected);
+  });
+
+  it('a question of 20,000 characters is accepted, counted in code points as the schema counts them', () => {
+    expect(parseCall('ask', { question: '😀'.repeat(20_000) })).toEqual({ tool: 'ask', question: '😀'.repeat(20_000), maxTurns: null });
+  });
+
+  it.each([
+    ['no arguments', undefined, /^question is required/],
+    ['a string', 'where?', /^the arguments must be a JSON object$/],
+    ['an array', ['where?'], /^the arguments must be a JSON object$/],
+  ])('arguments that are %s are refused in one line', (_what, args, message) => {
+    expect(parseCall('ask', args)).toMatch(message);
   });
 
   it('an inherited property is not an argument', () => {
