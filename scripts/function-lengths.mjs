@@ -51,6 +51,11 @@ export function functionLengths(root = ROOT) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // A reader that stops early (`| head`) is not an error.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const args = process.argv.slice(2);
   const at = args.indexOf('--over');
   const over = at >= 0 ? Number(args[at + 1]) : 60;
