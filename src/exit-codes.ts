@@ -137,9 +137,8 @@ export function stopMessage(facts: StopFacts, front: FrontEnd): string | undefin
         ? `the answer was cut at ${name('maxTokens')} output tokens; raise --max-tokens or ask for less`
         : `the answer was cut at ${name('maxTokens')}; ask for less`;
     case 'timeout':
-      return cli
-        ? `stopped: the run reached ${name('timeoutMs')} before an answer; raise it${facts.value ? `, e.g. --timeout ${(facts.value * 2) / 1000}` : ''}`
-        : `stopped: the call reached ${name('timeoutMs')} before an answer; ask a narrower question`;
+      if (!cli) return `stopped: the call reached ${name('timeoutMs')} before an answer; ask a narrower question`;
+      return `stopped: the run reached ${name('timeoutMs')} before an answer; raise it${facts.value ? timeoutExample(facts.value) : ''}`;
     case 'max_turns':
       if (facts.answered) return answeredAtLimit(name('maxTurns'), cli ? 'raise --max-turns' : 'raise max_turns');
       const raise = cli ? '--max-turns' : 'max_turns';
@@ -167,4 +166,9 @@ function budgetWords(over: BudgetOver, budget: string, front: FrontEnd): string 
   if (!cli) return `${head}; the server's per-call budget must be at least ~$${over.raiseToUsd.toFixed(2)}`;
   if (over.lowerMaxTokens === null) return `${head}; raise it to at least ~$${over.raiseToUsd.toFixed(2)}`;
   return `${head}; lower it with --max-tokens ${groupDigits(over.lowerMaxTokens)} or raise the budget`;
+}
+
+/** A --timeout twice the one that ran out, in the flag's seconds. */
+function timeoutExample(ms: number): string {
+  return `, e.g. --timeout ${(ms * 2) / 1000}`;
 }

@@ -191,7 +191,9 @@ function unquote(s: string): string {
  */
 export function diffPreface(scope: DiffScope, kind: 'line' | 'file' | 'repo'): string {
   const counted = { line: 'only findings in changed lines fail the run', file: 'findings anywhere in the changed files fail the run', repo: 'findings anywhere in the repository fail the run' }[kind];
-  const list = scope.files.map((f) => `- ${escapeControls(f.path)}: ${f.deleted ? 'deleted' : f.lines.length === 0 ? 'lines removed only' : f.lines.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}`);
+  const ranges = (f: DiffScope['files'][number]): string =>
+    f.deleted ? 'deleted' : f.lines.length === 0 ? 'lines removed only' : f.lines.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
+  const list = scope.files.map((f) => `- ${escapeControls(f.path)}: ${ranges(f)}`);
   const cut = scope.text.length > MAX_DIFF_PROMPT_CHARS;
   const body = cut ? `${scope.text.slice(0, MAX_DIFF_PROMPT_CHARS)}\n[diff cut at ${MAX_DIFF_PROMPT_CHARS} characters; read the changed lines above with read_file]` : scope.text;
   let tag = 'repository-diff';

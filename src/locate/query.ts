@@ -105,7 +105,8 @@ export function termsOf(question: string): Term[] {
   const taken = new Set(terms.map((t) => t.text));
   const room = MAX_TERMS - terms.length;
   const compounds = compoundsOf(rest).filter((c) => !taken.has(c.text)).slice(0, Math.min(room, MAX_COMPOUNDS));
-  return [...terms, ...compounds.map(({ text, parts }) => ({ text, kind: 'identifier' as const, weight: COMPOUND_WEIGHT, wholeWord: false, parts }))];
+  const asTerms = compounds.map(({ text, parts }) => ({ text, kind: 'identifier' as const, weight: COMPOUND_WEIGHT, wholeWord: false, parts }));
+  return [...terms, ...asTerms];
 }
 
 /** Adjacent prose words (three letters or more, neither a stop word) run together, in the question's order. */

@@ -289,7 +289,8 @@ export function patternHint(names: readonly string[]): string {
 
 export function dirLine(v: DirView): string {
   const files = v.node.totalFiles;
-  const count = files > 0 && !v.expanded ? ` (${groupDigits(files)} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''})` : '';
+  const what = `${groupDigits(files)} file${files === 1 ? '' : 's'}${isPushedDown(v.name) ? ', collapsed' : ''}`;
+  const count = files > 0 && !v.expanded ? ` (${what})` : '';
   return `${quote(v.name)}/${count}`;
 }
 
