@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolOutcome } from '../tools/tool.js';
+import type { SymbolSource } from '../symbols/layer.js';
 import type { AgentEvent } from './events.js';
 import type { Block } from './model.js';
 import { currentSandbox } from '../sandbox/exec.js';
@@ -30,6 +31,8 @@ export interface ToolRoundConfig {
   toolsReady?: Promise<unknown>;
   /** Calls running at once (default TOOL_CONCURRENCY). */
   toolConcurrency?: number;
+  /** The session's symbol layer, handed to every call (read_file's outline). */
+  symbols?: SymbolSource;
 }
 
 type ToolUse = Extract<Block, { type: 'tool_use' }>;
@@ -65,7 +68,14 @@ async function* runBounded(
   config: ToolRoundConfig,
   signal: AbortSignal,
 ): AsyncGenerator<AgentEvent, ToolOutcome[]> {
-  const ctx = { root: config.root, signal, timeoutMs: config.toolTimeoutMs, onRead: config.onRead, sandbox: currentSandbox().kind };
+  const ctx = {
+    root: config.root,
+    signal,
+    timeoutMs: config.toolTimeoutMs,
+    onRead: config.onRead,
+    sandbox: currentSandbox().kind,
+    ...(config.symbols ? { symbols: config.symbols } : {}),
+  };
   const outcomes: ToolOutcome[] = [];
   const pending = new Map<number, Promise<{ index: number; outcome: ToolOutcome; durationMs: number }>>();
   let next = 0;

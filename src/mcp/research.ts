@@ -17,8 +17,7 @@ import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../audit/report.js';
 import { locate } from '../locate/locate.js';
-import { SymbolDiskCache, symbolCacheDir } from '../symbols/disk-cache.js';
-import { SymbolIndex } from '../symbols/index.js';
+import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
 const MAX_CONVERSATIONS = 32;
@@ -47,7 +46,7 @@ export class Researcher {
   readonly #base: Promise<Session>;
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
-  readonly #symbols: SymbolIndex;
+  readonly #symbols: SymbolSource;
   #spentUsd = 0;
   /**
    * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
@@ -59,13 +58,13 @@ export class Researcher {
     },
   };
 
-  constructor(config: Config, base: Promise<Session>, io: Io) {
+  /** `symbols`: the server's symbol layer, shared with its sessions (else one of its own, with the same disk cache). */
+  constructor(config: Config, base: Promise<Session>, io: Io, symbols: SymbolSource = lazySymbols(io.env)) {
     this.#config = config;
     this.#base = base;
     this.#io = io;
     // The same cache across runs as `spelunk locate` (validated entries; see disk-cache.ts), so a new server starts warm.
-    const cacheDir = symbolCacheDir(io.env);
-    this.#symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
+    this.#symbols = symbols;
   }
 
   /** Runs one validated call; never throws for anything the client or the model did. */
@@ -222,7 +221,7 @@ export class Researcher {
   }
 
   async #locate(question: string, k: number, signal: AbortSignal): Promise<CallOutcome> {
-    const result = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: this.#symbols });
+    const result = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols() });
     if (signal.aborted) return { ok: false, message: 'cancelled' };
     this.#log(`locate ${question.slice(0, 60)} → ${result.results.length} files`);
     return { ok: true, structured: { ...result } };

@@ -15,6 +15,7 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { openSession } from '../run/session.js';
+import { lazySymbols } from '../symbols/layer.js';
 import { VERSION } from '../version.js';
 import { CHILD_ADDRESS_SPACE_BYTES, limitChildren } from '../sandbox/exec.js';
 import { Slots } from '../sandbox/slots.js';
@@ -42,13 +43,15 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
   }
   const intervalMs = progressInterval(io.env);
   // Opened once, in the background: initialize is answered at once, and every ask shares the byte-stable preamble.
-  const base = openSession(config);
+  // One symbol layer for the server: the asks' outlines and the locate tool share its grammars and parses.
+  const symbols = lazySymbols(io.env);
+  const base = openSession(config, { symbols });
   base.then(
     (session) => session.warnings.forEach((w) => io.stderr.write(`spelunk mcp: warning: ${w}\n`)),
     (error: unknown) =>
       io.stderr.write(`spelunk mcp: could not read the repository: ${error instanceof Error ? error.message : String(error)}\n`),
   );
-  const researcher = new Researcher(config, base, io);
+  const researcher = new Researcher(config, base, io, symbols);
   // Server-wide bounds: calls answered at once, and programs run at once across all calls (each may reserve
   // CHILD_ADDRESS_SPACE_BYTES), so eight agents asking at once cannot reserve more memory than the stated budget.
   const maxCalls = config.mcp?.maxCalls ?? 4;

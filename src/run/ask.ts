@@ -49,6 +49,7 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     root: config.root,
     toolTimeoutMs: config.toolTimeoutMs,
     timeoutMs: config.timeoutMs,
+    symbols: session.symbols,
     ...(session.registry.names().includes('report_findings') ? { finishInstruction: AUDIT_FINISH } : {}),
     ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),

@@ -10,6 +10,7 @@ import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
 import { openSession, type Session, type SessionOptions } from './session.js';
 import { continueLine } from './session-list.js';
+import { lazySymbols } from '../symbols/layer.js';
 import { largeGate } from './question.js';
 import { linkSaved, newSession, renderSessionList, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
@@ -51,7 +52,7 @@ export async function runRepl(
   opts: { allowLargeQuestion?: boolean } = {},
 ): Promise<number> {
   const view = loadTextView(config, io);
-  const session = await openSession(config);
+  const session = await openSession(config, { symbols: lazySymbols(io.env) });
   const link: { current: SavedLink } = { current: await linkSaved(config, io.env, session) };
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const renderer = liveTextRenderer(config, io, session, color, { view });

@@ -16,6 +16,7 @@ import { askOnce, type EventSink } from './ask.js';
 import { askCited } from './cited.js';
 import { linkSaved, saveQuestion, stepSaver, type SavedLink } from './resume.js';
 import type { Session, SessionOptions } from './session.js';
+import { lazySymbols } from '../symbols/layer.js';
 
 /** Said once, after an audit answer that never called report_findings, while turns remain. */
 const REPORT_NUDGE =
@@ -197,7 +198,7 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
   let sessionOpen!: () => void;
   const snapshot = new Promise<void>((resolve) => (sessionOpen = resolve)).then(() => snapshotRepoState(config.root, proofOptions(config)));
   snapshot.catch(() => {}); // awaited at the end, where a failure is reported
-  const session = await request.open(config, { audit: findings, toolsReady: snapshot });
+  const session = await request.open(config, { audit: findings, toolsReady: snapshot, symbols: lazySymbols(request.env) });
   const saved = request.saved ?? (await linkSaved(config, request.env, session));
   const prepared = (await hooks.prepare?.()) ?? [];
   sessionOpen();

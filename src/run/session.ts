@@ -18,6 +18,7 @@ import type { FindingsSink } from '../audit/report.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
 import { UsageLedger } from '../output/usage.js';
+import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
 
 /** Everything one run (one-shot or REPL) shares across questions. */
 export interface Session {
@@ -37,6 +38,8 @@ export interface Session {
   warnings: string[];
   /** What the git tool reads here, or why it is not offered (one line, for /context). */
   git: string;
+  /** The symbol layer every tool call of the session shares (read_file's outline), loaded on first use. */
+  symbols: SymbolSource;
 }
 
 export interface SessionOptions {
@@ -50,6 +53,8 @@ export interface SessionOptions {
   toolsReady?: Promise<unknown>;
   /** Where the map's deeper walk may start early (the directories it opened last time, see preamble/deep-hint.ts). */
   deep?: DeepHint;
+  /** The symbol layer (front ends pass one with the user's cache directory); absent: one cached in memory only. */
+  symbols?: SymbolSource;
 }
 
 /**
@@ -123,6 +128,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     toolsReady: ready ?? null,
     warnings: [...(instructions.warnings ?? []), ...gitWarnings(git, config.root)],
     git: gitLine(git),
+    symbols: opts.symbols ?? lazySymbols({}),
   };
 }
 

@@ -9,8 +9,8 @@ export const MAX_OUTLINE_ENTRIES = 400;
  * read just the range it needs and cite any line as it is shown. A file the symbol layer skips (no grammar, huge,
  * minified, too slow) is an error that says to read it as text instead.
  */
-export async function outlineOutcome(root: string, rel: string): Promise<ToolOutcome> {
-  const outline = await new SymbolIndex().outline(root, rel);
+export async function outlineOutcome(root: string, rel: string, symbols: SymbolIndex = new SymbolIndex()): Promise<ToolOutcome> {
+  const outline = await symbols.outline(root, rel);
   if (!outline.ok) {
     return {
       content: `No outline: ${outline.note}. Read the file without outline (read_file with start_line/end_line).`,

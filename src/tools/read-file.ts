@@ -180,7 +180,7 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
       );
     }
     // Loaded only when asked for: web-tree-sitter and the grammars cost a plain read nothing.
-    if (input.outline) return (await import('../symbols/outline.js')).outlineOutcome(ctx.root, rel);
+    if (input.outline) return (await import('../symbols/outline.js')).outlineOutcome(ctx.root, rel, await ctx.symbols?.());
     const start = input.start_line ?? 1;
     const end = input.end_line ?? start + DEFAULT_WINDOW_LINES - 1;
     // Bounded in time as well as bytes: counting to start_line=10^9 in a 2 GB file must not outlast a tool call.

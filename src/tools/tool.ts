@@ -1,4 +1,5 @@
 import type { SandboxKind } from '../sandbox/kernel.js';
+import type { SymbolSource } from '../symbols/layer.js';
 import type { JsonSchema } from './schema.js';
 
 /** What every tool returns: text for the model, a one-line summary for the human, and whether it failed. */
@@ -25,6 +26,8 @@ export interface ToolContext {
   onRead?: (absPath: string) => void;
   /** The sandbox programs run in; absent means the tables alone (the conservative reading). */
   sandbox?: SandboxKind;
+  /** The session's symbol layer (read_file's outline); absent: a call makes its own, loading the grammar again. */
+  symbols?: SymbolSource;
 }
 
 export type ParseResult<I> = { ok: true; value: I } | { ok: false; error: string };
