@@ -3,7 +3,7 @@ import type { SymbolIndex } from './index.js';
 /**
  * The symbol layer of one session, made on first use: every outline of the session's read_file calls (and the MCP
  * server's locate) shares one SymbolIndex, so web-tree-sitter and each grammar load once per session instead of once
- * per call (about 0.6 s of CPU each here), and parses are cached in memory and, with a cache directory, across runs.
+ * per call (250–300 ms of CPU each here), and parses are cached in memory and, with a cache directory, across runs.
  */
 export type SymbolSource = () => Promise<SymbolIndex>;
 
