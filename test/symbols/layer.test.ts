@@ -48,7 +48,7 @@ describe('the session symbol layer: one SymbolIndex per session, with the disk c
     expect(await lazySymbols({ XDG_CACHE_HOME: cacheHome })()).not.toBe(a);
   });
 
-  it.each([
+  it.each<[string, () => Record<string, string>, number]>([
     ['XDG_CACHE_HOME', () => ({ XDG_CACHE_HOME: cacheHome }), 1],
     ['HOME (~/.cache)', () => ({ HOME: cacheHome }), 1],
     ['no cache home: memory only', () => ({}), 0],
@@ -83,19 +83,20 @@ describe('the session symbol layer: one SymbolIndex per session, with the disk c
 
   it("a run's outlines go through the front end's layer: the user's cache holds them afterwards, and the next run answers the same", async () => {
     const run = async (): Promise<string[]> => {
-      api = await startMockApi({ minCacheTokens: 256 });
-      api.enqueue(
+      const server = await startMockApi({ minCacheTokens: 256 });
+      api = server;
+      server.enqueue(
         reply(toolUse('read_file', { path: 'src/server.js', outline: true }), toolUse('read_file', { path: 'src/router.js', outline: true }, 'toolu_2')),
         reply(text('createServer is at src/server.js:4.')),
       );
       const parsed = await parseArgs(['-C', repo.root, '--output-format', 'json', 'q'], undefined);
       if (parsed.kind !== 'run') throw new Error('not a run');
-      const config = await resolveConfig(parsed.flags, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, HOME: '/nonexistent-home' }, repo.root, parsed.audit);
+      const config = await resolveConfig(parsed.flags, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, HOME: '/nonexistent-home' }, repo.root, parsed.audit);
       const env = { HOME: '/nonexistent-home', XDG_CACHE_HOME: cacheHome };
       const outcome = await runQuestion({ question: 'where is the server made?', open: openSession, env, front: 'cli' }, config, {}, new AbortController().signal);
       expect(outcome.readonly).toEqual({ verified: true, detail: null });
-      const results = api.requests[1]!.body.messages.at(-1)!.content as Array<{ content: string }>;
-      await api.close();
+      const results = server.requests[1]!.body.messages.at(-1)!.content as Array<{ content: string }>;
+      await server.close();
       api = undefined;
       return results.map((r) => r.content);
     };
