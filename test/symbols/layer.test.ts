@@ -95,7 +95,7 @@ describe('the session symbol layer: one SymbolIndex per session, with the disk c
       const env = { HOME: '/nonexistent-home', XDG_CACHE_HOME: cacheHome };
       const outcome = await runQuestion({ question: 'where is the server made?', open: openSession, env, front: 'cli' }, config, {}, new AbortController().signal);
       expect(outcome.readonly).toEqual({ verified: true, detail: null });
-      const results = server.requests[1]!.body.messages.at(-1)!.content as Array<{ content: string }>;
+      const results = server.requests[1]!.body.messages!.at(-1)!.content as Array<{ content: string }>;
       await server.close();
       api = undefined;
       return results.map((r) => r.content);
