@@ -1,6 +1,7 @@
 import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
+import { copyDirs, copyFactor, wordsOf } from './copies.js';
 import { termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
@@ -67,13 +68,16 @@ export async function locate(root: string, question: string, opts: LocateOptions
   creditCompounds(found.hits, terms);
   const matches = allPathMatches(found.files, terms);
   const idfs = termIdfs(found.files, matches, found.hits, terms);
+  const copies = copyDirs(found.files);
+  const words = wordsOf(question);
+  const place = (s: Scored): Scored => ({ ...s, score: s.score * copyFactor(s.path, copies, words) });
   const first = found.files
-    .map((rel, i) => scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs))
+    .map((rel, i) => place(scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs)))
     .filter((s) => s.score > 0)
     .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
   const defs = new Map<string, SymbolTag[]>();
-  const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes);
+  const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
   const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
   for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
   return result;
@@ -130,6 +134,7 @@ async function rerank(
   symbols: SymbolIndex,
   defs: Map<string, SymbolTag[]>,
   notes: string[],
+  place: (s: Scored) => Scored,
 ): Promise<Scored[]> {
   const out: Scored[] = [];
   for (const candidate of candidates) {
@@ -142,7 +147,8 @@ async function rerank(
     }
     defs.set(candidate.path, parsed.definitions);
     const evidence = candidate.evidence.map((value, i) => value + symbolEvidence(parsed.definitions, terms[i]!));
-    out.push({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence) });
+    // Rescored from the evidence, so the copy factor the first stage applied is applied again.
+    out.push(place({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence) }));
   }
   return out;
 }

@@ -20,6 +20,13 @@ const FILES: Record<string, string> = {
   // `define` is a stop word in prose; as a scope it names this file.
   'src/plugins/define.ts': 'export function definePlugin(keys: string[]) {\n  return keys.map((k) => k.replace(".", "\\\\."));\n}\n',
   'src/utils.ts': 'export function escapeDots(keys: string) {\n  // escaped dots in keys\n  return keys; // keys with dots, escaped\n}\n',
+  // `lib/v1/` is an older copy of `lib/` (most of its files have a namesake there); the copy holds the words more often.
+  'lib/main.py': 'def validate(model):\n    # extra fields\n    return model\n',
+  'lib/v1/main.py': 'def validate(model):\n    # extra fields are validated, extra fields kept\n    return model  # extra fields\n',
+  ...Object.fromEntries(['fields', 'types', 'errors', 'config'].flatMap((m) => [[`lib/${m}.py`, `X = 1\n`], [`lib/v1/${m}.py`, `X = 1\n`]])),
+  // A change's leading verb names what it does, not where: this file is named and full of it.
+  'src/remove.ts': 'export function remove(node: Node) {\n  // remove the node, remove its flag\n  return remove;\n}\n',
+  'src/flags.ts': 'export const flags = {\n  // the deprecated flag\n  legacy: true,\n};\n',
   ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`src/misc/part${i}.ts`, `export const part${i} = ${i};\n`])),
 };
 
@@ -42,6 +49,12 @@ describe('locate ranking rules on a real temporary repository', () => {
     ['preserve trailing comma in printed output', 'src/printer/comments.ts', 'src/printer/tokens.ts'],
     // A scope word is kept even when it is a stop word in prose.
     ['define: fix escaped dots in keys', 'src/plugins/define.ts', 'src/utils.ts'],
+    // A directory that copies its parent (an old version, a compat layer) ranks below the original…
+    ['validate extra fields on the model', 'lib/main.py', 'lib/v1/main.py'],
+    // …unless the question names it, even by a word too short to search for.
+    ['v1: validate extra fields on the model', 'lib/v1/main.py', 'lib/main.py'],
+    // The leading verb of a change description counts less than the words that say where.
+    ['Remove the deprecated flag', 'src/flags.ts', 'src/remove.ts'],
   ])('%s → %s before %s', async (question, first, later) => {
     const paths = (await locate(root, question, { timeoutMs: 10_000 })).results.map((r) => r.path);
     expect(paths[0]).toBe(first);
