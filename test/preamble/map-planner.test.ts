@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { allowance, emptyExpansions, plan, type PlanCase } from '../support/map-plan.js';
+import { allowance, emptyExpansions, entryLines as entries, plan, topLines as top, type PlanCase } from '../support/map-plan.js';
 
 /**
- * The map planner (src/preamble/map.ts) on trees built in memory, as the listing hands them over: which directories
- * open, what stays in a group line, the "more" lines, the budget and --max-entries kept, the deeper walk asked for.
+ * The map planner (src/preamble/map.ts) on trees built in memory, as the listing hands them over: crowds of siblings
+ * and workspace members — which directories open, what stays in a group line, the budget and --max-entries kept.
+ * map-planner-limits.test.ts: the source opened below the depth limit, cuts and files.
  */
 const pad = (n: number) => String(n).padStart(2, '0');
 const WORDS = [
@@ -12,15 +13,18 @@ const WORDS = [
   'walrus', 'xenon', 'yonder', 'zephyr', 'acorn', 'basalt', 'cobalt', 'dynamo', 'easel', 'fjord', 'gravel',
   'hollow', 'indigo', 'juniper', 'kernel', 'ledger', 'marble', 'nectar', 'orchid',
 ];
-const top = (lines: readonly string[]) => lines.filter((line) => !line.startsWith(' '));
-/** Lines that name something (not "… (N more)" markers): what --max-entries caps. */
-const entries = (lines: readonly string[]) => lines.filter((line) => !line.trim().startsWith('…'));
 
 /** 40 unrelated top-level directories with one subdirectory each, and solo/ with three source files and none. */
 const CROWD: PlanCase = {
   depth: 2,
   noDeepen: true,
   files: [...WORDS.slice(0, 40).map((w, i) => `${w}/sub${pad(i)}/a.txt`), 'solo/x.ts', 'solo/y.ts', 'solo/z.ts'],
+};
+/** 41 unrelated top-level directories, each with a subdirectory of two files and a file of its own. */
+const CROWD_ALL: PlanCase = {
+  depth: 2,
+  noDeepen: true,
+  files: WORDS.flatMap((w, i) => [`${w}/sub${pad(i)}/a.txt`, `${w}/sub${pad(i)}/b.txt`, `${w}/f.txt`]),
 };
 
 describe('a crowd of more than 40 unrelated siblings', () => {
@@ -40,7 +44,7 @@ describe('a crowd of more than 40 unrelated siblings', () => {
     const p = await plan({ depth: 2, noDeepen: true, files: Array.from({ length: 70 }, (_, i) => `d${pad(i)}x/s${pad(i)}/a.txt`) });
     const tops = top(p.lines);
     expect(tops).toHaveLength(65);
-    expect(tops.at(-1)).toBe('{d64x,d65x,d66x,d67x,d68x,d69x}/ 6 dirs, 70 files');
+    expect(tops.at(-1)).toBe('{d64x,d65x,d66x,d67x,d68x,d69x}/ 6 dirs, 6 files');
     expect(tops.slice(0, 64)).toEqual(Array.from({ length: 64 }, (_, i) => `d${pad(i)}x/`));
     expect(p.stats.dirsNamed).toBe(128);
     expect(p.stats.dirsCollapsed).toBe(6);
@@ -55,7 +59,7 @@ describe('a crowd of more than 40 unrelated siblings', () => {
         ...['docs', 'examples', 'vendor'].flatMap((d) => Array.from({ length: 9 }, (_, k) => `${d}/inner${k}/f.ts`)),
       ],
     });
-    expect(top(p.lines).filter((line) => !/^[a-z]+\/$/.test(line))).toEqual(['{docs,examples,vendor}/ 3 dirs, 65 files']);
+    expect(top(p.lines).filter((line) => !/^[a-z]+\/$/.test(line))).toEqual(['{docs,examples,vendor}/ 3 dirs, 27 files']);
     expect(p.lines.some((line) => line.includes('inner'))).toBe(false);
     expect(p.lines).toHaveLength(77);
   });
@@ -76,27 +80,66 @@ describe('a crowd of more than 40 unrelated siblings', () => {
       '  sub00/ (1 file)',
       '{{basalt,bishop,candle,cobalt,dagger,dynamo,easel,ember,falcon,fjord,garnet,gravel,harbor,hollow,icicle,indigo,jigsaw,' +
         'juniper,kernel,kettle,lantern,ledger,marble,meadow,nectar,nickel,oyster,pepper,quartz,ribbon,saddle,solo,timber,umbra},…}/ ' +
-        '39 dirs, 43 files (5 more not named)',
+        '39 dirs, 41 files (5 more not named)',
     ]);
     expect(p.text.length).toBeLessThanOrEqual(allowance(c, p));
+    // basalt/ was tried and went back to the group: no reason is kept for a cut that is not shown.
+    expect(p.stats.cut).toEqual([]);
   });
 
-  it.each(Array.from({ length: 24 }, (_, i) => 60 + 45 * i))('at %i characters: within budget, every member once, no empty expansion', async (budgetChars) => {
-    const c = { ...CROWD, budgetChars };
+  it('counts in the group line only the files of the members left in it', async () => {
+    const lines = (await plan({ ...CROWD_ALL, budgetChars: 1992 })).lines;
+    expect(top(lines).at(-1)).toBe('{yonder,zephyr}/ 2 dirs, 6 files');
+    expect(top(lines)).toHaveLength(40);
+  });
+
+  it('drops the group line once every member has a line of its own', async () => {
+    const c = { ...CROWD_ALL, budgetChars: 2056 };
     const p = await plan(c);
+    expect(top(p.lines)).toEqual(WORDS.map((w) => `${w}/`).sort());
+    expect(p.lines.filter((line) => line === '  f.txt')).toHaveLength(1);
     expect(p.text.length).toBeLessThanOrEqual(allowance(c, p));
-    expect(emptyExpansions(p.lines)).toEqual([]);
-    const grouped = top(p.lines).map((line) => /^\{.*\/ (\d+) dirs/.exec(line)?.[1]).filter((n) => n !== undefined).map(Number);
-    const alone = top(p.lines).filter((line) => /^[a-z]+\/( \(\d+ files?\))?$/.test(line));
-    // The root holds no file: its "… (N more)" line counts directories only.
-    const more = Number(/^… \((\d+) more/.exec(p.lines.at(-1)!)?.[1] ?? 0);
-    expect(grouped.reduce((a, b) => a + b, 0) + alone.length + more).toBe(41);
   });
 
-  it.each([1, 2, 3, 5, 8, 13, 30])('at --max-entries %i names at most that many entries', async (maxEntries) => {
-    const p = await plan({ ...CROWD, maxEntries });
-    expect(entries(p.lines).length).toBeLessThanOrEqual(maxEntries);
-    expect(emptyExpansions(p.lines)).toEqual([]);
+  it('reads no member once the budget is used up, and reads those it tries', async () => {
+    // At 278 characters the group line takes the budget exactly; at 310 solo/ (no subdirectories) and acorn/ are tried.
+    expect((await plan({ ...CROWD, budgetChars: 278 })).read).toEqual([]);
+    expect((await plan({ ...CROWD, budgetChars: 310 })).read).toEqual(['solo', 'acorn']);
+  });
+
+  it('gives the files what the member left alone no longer takes', async () => {
+    const notes = Array.from({ length: 30 }, (_, k) => `note-${pad(k)}.txt`);
+    const p = await plan({ ...CROWD, files: [...CROWD.files, ...notes], budgetChars: 1992 });
+    expect(top(p.lines).slice(-4)).toEqual(['yonder/', 'zephyr/', 'note-00.txt', '… (29 more, all note-*.txt)']);
+    expect(top(p.lines)).toContain('solo/ (3 files)');
+  });
+
+  it('at every budget from 60 to 1,200 characters: within budget, every member once, none taken out for nothing', async () => {
+    for (let budgetChars = 60; budgetChars <= 1_200; budgetChars += 2) {
+      const c = { ...CROWD, budgetChars };
+      const p = await plan(c);
+      const at = `at ${budgetChars}`;
+      expect(p.text.length, at).toBeLessThanOrEqual(allowance(c, p));
+      expect(emptyExpansions(p.lines), at).toEqual([]);
+      const groups = top(p.lines).filter((line) => line.startsWith('{'));
+      const grouped = groups.reduce((sum, line) => sum + Number(/\/ (\d+) dirs/.exec(line)![1]), 0);
+      const own = top(p.lines).filter((line) => /^[a-z]+\/$/.test(line));
+      const closed = top(p.lines).filter((line) => /^[a-z]+\/ \(\d+ files?\)$/.test(line));
+      // The root holds no file: its "… (N more)" line counts directories only.
+      const more = Number(/^… \((\d+) more/.exec(p.lines.at(-1)!)?.[1] ?? 0);
+      expect(grouped + own.length + closed.length + more, at).toBe(41);
+      // A member leaves the group only to be opened; the last one left becomes a line of its own instead of a group.
+      expect(closed.length, at).toBe(groups.length === 0 && closed.length === 1 ? 1 : 0);
+      expect(p.stats.cut.filter((reason) => !reason.startsWith('./: ')), at).toEqual([]);
+    }
+  });
+
+  it('at every --max-entries from 0 to 90 names at most that many entries', async () => {
+    for (let maxEntries = 0; maxEntries <= 90; maxEntries++) {
+      const p = await plan({ ...CROWD, maxEntries });
+      expect(entries(p.lines).length, `at ${maxEntries}`).toBeLessThanOrEqual(maxEntries);
+      expect(emptyExpansions(p.lines), `at ${maxEntries}`).toEqual([]);
+    }
   });
 });
 
@@ -130,6 +173,7 @@ describe('a collapsed group of workspace members', () => {
 
   it.each([
     [150, []],
+    [164, ['  pkg-05/ (13 files)']],
     [200, ['  pkg-05/', '    package.json', '    … (1 more)']],
     [250, ['  pkg-03/ (11 files)', '  pkg-05/ (13 files)', '  pkg-10/ (12 files)']],
     [300, ['  pkg-03/ (11 files)', '  pkg-05/', '    src/ (12 files)', '    package.json', '  pkg-08/ (10 files)', '  pkg-10/ (12 files)']],
@@ -142,6 +186,17 @@ describe('a collapsed group of workspace members', () => {
     const p = await plan(c);
     expect(p.lines).toEqual(['lib/', '  a.ts', '  b.ts', 'packages/', '  pkg-*/ 13 dirs, 90 files (workspace members, named above)', ...below]);
     expect(p.text.length).toBeLessThanOrEqual(allowance(c, p));
+  });
+
+  it('names the largest directory first when only one fits', async () => {
+    expect((await plan({ ...WORKSPACE, budgetChars: 30 })).lines).toEqual(['packages/ (90 files)', '… (1 more)']);
+  });
+
+  it('at every --max-entries from 0 to 80 names at most that many entries', async () => {
+    for (let maxEntries = 0; maxEntries <= 80; maxEntries++) {
+      const p = await plan({ ...WORKSPACE, maxEntries });
+      expect(entries(p.lines).length, `at ${maxEntries}`).toBeLessThanOrEqual(maxEntries);
+    }
   });
 
   it('at --max-entries 8 stops expanding once the members took the last entries', async () => {
@@ -165,123 +220,12 @@ describe('a collapsed group of workspace members', () => {
     expect(p.shown).toBe(17);
   });
 
-  it.each(Array.from({ length: 20 }, (_, i) => 100 + 40 * i))('at %i characters: within budget, no empty expansion', async (budgetChars) => {
-    const c = { ...WORKSPACE, budgetChars };
-    const p = await plan(c);
-    expect(p.text.length).toBeLessThanOrEqual(allowance(c, p));
-    expect(emptyExpansions(p.lines)).toEqual([]);
-  });
-});
-
-/** Source at the depth limit (core/src, web/app) beside data, docs and examples; the deeper walk finds more of each. */
-const DEEP: PlanCase = {
-  depth: 2,
-  deepenChars: 50,
-  files: ['core/src/a.ts', 'core/docs/x.md', 'core/data/d.json', 'core/data/e.json', 'web/app/b.ts', 'docs/guide/g.md', 'examples/demo/x.ts'],
-  deeper: [
-    'core/src/node/n1.ts', 'core/src/node/n2.ts', 'core/src/node/server/s.ts', 'core/src/client/c.ts', 'web/app/ui/u.ts',
-    'core/data/more/m.json', 'docs/guide/more/p.md',
-  ],
-};
-const AT_LIMIT = ['core/', '  data/ (2 files)', '  docs/ (1 file)', '  src/ (1 file)', 'docs/', '  guide/ (1 file)', 'examples/', '  demo/ (1 file)', 'web/', '  app/ (1 file)'];
-
-describe('opening the core source below the depth limit', () => {
-  it('walks the source directories at the limit further, opens them, and keeps data closed with its new count', async () => {
-    const p = await plan(DEEP);
-    expect(p.deepened).toEqual([['core/src', 'web/app', 'core/data']]);
-    expect(p.lines).toEqual([
-      'core/', '  data/ (3 files)', '  docs/ (1 file)', '  src/', '    client/', '      c.ts', '    node/', '      server/ (1 file)',
-      '      n1.ts', '      n2.ts', '    a.ts', 'docs/', '  guide/ (1 file)', 'examples/', '  demo/ (1 file)', 'web/', '  app/',
-      '    ui/', '      u.ts', '    b.ts',
-    ]);
-    expect(p.stats.dirsNamed).toBe(14);
-  });
-
-  it.each([
-    ['the deeper walk fails', { deepenWorks: false }, 1],
-    ['no deeper walk is possible', { noDeepen: true }, 0],
-  ])('stays at the limit when %s', async (_, over, calls) => {
-    const p = await plan({ ...DEEP, ...over });
-    expect(p.lines).toEqual(AT_LIMIT);
-    expect(p.deepened).toHaveLength(calls);
-  });
-
-  it.each([
-    ['the header\'s note would not fit', { budgetChars: 200, deepenChars: 200 }],
-    // 42 characters are left at 200 once the levels at the limit are named.
-    ['the header\'s note takes exactly what is left', { budgetChars: 200, deepenChars: 42 }],
-    ['--max-entries is used up', { maxEntries: 8 }],
-  ])('asks for no deeper walk when %s', async (_, over) => {
-    const p = await plan({ ...DEEP, ...over });
-    expect(p.deepened).toEqual([]);
-    expect(p.lines).toEqual((await plan({ ...DEEP, ...over, noDeepen: true })).lines);
-  });
-
-  it('asks for the deeper walk when the header\'s note leaves a character', async () => {
-    const p = await plan({ ...DEEP, budgetChars: 200, deepenChars: 41 });
-    expect(p.deepened).toEqual([['core/src', 'web/app', 'core/data']]);
-  });
-
-  it('walks the 8 best-ranked directories at the limit, largest first', async () => {
-    const mods = Array.from({ length: 10 }, (_, i) => `mod${pad(i)}`);
-    const p = await plan({
-      depth: 2,
-      files: mods.flatMap((m, i) => Array.from({ length: i + 1 }, (_, k) => `${m}/${m}src/f${k}.ts`)),
-      deeper: mods.map((m) => `${m}/${m}src/inner/x.ts`),
-    });
-    expect(p.deepened).toEqual([mods.slice(2).reverse().map((m) => `${m}/${m}src`)]);
-    expect(p.lines.slice(0, 6)).toEqual(['mod00/', '  mod00src/ (1 file)', 'mod01/', '  mod01src/ (2 files)', 'mod02/', '  mod02src/']);
-    expect(p.lines.filter((line) => line === '    inner/')).toHaveLength(8);
-  });
-
-  it.each(Array.from({ length: 16 }, (_, i) => 120 + 20 * i))('at %i characters pays for the header\'s note and the new counts', async (budgetChars) => {
-    const c = { ...DEEP, budgetChars };
-    const p = await plan(c);
-    expect(p.text.length).toBeLessThanOrEqual(allowance(c, p));
-    expect(emptyExpansions(p.lines)).toEqual([]);
-  });
-});
-
-describe('directories that do not all fit', () => {
-  it('names the best-ranked that fit, skips one whose line is too long, and says what was cut', async () => {
-    const c: PlanCase = {
-      depth: 2,
-      noDeepen: true,
-      budgetChars: 110,
-      files: [
-        ...Array.from({ length: 9 }, (_, k) => `app/${'long-'.repeat(18)}name/f${k}.ts`),
-        ...Array.from({ length: 3 }, (_, k) => `app/mid/f${k}.ts`),
-        'app/low/x.txt',
-        'app/tiny/y.txt',
-      ],
-    };
-    const p = await plan(c);
-    expect(p.lines).toEqual(['app/', '  low/ (1 file)', '  mid/ (3 files)', '  tiny/ (1 file)', '  … (1 more)']);
-    expect(p.stats.cut).toEqual(['app/: 1 directories not named (token budget)']);
-    expect(p.truncatedDirs).toBe(1);
-  });
-
-  it('keeps vendored trees closed and at most 8 reasons for /context', async () => {
-    const tops = Array.from({ length: 12 }, (_, i) => `t${pad(i)}`);
-    const p = await plan({ depth: 3, noDeepen: true, files: tops.flatMap((t, i) => [`${t}/vendor/v.js`, `${t}/src${pad(i)}/m.ts`]) });
-    expect(p.stats.cut).toEqual(tops.slice(0, 8).map((t) => `${t}/vendor/: not expanded (vendored, generated, fixture, snapshot or CI-template tree)`));
-    expect(p.lines.slice(0, 5)).toEqual(['t00/', '  src00/', '    m.ts', '  vendor/ (1 file, collapsed)', 't01/']);
-    expect(p.read).not.toContain('t00/vendor');
-  });
-
-  it('leaves the key files out of the root\'s own files and its "more" count', async () => {
-    const p = await plan({ depth: 1, noDeepen: true, keyFiles: ['README.md'], budgetChars: 30, files: ['README.md', 'a.txt', 'b.txt', 'c.txt', 'lib/x.ts'] });
-    expect(p.lines).toEqual(['lib/ (1 file)', 'a.txt', 'b.txt', '… (1 more)']);
-  });
-
-  it('shows the core source\'s files before a demoted directory gets more than three', async () => {
-    const p = await plan({
-      depth: 2, noDeepen: true, budgetChars: 170,
-      files: ['zsrc/keep.ts', ...Array.from({ length: 8 }, (_, k) => `core/c${k}.ts`), ...Array.from({ length: 8 }, (_, k) => `docs/d${k}.md`)],
-    });
-    expect(p.lines).toEqual([
-      'core/', '  c0.ts', '  c1.ts', '  c2.ts', '  c3.ts', '  c4.ts', '  c5.ts', '  … (2 more, all *.ts)',
-      'docs/', '  d0.md', '  d1.md', '  d2.md', '  … (5 more, all *.md)', 'zsrc/', '  keep.ts',
-    ]);
+  it('at every budget from 100 to 900 characters: within budget, no empty expansion', async () => {
+    for (let budgetChars = 100; budgetChars <= 900; budgetChars += 4) {
+      const c = { ...WORKSPACE, budgetChars };
+      const p = await plan(c);
+      expect(p.text.length, `at ${budgetChars}`).toBeLessThanOrEqual(allowance(c, p));
+      expect(emptyExpansions(p.lines), `at ${budgetChars}`).toEqual([]);
+    }
   });
 });

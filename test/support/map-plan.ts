@@ -106,3 +106,9 @@ export function emptyExpansions(lines: readonly string[]): string[] {
   });
   return bad;
 }
+
+/** Lines at the root's level. */
+export const topLines = (lines: readonly string[]): string[] => lines.filter((line) => !line.startsWith(' '));
+
+/** Lines that name something (not "… (N more)" markers): what --max-entries caps. */
+export const entryLines = (lines: readonly string[]): string[] => lines.filter((line) => !line.trim().startsWith('…'));
