@@ -107,6 +107,25 @@ describe('a crowd of more than 40 unrelated siblings', () => {
     expect((await plan({ ...CROWD, budgetChars: 310 })).read).toEqual(['solo', 'acorn']);
   });
 
+  it('pulls first from the crowd whose members rank higher (source files), wherever it lies', async () => {
+    const p = await plan({
+      depth: 3, noDeepen: true, mentioned: ['big'], budgetChars: 652,
+      files: [
+        ...WORDS.map((w, i) => `${w}/sub${pad(i)}/a.txt`),
+        ...WORDS.flatMap((w, i) => [`big/${w}x/in${pad(i)}/m.ts`, `big/${w}x/in${pad(i)}/n.ts`]),
+      ],
+    });
+    expect(p.lines).toEqual([
+      '{{acorn,anchor,basalt,bishop,candle,cobalt,dagger,dynamo,easel,ember,falcon,fjord,garnet,gravel,harbor,hollow,icicle,indigo,jigsaw,' +
+        'juniper,kernel,kettle,lantern,ledger,marble,meadow,nectar,nickel,orchid,oyster,pepper,quartz,ribbon,saddle},…}/ 41 dirs, 41 files (7 more not named)',
+      'big/',
+      '  acornx/',
+      '    in26/ (2 files)',
+      '  {{anchorx,basaltx,bishopx,candlex,cobaltx,daggerx,dynamox,easelx,emberx,falconx,fjordx,garnetx,gravelx,harborx,hollowx,iciclex,' +
+        'indigox,jigsawx,juniperx,kernelx,kettlex,lanternx,ledgerx,marblex,meadowx,nectarx,nickelx,orchidx,oysterx},…}/ 40 dirs, 80 files (11 more not named)',
+    ]);
+  });
+
   it('gives the files what the member left alone no longer takes', async () => {
     const notes = Array.from({ length: 30 }, (_, k) => `note-${pad(k)}.txt`);
     const p = await plan({ ...CROWD, files: [...CROWD.files, ...notes], budgetChars: 1992 });
@@ -218,6 +237,32 @@ describe('a collapsed group of workspace members', () => {
       'pkg-*/ 13 dirs, 4 files (workspace members, named above)', 'pkg-00/', '  index.ts', '  util.ts', 'pkg-04/', '  main.ts', 'pkg-07/', '  lib.ts',
     ]);
     expect(p.shown).toBe(17);
+    expect(p.read).toEqual(['pkg-00', 'pkg-04', 'pkg-07']);
+  });
+
+  /** Two groups of members: libs/ (2 to 11 source files each) outranks apps/ (2 each). */
+  const TWO_GROUPS: PlanCase = {
+    depth: 3,
+    members: [...Array.from({ length: 10 }, (_, i) => `apps/app-${pad(i)}`), ...Array.from({ length: 10 }, (_, i) => `libs/lib-${pad(i)}`)],
+    files: [
+      ...Array.from({ length: 10 }, (_, i) => [`apps/app-${pad(i)}/main.ts`, `apps/app-${pad(i)}/src/x.ts`]).flat(),
+      ...Array.from({ length: 10 }, (_, i) => Array.from({ length: i + 2 }, (_, k) => `libs/lib-${pad(i)}/src/f${k}.ts`)).flat(),
+    ],
+    deeper: Array.from({ length: 10 }, (_, i) => `libs/lib-${pad(i)}/src/deep/d.ts`),
+  };
+
+  it('highlights the members of the higher-ranked group first', async () => {
+    expect((await plan({ ...TWO_GROUPS, budgetChars: 220 })).lines).toEqual([
+      'apps/', '  app-*/ 10 dirs, 20 files (workspace members, named above)',
+      'libs/', '  lib-*/ 10 dirs, 65 files (workspace members, named above)', '  lib-09/ (11 files)',
+    ]);
+  });
+
+  it('walks deeper the 8 directories at the limit that rank highest with their parents', async () => {
+    const p = await plan({ ...TWO_GROUPS, budgetChars: 1004 });
+    expect(p.deepened).toEqual([[
+      'libs/lib-09/src', 'libs/lib-08/src', 'libs/lib-07/src', 'libs/lib-06/src', 'libs/lib-05/src', 'apps/app-00/src', 'apps/app-01/src', 'apps/app-02/src',
+    ]]);
   });
 
   it('at every budget from 100 to 900 characters: within budget, no empty expansion', async () => {
