@@ -142,10 +142,12 @@ function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut:
       input.discover(v.rel, v.level, v.node);
       // Only a member with subdirectories has names to add; its files alone are not worth a line taken from the group.
       if (v.node.dirs.size === 0) continue;
-      const saved = { chars: budget.chars, entries: budget.entries, cut: cut.length, members: group.members, shown: group.shown };
+      const saved = { chars: budget.chars, entries: budget.entries, cut: cut.length, group: { ...group } };
       const before = lineOf(group).length;
       gone.add(v.name);
       group.members = group.members.filter((m) => m !== v.name);
+      // The group line counts its members' files: the member's go with it.
+      group.files -= v.node.totalFiles;
       group.shown = fitNames(group.members, () => ranked.map((r) => r.name).filter((m) => !gone.has(m)), group.cap);
       // An emptied group loses its whole line.
       const after = group.members.length === 0 ? -(indent + 1) : lineOf(group).length;
@@ -156,8 +158,7 @@ function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut:
         // Nothing named below it: the member goes back to the group, and no later one would fare better.
         Object.assign(budget, { chars: saved.chars, entries: saved.entries });
         cut.length = saved.cut;
-        group.members = saved.members;
-        group.shown = saved.shown;
+        Object.assign(group, saved.group);
         gone.delete(v.name);
         break;
       }
@@ -277,7 +278,8 @@ async function withShare(budget: Budget, share: number, spend: (part: Budget) =>
 }
 
 function note(cut: string[], text: string): void {
-  if (cut.length < CUT_NOTES_MAX) cut.push(text);
+  // Each pass over the levels meets the same limit: one line says it.
+  if (cut.length < CUT_NOTES_MAX && !cut.includes(text)) cut.push(text);
 }
 
 /** Names the directory's subdirectories: all of them when they fit, else the best-ranked, with a "more" line. */
