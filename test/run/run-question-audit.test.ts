@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
@@ -8,6 +6,7 @@ import { resolveConfig, type Config } from '../../src/config.js';
 import { exitCodeFor } from '../../src/output/result.js';
 import { runQuestion, type RunRequest } from '../../src/run/run-question.js';
 import { openSession } from '../../src/run/session.js';
+import { makeAuditBranch, NEW, OLD } from '../support/audit-branch.js';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 
 /**
@@ -20,26 +19,10 @@ let ws: string;
 let root: string;
 let api: MockApi | undefined;
 
-const OLD = { rule_id: 'shell-injection', severity: 'high', title: 'User input reaches exec', message: 'login() concatenates user into a shell command', path: 'src/auth.js', start_line: 4 };
-const NEW = { rule_id: 'sql-injection', severity: 'high', title: 'Query built from input', message: 'search() concatenates q into SQL', path: 'src/search.js', start_line: 3 };
 const REMINDER = 'You have not called report_findings.';
 
-function git(...args: string[]): string {
-  return execFileSync('/usr/bin/git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'init.defaultBranch=main', ...args], { cwd: root, env: { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1' }, encoding: 'utf8' });
-}
-
 beforeAll(async () => {
-  ws = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-rq-audit-')));
-  root = path.join(ws, 'repo');
-  await fs.mkdir(path.join(root, 'src'), { recursive: true });
-  await fs.writeFile(path.join(root, 'src/auth.js'), "const { exec } = require('child_process');\n\nfunction login(user) {\n  exec('grep ' + user + ' /etc/passwd');\n}\n\nmodule.exports = { login };\n");
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'old code');
-  git('checkout', '-q', '-b', 'feature');
-  await fs.writeFile(path.join(root, 'src/search.js'), "const db = require('./db');\nfunction search(q) {\n  return db.query(\"SELECT * FROM items WHERE name = '\" + q + \"'\");\n}\nmodule.exports = { search };\n");
-  git('add', '-A');
-  git('commit', '-q', '-m', 'add search');
+  ({ ws, root } = await makeAuditBranch('spelunk-rq-audit-'));
 });
 afterAll(async () => fs.rm(ws, { recursive: true, force: true }));
 afterEach(async () => {
