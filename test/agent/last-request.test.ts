@@ -4,33 +4,12 @@ import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { askQuestion, type LoopConfig } from '../../src/agent/loop.js';
 import type { Block, ModelRequest } from '../../src/agent/model.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
-import type { Tool } from '../../src/tools/tool.js';
+import { testLoopConfig } from '../support/loop-config.js';
 import { scriptedClient, text, toolUse, type Step } from '../support/scripted-client.js';
-
-const echo: Tool<{ say: string }> = {
-  name: 'echo',
-  description: 'echo',
-  inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
-  parse: (input) => ({ ok: true, value: input as { say: string } }),
-  display: (input) => input.say,
-  run: async (input) => ({ content: `echo: ${input.say}`, summary: '1 line', isError: false }),
-};
 
 function setup(steps: Step[], extra: Partial<LoopConfig> = {}) {
   const client = scriptedClient(steps);
-  const config: LoopConfig = {
-    client,
-    model: 'claude-sonnet-5-5',
-    maxTokens: 1000,
-    maxTurns: 3,
-    thinking: false,
-    system: [{ type: 'text', text: 'system', cache_control: { type: 'ephemeral' } }],
-    registry: new ToolRegistry([echo]),
-    root: '/',
-    toolTimeoutMs: 1000,
-    ...extra,
-  };
+  const config = testLoopConfig(client, { maxTurns: 3, ...extra });
   return { client, config, conversation: new Conversation() };
 }
 

@@ -3,8 +3,7 @@ import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent, Usage } from '../../src/agent/events.js';
 import { ABORT_TIMEOUT, askQuestion, type LoopConfig } from '../../src/agent/loop.js';
 import { ModelAbortError, ModelError, type ModelChunk, type ModelClient, type ModelRequest, type ModelResponse } from '../../src/agent/model.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
-import type { Tool } from '../../src/tools/tool.js';
+import { testLoopConfig } from '../support/loop-config.js';
 import { scriptedClient, text, toolUse, type Step } from '../support/scripted-client.js';
 
 /**
@@ -13,31 +12,8 @@ import { scriptedClient, text, toolUse, type Step } from '../support/scripted-cl
  * sent it, the effort and the cache diagnostics carried, and the facts a `done` leaves out.
  */
 
-const echo: Tool<{ say: string }> = {
-  name: 'echo',
-  description: 'echo',
-  inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
-  parse: (input) => ({ ok: true, value: input as { say: string } }),
-  display: (input) => input.say,
-  run: async (input) => ({ content: `echo: ${input.say}`, summary: '1 line', isError: false }),
-};
-
 const USAGE: Usage = { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 };
 
-function configWith(client: ModelClient, extra: Partial<LoopConfig> = {}): LoopConfig {
-  return {
-    client,
-    model: 'claude-sonnet-5-5',
-    maxTokens: 1000,
-    maxTurns: 5,
-    thinking: false,
-    system: [{ type: 'text', text: 'system', cache_control: { type: 'ephemeral' } }],
-    registry: new ToolRegistry([echo]),
-    root: '/',
-    toolTimeoutMs: 1000,
-    ...extra,
-  };
-}
 
 /** A client whose every request streams `chunks(n)` (n: the request's number, from 1); requests are recorded. */
 function chunkClient(chunks: (n: number) => AsyncIterable<ModelChunk>): ModelClient & { requests: ModelRequest[] } {
@@ -66,14 +42,14 @@ const doneOf = (events: AgentEvent[]) => of(events, 'done').at(-1)!;
 describe('askQuestion: the stream as events', () => {
   it('text of a later request starts a new paragraph; a request without text adds none', async () => {
     const steps: Step[] = [{ blocks: [text('Let me look.'), toolUse('echo', { say: 'a' }, 't1')] }, { blocks: [toolUse('echo', { say: 'b' }, 't2')] }, { blocks: [text('Answer.')] }];
-    const events = await run(configWith(scriptedClient(steps)));
+    const events = await run(testLoopConfig(scriptedClient(steps)));
     expect(of(events, 'text').map((e) => e.text)).toEqual(['Let me look.', '\n\n', 'Answer.']);
     expect(doneOf(events)).toMatchObject({ stop: 'end_turn', text: 'Answer.', turns: 3 });
   });
 
   it('the first answer of a question starts without a paragraph break, even after a request that showed none', async () => {
     const steps: Step[] = [{ blocks: [toolUse('echo', { say: 'a' }, 't1')] }, { blocks: [text('One'), text(' answer.')] }];
-    const events = await run(configWith(scriptedClient(steps)));
+    const events = await run(testLoopConfig(scriptedClient(steps)));
     expect(of(events, 'text').map((e) => e.text)).toEqual(['One', ' answer.']);
   });
 
@@ -85,7 +61,7 @@ describe('askQuestion: the stream as events', () => {
       yield { type: 'text', text: 'b' };
       yield { type: 'message', response: response({ content: [text('ab')] }) };
     });
-    const events = await run(configWith(client));
+    const events = await run(testLoopConfig(client));
     expect(events.map((e) => e.type).slice(0, 6)).toEqual(['request_start', 'retry', 'first_token', 'thinking', 'text', 'text']);
     // Thinking is never answer text.
     expect(of(events, 'text').map((e) => e.text)).toEqual(['a', 'b']);
@@ -103,7 +79,7 @@ describe('askQuestion: how a request can end', () => {
       controller.abort('interrupt');
       throw new ModelAbortError({ ...USAGE, output_tokens: 3 }, 'req_cut');
     });
-    const events = await run(configWith(client, { effort: 'high' }), controller.signal);
+    const events = await run(testLoopConfig(client, { effort: 'high' }), controller.signal);
     expect(of(events, 'usage')).toEqual([
       { type: 'usage', turn: 1, model: 'claude-sonnet-5-5', usage: { ...USAGE, output_tokens: 3 }, durationMs: expect.any(Number), requestId: 'req_cut', interrupted: true, effort: 'high' },
     ]);
@@ -116,7 +92,7 @@ describe('askQuestion: how a request can end', () => {
       controller.abort('interrupt');
       throw new ModelAbortError();
     });
-    const events = await run(configWith(client), controller.signal);
+    const events = await run(testLoopConfig(client), controller.signal);
     expect(of(events, 'usage')).toEqual([]);
     expect(doneOf(events).stop).toBe('aborted');
   });
@@ -130,14 +106,14 @@ describe('askQuestion: how a request can end', () => {
     const client = chunkClient(async function* () {
       fail();
     });
-    expect(doneOf(await run(configWith(client)))).toEqual({ type: 'done', text: '', turns: 1, ...expected });
+    expect(doneOf(await run(testLoopConfig(client)))).toEqual({ type: 'done', text: '', turns: 1, ...expected });
   });
 
   it('a stream that ends without a message is an API failure', async () => {
     const client = chunkClient(async function* () {
       yield { type: 'text', text: 'half' };
     });
-    expect(doneOf(await run(configWith(client)))).toEqual({ type: 'done', stop: 'api_error', text: '', turns: 1, error: 'the API stream ended without a message' });
+    expect(doneOf(await run(testLoopConfig(client)))).toEqual({ type: 'done', stop: 'api_error', text: '', turns: 1, error: 'the API stream ended without a message' });
   });
 
   it('a timeout says its limit only when the run has one', async () => {
@@ -147,7 +123,7 @@ describe('askQuestion: how a request can end', () => {
         controller.abort(ABORT_TIMEOUT);
         throw new ModelAbortError();
       });
-      const done = doneOf(await run(configWith(client, { timeoutMs }), controller.signal));
+      const done = doneOf(await run(testLoopConfig(client, { timeoutMs }), controller.signal));
       expect(done).toEqual({ type: 'done', stop: 'timeout', text: '', turns: 1, ...facts });
     }
   });
@@ -159,7 +135,7 @@ describe('askQuestion: what the events carry', () => {
     const client = chunkClient(async function* (n) {
       yield { type: 'message', response: n === 1 ? response({ content: [toolUse('echo', { say: 'a' }, 't1')], stopReason: 'tool_use', id: 'msg_1', model: 'served-model', stopSequence: 'STOP' }) : response({ content: [cached] }) };
     });
-    const events = await run(configWith(client));
+    const events = await run(testLoopConfig(client));
     const [first, second] = of(events, 'assistant_message').map((e) => e.message);
     expect(first).toMatchObject({ id: 'msg_1', type: 'message', role: 'assistant', model: 'served-model', stop_reason: 'tool_use', stop_sequence: 'STOP', usage: USAGE });
     expect(second).toMatchObject({ id: null, model: 'claude-sonnet-5-5', stop_reason: 'end_turn', stop_sequence: null });
@@ -171,7 +147,7 @@ describe('askQuestion: what the events carry', () => {
 
   it('usage carries the effort when one is sent, and no effort key when none is', async () => {
     for (const [effort, expected] of [['low', { effort: 'low' }], [null, {}]] as const) {
-      const events = await run(configWith(scriptedClient([{ blocks: [text('ok')] }]), { effort }));
+      const events = await run(testLoopConfig(scriptedClient([{ blocks: [text('ok')] }]), { effort }));
       const [usage] = of(events, 'usage');
       // Strict: an `effort` key holding null or undefined would still reach the JSON consumers' field list.
       expect(usage).toStrictEqual({ type: 'usage', turn: 1, model: 'claude-sonnet-5-5', usage: USAGE, durationMs: expect.any(Number), requestId: 'req_1', ...expected });
@@ -183,7 +159,7 @@ describe('askQuestion: what the events carry', () => {
     const client = chunkClient(async function* () {
       yield { type: 'message', response: response({ content: [text('cut'), toolUse('echo', { say: 'a' }, 't1')], stopReason: 'max_tokens' }) };
     });
-    const events = await run(configWith(client, { maxTokens: 64 }), undefined, conversation);
+    const events = await run(testLoopConfig(client, { maxTokens: 64 }), undefined, conversation);
     expect(doneOf(events)).toEqual({ type: 'done', stop: 'max_tokens', text: 'cut', turns: 1, limit: 'maxTokens', value: 64 });
     expect(conversation.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'cut' }] });
   });
@@ -193,7 +169,7 @@ describe('askQuestion: what the events carry', () => {
     const client = chunkClient(async function* () {
       yield { type: 'message', response: response({ usage: { input_tokens: 7, cache_creation_input_tokens: 11, cache_read_input_tokens: 13, output_tokens: 1 } }) };
     });
-    await run(configWith(client), undefined, conversation);
+    await run(testLoopConfig(client), undefined, conversation);
     expect(conversation.lastPromptTokens).toBe(31);
   });
 });

@@ -4,43 +4,12 @@ import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT, askQuestion, INTERRUPTED_MARK, type LoopConfig } from '../../src/agent/loop.js';
 import { ModelError, type Message } from '../../src/agent/model.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
-import type { Tool } from '../../src/tools/tool.js';
+import { echoTool as echo, testLoopConfig } from '../support/loop-config.js';
 import { scriptedClient, text, toolUse, type Step } from '../support/scripted-client.js';
-
-/** A tool that echoes its input, or waits for the abort signal when asked to. */
-const echo: Tool<{ say: string; wait?: boolean }> = {
-  name: 'echo',
-  description: 'echo',
-  inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
-  parse: (input) => {
-    const say = (input as { say?: unknown } | null)?.say;
-    return typeof say === 'string' ? { ok: true, value: input as { say: string } } : { ok: false, error: 'say must be a string' };
-  },
-  display: (input) => input.say,
-  run: async (input, ctx) => {
-    if (input.wait) {
-      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-      return { content: 'killed', summary: 'cancelled', isError: true };
-    }
-    return { content: `echo: ${input.say}`, summary: '1 line', isError: false };
-  },
-};
 
 function setup(steps: Step[], extra: Partial<LoopConfig> = {}) {
   const client = scriptedClient(steps);
-  const config: LoopConfig = {
-    client,
-    model: 'claude-sonnet-5-5',
-    maxTokens: 1000,
-    maxTurns: 5,
-    thinking: false,
-    system: [{ type: 'text', text: 'system', cache_control: { type: 'ephemeral' } }],
-    registry: new ToolRegistry([echo]),
-    root: '/',
-    toolTimeoutMs: 1000,
-    ...extra,
-  };
+  const config = testLoopConfig(client, extra);
   return { client, config, conversation: new Conversation() };
 }
 
