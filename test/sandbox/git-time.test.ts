@@ -52,9 +52,11 @@ describe('git time in a run that calls no tool', () => {
     expect(before.head).toBeNull();
     expect(before.warning).toBe('git gave up reading HEAD after 0.5 s');
     const proof = await verifyReadOnly(before);
-    // HEAD was unknown at the start, so the end's give-up changes nothing; the find walk still proves the rest. The end's
-    // HEAD is unknown too (what the saved session records as none, and a resume does not compare).
-    expect(proof).toEqual({ verified: true, detail: null, head: undefined });
+    // HEAD was unknown at the start, so the end's read changes nothing; the find walk still proves the rest. The end's
+    // read gives up too (HEAD unknown: what the saved session records as none, and a resume does not compare), unless
+    // git, now with the packed-refs in the page cache, answers within its 0.5 s: then it is the real HEAD.
+    expect(proof).toMatchObject({ verified: true, detail: null });
+    expect([undefined, head]).toContain(proof.head);
     expect(Date.now() - started).toBeLessThan(1_000 + 1_000);
   });
 
