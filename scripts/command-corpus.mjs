@@ -47,7 +47,7 @@ async function bundle() {
     `export { checkCommand } from './sandbox/policy.ts';`,
     `export { checkGitCommand } from './sandbox/git-policy.ts';`,
     `export { GIT_BINARY } from './sandbox/git.ts';`,
-    hasCompound ? `export { splitCompound } from './tools/compound.ts'; export { parseFilter } from './tools/filters.ts';` : '',
+    hasCompound ? `export { splitCompound } from './tools/compound.ts';` : '',
   ].join('\n');
   const outfile = path.join(tmp, 'tools.mjs');
   await build({
@@ -180,7 +180,8 @@ async function wouldRunAll(lib, programs, root, command, sandbox) {
     if (lib.splitCompound !== undefined && /^cd(\s+\S+)?$/.test(part.first)) continue;
     const verdict = isGit(part.first) ? await lib.checkGitCommand(part.first, root, sandbox) : await lib.checkCommand(part.first, { root, programs });
     if (!verdict.ok) return false;
-    if (part.stages.some((stage) => !lib.parseFilter(stage).ok)) return false;
+    // A later stage is checked as one (it reads the stage before it); trees without stages have none.
+    for (const stage of part.stages) if (!(await lib.checkCommand(stage, { root, programs, stdin: true })).ok) return false;
   }
   return true;
 }

@@ -3,7 +3,7 @@ import base from './vitest.mutate.config.js';
 
 /**
  * The mutation run of the command rules and checks that no run had measured (scripts/stryker-policy.config.mjs): the
- * readers' rules, git's forms and confinement, the pipeline and its filters, the audit report's check, the git
+ * readers' rules, git's forms and confinement, the pipeline, the audit report's check, the git
  * metadata and include checks, safe writes and the child slots, with their table tests and the tests that import
  * them. The tests that run the whole bash tool over real programs (bash.test.ts, hostile-git.test.ts) are left out:
  * each survivor re-ran them, so a score from this config is a floor.

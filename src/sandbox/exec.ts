@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { bwrapArgs, realProgram, type Sandbox } from './kernel.js';
 import { TRUSTED_PATH } from './programs.js';
 import { Slots } from './slots.js';
@@ -72,10 +72,16 @@ export interface ExecOptions {
   sandbox?: Sandbox;
   /** Tests only: run without the kernel limits, as on a machine without prlimit. */
   limiter?: string | null;
+  /**
+   * Written to the child's stdin, which is then closed (a pipeline's later stage reading the stage before it); without
+   * it stdin is /dev/null. Bounded by the caller (the earlier stage's output cap). A child that exits without reading
+   * it all is not an error: the rest is dropped, as a shell's pipe would.
+   */
+  input?: Buffer;
 }
 
 /**
- * Runs one program without a shell, in its own process group, with stdin closed to /dev/null, under CPU, memory,
+ * Runs one program without a shell, in its own process group, with stdin /dev/null (or `input`), under CPU, memory,
  * file-size (0: nothing can be written) and core limits. On timeout, abort or output cap the whole group gets
  * SIGKILL, so a grandchild can never outlive the call. Never rejects.
  */
@@ -111,6 +117,11 @@ async function spawnCapped(
   const launch = startChild(file, args, opts);
   if (typeof launch === 'string') return finish(started, result, [], [Buffer.from(`could not start ${file}: ${launch}\n`)], null, null);
   const { child, program } = launch;
+  if (child.stdin !== null) {
+    // EPIPE when the child exits first (`| head -1`): what is left of the input is not wanted.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input);
+  }
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   let total = 0;
@@ -174,7 +185,7 @@ function startChild(
   file: string,
   args: readonly string[],
   opts: ExecOptions,
-): { child: ChildProcessByStdio<null, Readable, Readable>; program: string } | string {
+): { child: ChildProcessByStdio<Writable | null, Readable, Readable>; program: string } | string {
   const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
   const env = { ...CHILD_ENV, ...opts.env };
   const sandbox = opts.sandbox ?? processSandbox;
@@ -194,8 +205,8 @@ function startChild(
       env,
       shell: false,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
     return { child, program };
   } catch (error) {
     // Some exec failures (E2BIG: arguments over ARG_MAX) are thrown by spawn itself rather than emitted.

@@ -65,11 +65,20 @@ const INSTEAD: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Programs refused as a pipeline's later stage: GNU tac copies an input it cannot seek (a pipe) into a temporary file
+ * first, and no child may write one (RLIMIT_FSIZE 0; no host /tmp in the tables).
+ */
+const PIPED_INPUT_REFUSED: Readonly<Record<string, string>> = {
+  tac: 'copies its input to a temporary file, which nothing here may write; run tac FILE on the file itself',
+};
+
+/**
  * Decides whether a model-supplied command may run and, if so, the argv to spawn: quote removal only (never a
  * shell), a whitelisted program resolved from a trusted location, every flag in that program's table, every path
- * operand and path-valued flag confined to the root, unquoted globs expanded inside the root.
+ * operand and path-valued flag confined to the root, unquoted globs expanded inside the root. `stdin`: the command is a
+ * later stage of a pipeline, whose input is the stage before it: it may read standard input and names no file operand.
  */
-export async function checkCommand(command: string, ctx: { root: string; programs: Programs }): Promise<Verdict> {
+export async function checkCommand(command: string, ctx: { root: string; programs: Programs; stdin?: boolean }): Promise<Verdict> {
   const lexed = lex(command);
   if (!lexed.ok) return { ok: false, reason: fundamentalReason(command, ctx.programs) ?? lexed.reason };
   const [head, ...words] = lexed.words;
@@ -83,10 +92,17 @@ export async function checkCommand(command: string, ctx: { root: string; program
   const policy = lookup<(typeof PROGRAM_POLICIES)[keyof typeof PROGRAM_POLICIES]>(PROGRAM_POLICIES, program.name);
   if (policy === undefined) return { ok: false, reason: `${program.name} has no policy` };
   const given = [...program.prefix.map((text) => ({ text, glob: [] })), ...words];
-  const parsed = policy === FIND_EXPRESSION ? parseFind(given) : parseFlags(program.name, policy, given);
+  // A pipeline's later stage (`stdin`) reads the stage before it, so the tables' "needs a path" does not apply to it.
+  const table = policy !== FIND_EXPRESSION && ctx.stdin === true ? { ...policy, needsPath: undefined } : policy;
+  const parsed = table === FIND_EXPRESSION ? parseFind(given) : parseFlags(program.name, table, given);
   if (!parsed.ok) return parsed;
   const args = await materialise(program.name, given, parsed.roles, ctx.root);
   if (!args.ok) return args;
+  const piped = ctx.stdin === true ? lookup(PIPED_INPUT_REFUSED, program.name) : undefined;
+  if (piped !== undefined) return { ok: false, reason: `${program.name} after a pipe ${piped}` };
+  if (ctx.stdin === true && args.operands.length > 0) {
+    return { ok: false, reason: `${program.name} after a pipe reads the output before it, so it takes no file here; run \`${quoteCommand(lexed.words.map((w) => w.text))}\` as its own command` };
+  }
   if (program.name === 'tree') {
     const walked = await treeReason(lexed.words, parsed.roles, parsed.given ?? new Set(), args.operands, ctx.root);
     if (walked !== null) return { ok: false, reason: walked };

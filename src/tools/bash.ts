@@ -1,8 +1,8 @@
-import { execCapped, MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
-import { checkCommand } from '../sandbox/policy.js';
+import { MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
 import { WHITELIST, type Programs } from '../sandbox/programs.js';
 import { commandInputParser, commandInputSchema, printableCommand, type CommandInput } from './command.js';
-import { answerLine, type OneRun } from './pipeline.js';
+import { answerLine } from './pipeline.js';
+import { runProgram } from './run-program.js';
 import type { Tool, ToolOutcome } from './tool.js';
 import { countLines } from '../lines.js';
 import { groupDigits } from '../digits.js';
@@ -28,21 +28,12 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
     parse: commandInputParser(schema, 'bash', "rg -n 'pattern' src", 'a program and its arguments'),
     display: (input) => printableCommand(input.command),
     async run(input, ctx): Promise<ToolOutcome> {
+      const programCtx = { root: ctx.root, programs, signal: ctx.signal, ...(ctx.onRead ? { onRead: ctx.onRead } : {}) };
       return answerLine(input.command, {
         root: ctx.root,
-        async run(command): Promise<OneRun> {
-          // A policy check that throws is spelunk's bug: the registry reports it as a tool failure, which fails the run.
-          const verdict = await checkCommand(command, { root: ctx.root, programs });
-          if (!verdict.ok) return verdict;
-          for (const abs of verdict.paths) ctx.onRead?.(abs);
-          const result = await execCapped(verdict.file, verdict.args, {
-            cwd: ctx.root,
-            timeoutMs: ctx.timeoutMs,
-            signal: ctx.signal,
-            argv0: verdict.program,
-          });
-          return { ok: true, program: verdict.program, result, notes: verdict.notes };
-        },
+        timeoutMs: ctx.timeoutMs,
+        run: (command) => runProgram(command, programCtx, ctx.timeoutMs),
+        stage: (command, stdin, timeoutMs) => runProgram(command, programCtx, timeoutMs, stdin),
         shape: (program, result) => shape(program, result, ctx.timeoutMs),
         hint: stageHint,
       });
@@ -50,15 +41,13 @@ export function createBashTool(programs: Programs): Tool<CommandInput> {
   };
 }
 
-/** What to send instead of a pipeline stage that is not applied here, by the stage's program. */
+/** What to send instead of a pipeline stage that is refused, by the stage's program. */
 function stageHint(stage: string): string {
   const program = stage.trim().split(/\s+/)[0] ?? '';
   const hints: Record<string, string> = {
-    awk: "for fields use cut -d ' ' -f N FILE, to extract text rg -o 'PATTERN' or rg -r '$1' 'PAT(TERN)'",
+    awk: "for fields use cut -d ' ' -f N, to extract text rg -o 'PATTERN' or rg -r '$1' 'PAT(TERN)'",
     xargs: "pass the files as arguments, or let one search find them: rg -n 'PATTERN' -g 'GLOB' or grep -rn --include='GLOB' 'PATTERN' .",
-    sed: "to read a range use sed -n 'N,Mp' FILE (or read_file); to extract text rg -o",
-    grep: "a filter pattern must be plain here (letters, . * ^ $, and | + ? ( ) with -E); search the files directly instead: rg -n 'PATTERN' PATH (-l lists files, -c counts)",
-    sort: 'sort takes -r, -u and -n as a filter; for keys run sort -k N FILE on a file',
+    sed: "to read a range use sed -n 'N,Mp' (or read_file); to extract text rg -o",
     tr: 'read the output as it is, or extract what you need with rg -o',
   };
   return `Instead: ${hints[program] ?? 'run the next step yourself on the output above, or search the files directly with rg'}`;
@@ -69,9 +58,9 @@ function describe(installed: readonly string[]): string {
     `Run one read-only command to search or list the repository. Available programs: ${installed.join(', ')}. ` +
       "egrep/fgrep run as grep -E/-F; sed runs only as sed -n 'N,Mp' FILE.",
     'There is no shell: the command is split into words and run directly. Redirects (> <), background (&), substitution ' +
-      '($(…), backticks), variables ($VAR), ~ and {a,b} are refused. A pipeline runs its first command only; head, tail, wc, ' +
-      'sort, uniq, cut and grep with a plain pattern after it are applied to that output, anything else is not. a && b runs ' +
-      'each command on its own. 2>/dev/null is not needed: stderr comes back separately.',
+      '($(…), backticks), variables ($VAR), ~ and {a,b} are refused. In a pipeline (a | b | c) each command is checked and ' +
+      'run on its own, and the output of one is the input of the next; a command after a pipe reads that input, so it names no ' +
+      'file. a && b runs each command on its own. 2>/dev/null is not needed: stderr comes back separately.',
     "Pipe-free forms: grep -n PAT FILE (not cat FILE | grep), rg -c PAT (count), rg -l PAT (files), rg -m 5 PAT (per file), " +
       "find . -path '*PAT*' (not find | grep), ls -d *PAT* (not ls | grep), head -n 20 FILE, sed -n '10,20p' FILE.",
     "Put patterns in single quotes: rg -n 'foo.*bar' src. Unquoted globs are expanded only for file arguments " +

@@ -1,7 +1,7 @@
 /**
  * Compound command lines — pipelines, chains and the redirects that only move stderr — taken apart without a shell.
- * Nothing here runs anything: a pipeline becomes its first command plus filter stages spelunk applies to that
- * command's output itself (filters.ts), a chain becomes its commands in order, and `2>/dev/null` / `2>&1` are dropped
+ * Nothing here runs anything: a pipeline becomes its commands (pipeline.ts runs each on its own and hands one's output
+ * to the next), a chain becomes its commands in order, and `2>/dev/null` / `2>&1` are dropped
  * (stderr already comes back separately). Anything else stays one command for the policy to judge and explain.
  */
 

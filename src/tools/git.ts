@@ -6,6 +6,8 @@ import { groupDigits } from '../digits.js';
 import { MAX_MODEL_CHARS, shape } from './bash.js';
 import { commandInputParser, commandInputSchema, printableCommand, refusal, type CommandInput } from './command.js';
 import { answerLine, type OneRun } from './pipeline.js';
+import { runProgram } from './run-program.js';
+import type { Programs } from '../sandbox/programs.js';
 import type { Tool, ToolOutcome } from './tool.js';
 
 /**
@@ -37,9 +39,10 @@ const SCHEMA = commandInputSchema(
 /**
  * The read-only history tool: a policy-checked git subcommand, run hardened (see sandbox/git.ts), output bounded. Its
  * input is `{command: string}`, like bash: the model writes git commands as it reads them in documentation, the same
- * lexer and its refusals (pipes, `$…`, unquoted globs) apply, and one string is one reviewable line in the transcript.
+ * lexer and its refusals (`$…`, unquoted globs) apply, and one string is one reviewable line in the transcript. A
+ * pipeline's later stages are the bash tool's programs (`programs`; none: such a stage is not run), checked alike.
  */
-export function createGitTool(git: string): Tool<CommandInput> {
+export function createGitTool(git: string, programs: Programs | null = null): Tool<CommandInput> {
   return {
     name: 'git',
     description: DESCRIPTION,
@@ -53,8 +56,11 @@ export function createGitTool(git: string): Tool<CommandInput> {
       if (!location.ok) return refusal(`the repository cannot be read safely: ${location.reason}`);
       // Loaded on the first call: the tables are ~25 KB that every start-up would otherwise parse for nothing.
       const { checkGitCommand } = await import('../sandbox/git-policy.js');
+      const stages = programs === null ? null : { root: ctx.root, programs, signal: ctx.signal, ...(ctx.onRead ? { onRead: ctx.onRead } : {}) };
       return answerLine(input.command, {
         root: ctx.root,
+        timeoutMs: ctx.timeoutMs,
+        stage: stages === null ? null : (command, stdin, timeoutMs) => runProgram(command, stages, timeoutMs, stdin),
         async run(command): Promise<OneRun> {
           // A root below its work tree's top: every command is confined to the root (policy/git-confine.ts).
           const verdict = await checkGitCommand(command, ctx.root, ctx.sandbox ?? 'tables', location.prefix !== undefined);
@@ -97,11 +103,11 @@ export function hideCredentials(text: string): string {
 const DESCRIPTION = [
   `Read the repository's git history (read-only). Subcommands: ${GIT_SUBCOMMANDS.join(', ')}.`,
   'Give one git command without "git" or the shell: "log --oneline -n 20 -- src/app.ts". The same splitting as bash: quote ' +
-    "patterns and formats ('%h %s'), no pipes, no $VAR, no unquoted globs.",
+    "patterns and formats ('%h %s'), no $VAR, no unquoted globs; after a pipe, the bash tool's programs read git's output.",
   'History, never the network: diff takes two revisions (diff A B, diff A..B); blame and grep take a revision (blame HEAD -- path, ' +
     'grep -n PATTERN HEAD -- path); paths that exist only in history go after --. The work tree and the index (status, ls-files, ' +
     'diff with fewer revisions or --cached, blame/grep without a revision) and remote -v are read only under the kernel sandbox.',
-  'No pipes: log --oneline -n 5 instead of | head, log --grep X or -S X instead of | grep, shortlog -sn for authors, ' +
+  'Pipes are rarely needed: log --oneline -n 5 instead of | head, log --grep X or -S X instead of | grep, shortlog -sn for authors, ' +
     'branch --show-current, rev-list --count HEAD. Listings: stash list, worktree list, notes list, bisect log, tag -l, branch -a.',
   'Useful: log -S TEXT / -G REGEX (when a string appeared or vanished), log -L START,END:PATH or -L :FUNC:PATH (history of lines), ' +
     'log --follow -- PATH (across renames), show REV, show REV:PATH (a file as it was), blame REV -L A,B -- PATH.',

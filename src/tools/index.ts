@@ -15,7 +15,7 @@ export function sessionTools(programs: Programs, audit: FindingsSink | null, git
   return [
     readFileTool,
     createBashTool(programs),
-    ...(git !== null ? [createGitTool(git)] : []),
+    ...(git !== null ? [createGitTool(git, programs)] : []),
     ...(audit ? [createReportFindingsTool(audit)] : []),
   ];
 }

@@ -1,31 +1,40 @@
-import type { ExecResult } from '../sandbox/exec.js';
-import { quoteCommand } from '../sandbox/policy.js';
-import { lex } from '../sandbox/policy/lexer.js';
+import { MAX_CAPTURE_BYTES, type ExecResult } from '../sandbox/exec.js';
 import { refusal } from './command.js';
 import { splitCompound, type Compound } from './compound.js';
-import { applyFilters, parseFilter, type Filter } from './filters.js';
 import type { ToolOutcome } from './tool.js';
 
-/** One command checked and run by a tool: its process result, or the policy's refusal. */
-export type OneRun = { ok: true; program: string; result: ExecResult; notes: readonly string[] } | { ok: false; reason: string };
+/**
+ * One command checked and run by a tool: its process result (and its stdout as the bytes it wrote, when the runner
+ * kept them), or the policy's refusal.
+ */
+export type OneRun =
+  | { ok: true; program: string; result: ExecResult; notes: readonly string[]; bytes?: Buffer }
+  | { ok: false; reason: string };
 
 export interface LineRunner {
   /** The repository root: `cd ROOT && …` is answered as `…`. */
   root: string;
+  /** The call's time limit: one pipeline's stages share it. */
+  timeoutMs: number;
   run(command: string): Promise<OneRun>;
+  /**
+   * Checks and runs a pipeline's later stage on `input` (the output of the stage before it) within `timeoutMs`; null when
+   * this tool runs no later stages.
+   */
+  stage: ((command: string, input: Buffer, timeoutMs: number) => Promise<OneRun>) | null;
   shape(program: string, result: ExecResult): ToolOutcome;
-  /** What to say instead of a stage that is not a filter (`| awk …`), for this tool. */
+  /** What to say instead of a stage that is refused (`| awk …`), for this tool. */
   hint(stage: string): string;
 }
 
-/** Programs that read a file named at the end as `cat FILE |` would give it to them: `cat f | grep x` is `grep x f`. */
-const READS_A_FILE = new Set(['grep', 'rg', 'head', 'tail', 'sort', 'uniq', 'cut', 'nl', 'tac', 'sed', 'jq', 'od', 'xxd', 'strings']);
+/** A pager after a pipe copies its input to its output when that output is not a terminal: the stage is left out. */
+const PAGER = /^(?:less|more)$/;
 
 /**
- * Answers a command line in one call: one command as the policy says; a pipeline as its first command with the later
- * stages applied here when they are filters (filters.ts), or else the first command's output labelled unfiltered with
- * what to send instead; a chain (a && b, a; b) as its commands in order, each checked on its own. Dropped stderr
- * redirects are named. Nothing ever runs through a shell.
+ * Answers a command line in one call: one command as the policy says; a pipeline as each of its commands checked and
+ * run on its own, spelunk handing one command's output to the next as its standard input, up to a refused stage
+ * (then the output so far, labelled unfiltered, with what to send instead); a chain (a && b, a; b) as its commands in
+ * order, each checked on its own. Dropped stderr redirects are named. Nothing ever runs through a shell.
  */
 export async function answerLine(line: string, runner: LineRunner): Promise<ToolOutcome> {
   const compound = splitCompound(line);
@@ -75,47 +84,84 @@ async function answerOne(command: string, runner: LineRunner): Promise<ToolOutco
 }
 
 async function answerPipeline(first: string, stages: readonly string[], runner: LineRunner): Promise<ToolOutcome> {
-  const folded = foldCat(first, stages);
-  if (folded !== null) {
-    return answerLineParts(folded.first, folded.stages, runner, `\`${first} | ${stages[0] as string}\` is \`${folded.first}\``);
+  const deadline = Date.now() + runner.timeoutMs;
+  const head = await runner.run(first);
+  if (!head.ok) return refusal(`${head.reason} (the first command of the pipeline)`);
+  let last: Ran = { command: first, run: head };
+  const ran: Ran[] = [last];
+  const notes: string[] = [];
+  for (const [i, stage] of stages.entries()) {
+    if (stopped(last.run.result)) {
+      notes.push(`[not run: \`| ${stages.slice(i).join(' | ')}\`, because \`${last.command}\` did not finish]`);
+      break;
+    }
+    if (PAGER.test(stage)) {
+      notes.push(`[\`| ${stage}\` left out: a pager after a pipe passes its input through unchanged]`);
+      continue;
+    }
+    const input = last.run.bytes ?? Buffer.from(last.run.result.stdout);
+    const next: OneRun =
+      runner.stage === null
+        ? { ok: false, reason: 'this tool runs no command after a pipe' }
+        : await runner.stage(stage, input, Math.max(1, deadline - Date.now()));
+    if (!next.ok) return unfiltered(ran, notes, stages.slice(i), next.reason, runner);
+    notes.push(...handOver(last, stage));
+    last = { command: stage, run: next };
+    ran.push(last);
   }
-  return answerLineParts(first, stages, runner, null);
+  const outcome = runner.shape(last.run.program, combined(ran));
+  const story = `[no shell: ${ranStory(ran)}]`;
+  return { ...outcome, content: [outcome.content, ...runNotes(ran), ...notes, story].join('\n') };
 }
 
-async function answerLineParts(first: string, stages: readonly string[], runner: LineRunner, folded: string | null): Promise<ToolOutcome> {
-  const parsed = stages.map((stage) => ({ stage, filter: parseFilter(stage) }));
-  const run = await runner.run(first);
-  if (!run.ok) return refusal(`${run.reason} (the first command of the pipeline; pipes are not run, but head, tail, wc, sort, uniq, cut and grep with a plain pattern after it are applied here)`);
-  const bad = parsed.find((p) => !p.filter.ok);
-  const lead = folded === null ? '' : `${folded}; `;
-  if (bad !== undefined) {
-    const outcome = runner.shape(run.program, run.result);
-    const label = `[UNFILTERED: pipes are not run; above is the output of \`${first}\` alone — \`| ${bad.stage}\` was not applied. ${lead}${runner.hint(bad.stage)}]`;
-    return { ...outcome, content: `${outcome.content}\n${label}`, summary: `${outcome.summary} (unfiltered)` };
-  }
-  const filters = parsed.map((p) => (p.filter as { ok: true; filter: Filter }).filter);
-  const filtered: ExecResult = { ...run.result, stdout: applyFilters(run.result.stdout, filters) };
-  const outcome = runner.shape(run.program, filtered);
-  const applied = `[no shell: ${lead}ran \`${first}\` and applied \`| ${stages.join(' | ')}\` to its output here]`;
-  return { ...outcome, content: `${outcome.content}\n${applied}` };
+/** A command of a pipeline that ran, and how. */
+interface Ran {
+  command: string;
+  run: Extract<OneRun, { ok: true }>;
 }
 
-/** `cat FILE | prog ARGS | …` → `prog ARGS FILE | …` when prog reads a file operand the way it reads standard input. */
-function foldCat(first: string, stages: readonly string[]): { first: string; stages: string[] } | null {
-  const lexed = lex(first);
-  const next = stages[0] === undefined ? null : lex(stages[0]);
-  if (!lexed.ok || next === null || !next.ok || lexed.words.some((w) => w.glob.some(Boolean))) return null;
-  const [cat, file, ...more] = lexed.words.map((w) => w.text);
-  const [program, ...args] = next.words.map((w) => w.text);
-  if (
-    cat !== 'cat' ||
-    file === undefined ||
-    file.startsWith('-') ||
-    more.length > 0 ||
-    program === undefined ||
-    !READS_A_FILE.has(program)
-  ) {
-    return null;
+/** The output so far, said to be unfiltered: `rest` (from the refused stage on) was not run, and why. */
+function unfiltered(ran: readonly Ran[], notes: readonly string[], rest: readonly string[], reason: string, runner: LineRunner): ToolOutcome {
+  const last = ran.at(-1) as Ran;
+  const outcome = runner.shape(last.run.program, combined(ran));
+  const shown = ran.map((r) => r.command).join(' | ');
+  const refused = rest[0] as string;
+  const label =
+    `[UNFILTERED: above is the output of \`${shown}\` — \`| ${rest.join(' | ')}\` was not run: \`${refused}\` is refused (${reason}). ` +
+    `${runner.hint(refused)}]`;
+  return { ...outcome, content: [outcome.content, ...runNotes(ran), ...notes, label].join('\n'), summary: `${outcome.summary} (unfiltered)` };
+}
+
+/** The last command's result, with the stderr of every command that ran, in order (as a shell's terminal shows it). */
+function combined(ran: readonly Ran[]): ExecResult {
+  const result = (ran.at(-1) as Ran).run.result;
+  return { ...result, stderr: ran.map((r) => r.run.result.stderr).join('') };
+}
+
+/** The policy's notes of each command (skipped glob matches), marked with the command when there are several. */
+function runNotes(ran: readonly Ran[]): string[] {
+  return ran.flatMap((r) => r.run.notes.map((n) => (ran.length === 1 ? `[${n}]` : `[\`${r.command}\`: ${n}]`)));
+}
+
+/** What the next stage should know about the input it got: cut at the output cap, or from a command that failed. */
+function handOver(from: Ran, stage: string): string[] {
+  const { result, program } = from.run;
+  if (result.capped) {
+    return [`[the output of \`${from.command}\` passed ${MAX_CAPTURE_BYTES / (1024 * 1024)} MB and was stopped there: \`| ${stage}\` read only that much of it]`];
   }
-  return { first: quoteCommand([program, ...args, file]), stages: stages.slice(1) };
+  // grep and rg exit 1 when nothing matched: the empty input says so already.
+  if (result.exitCode === 0 || (result.exitCode === 1 && /^(?:rg|grep|git grep)$/.test(program))) return [];
+  const how = result.exitCode === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited ${result.exitCode}`;
+  return [`[\`${from.command}\` ${how}; \`| ${stage}\` read what it wrote before that]`];
+}
+
+/** A command that did not run to its end (time limit, cancel, never started): nothing after it runs. */
+function stopped(result: ExecResult): boolean {
+  return result.timedOut || result.aborted || (result.exitCode === null && result.signal === null && !result.capped);
+}
+
+function ranStory(ran: readonly Ran[]): string {
+  const [first, ...rest] = ran.map((r) => `\`${r.command}\``);
+  if (rest.length === 0) return `ran ${first as string}`;
+  return `ran ${first as string}, then ${rest.join(', then ')}, each on the output of the one before (each checked and run on its own)`;
 }

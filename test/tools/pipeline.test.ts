@@ -1,16 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execCapped, MAX_CAPTURE_BYTES } from '../../src/sandbox/exec.js';
+import { checkCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, type Programs } from '../../src/sandbox/programs.js';
 import { createBashTool } from '../../src/tools/bash.js';
 import { splitCompound } from '../../src/tools/compound.js';
-import { applyFilters, parseFilter } from '../../src/tools/filters.js';
 import { createGitTool } from '../../src/tools/git.js';
 import { GIT_BINARY } from '../../src/sandbox/git.js';
 import type { ToolOutcome } from '../../src/tools/tool.js';
 import { makeRepo } from '../support/temp-repo.js';
 
 /**
- * Pipelines, chains and stderr redirects get a usable answer in the same call: the first command runs (it is checked
- * like any other), filters after it are applied by spelunk, anything else is labelled unfiltered with what to send.
+ * Pipelines, chains and stderr redirects get a usable answer in the same call: each command of a pipeline is checked
+ * and run on its own, spelunk handing one's output to the next; a refused stage ends the chain, labelled unfiltered with
+ * what to send instead. pipeline-differential.test.ts compares the answers with sh.
  */
 
 let repo: Awaited<ReturnType<typeof makeRepo>>;
@@ -28,7 +30,7 @@ afterAll(async () => repo.cleanup());
 const bash = (command: string): Promise<ToolOutcome> =>
   createBashTool(programs).run({ command }, { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000 });
 const git = (command: string): Promise<ToolOutcome> =>
-  createGitTool(GIT_BINARY as string).run({ command }, { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000 });
+  createGitTool(GIT_BINARY as string, programs).run({ command }, { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000 });
 
 describe('splitCompound', () => {
   it.each<[string, unknown]>([
@@ -49,67 +51,94 @@ describe('splitCompound', () => {
   });
 });
 
-describe('filters applied by spelunk are exact for what they accept', () => {
-  it.each<[string, string, string]>([
-    ['head -n 2', 'a\nb\nc\n', 'a\nb\n'], ['head -2', 'a\nb\nc\n', 'a\nb\n'], ['tail -n 1', 'a\nb\nc\n', 'c\n'], ['tail -n +2', 'a\nb\nc\n', 'b\nc\n'],
-    ['wc -l', 'a\nb\n', '2\n'], ['wc -l', '', '0\n'], ['sort', 'b\na\nB\n', 'B\na\nb\n'], ['sort -r', 'a\nc\nb\n', 'c\nb\na\n'],
-    ['sort -n', '10 x\n9 y\n', '9 y\n10 x\n'], ['uniq -c', 'a\na\nb\n', '      2 a\n      1 b\n'], ['cut -d : -f 1', 'a:b\nc:d\n', 'a\nc\n'],
-    ['grep -v x', 'ax\nb\n', 'b\n'], ['grep -i A', 'a\nb\n', 'a\n'], ['grep -c a', 'a\nab\nb\n', '2\n'], ["grep -E 'a|b'", 'a\nb\nc\n', 'a\nb\n'],
-    ["grep 'a|b'", 'a|b\na\n', 'a|b\n'], ["grep '^a.*z$'", 'abz\nzab\n', 'abz\n'], ['grep -F .', 'a.b\nab\n', 'a.b\n'],
-    ["grep 'a.c'", 'abc\nac\n', 'abc\n'], ["grep '\\.py$'", 'a.py\napy\na.pyc\n', 'a.py\n'], ["grep -E '^x|y$'", 'xa\nay\nyx\n', 'xa\nay\n'],
-    ["grep -i 'ÉT'", 'été\nx\n', 'été\n'], ["grep '^$'", 'a\n\nb\n', '\n'],
-  ])('%j on %j → %j', (stage, input, output) => {
-    const parsed = parseFilter(stage);
-    if (!parsed.ok) throw new Error(parsed.reason);
-    expect(applyFilters(input, [parsed.filter])).toBe(output);
+describe('a later stage is checked by the same tables, reading standard input and naming no file of its own', () => {
+  it.each<[string, string | null]>([
+    ['grep -n o', null], ["grep 'a\\|b'", null], ['head -c 5', null], ['tail -n +0', null], ['sort -k 2n', null], ['wc', null], ['cut -d: -f1', null],
+    ['uniq -c', null], ['sed -n 1p', null], ['jq .a', null], ['rg -c x', null], ['cat', null], ['od -c', null], ['nl -ba', null],
+    ['grep o notes.txt', 'takes no file here; run `grep o notes.txt` as its own command'],
+    ['head -n 1 -', 'reading standard input ("-") is not supported'],
+    ['sort -o out', 'writes'], ['tail -f', 'follow forever'], ['rg --pre cat x', 'runs another program'], ['grep -r x /etc', 'outside'],
+    ['tac', 'copies its input to a temporary file'], ["awk '{print}'", 'awk is not an allowed program'], ['sh', 'runs other programs'],
+    ["sed 's/a/b/'", 'sed'], ['xargs cat', 'xargs runs other programs'], ['git log', 'use the git tool'],
+  ])('%j → %s', async (stage, refused) => {
+    const verdict = await checkCommand(stage, { root: repo.root, programs, stdin: true });
+    if (refused === null) expect(verdict).toMatchObject({ ok: true });
+    else expect(verdict.ok ? 'accepted' : verdict.reason).toContain(refused);
   });
 
-  it('matches in linear time: no regex engine runs in spelunk on a long line', () => {
-    const parsed = parseFilter("grep 'a.*a.*a.*a.*b'");
-    if (!parsed.ok) throw new Error(parsed.reason);
-    // Counted, not timed: each of the five segments is searched once, left to right, from where the last one ended
-    // (a backtracking matcher re-scans the line from every earlier match, ~200,000⁴ steps here).
-    const line = 'a'.repeat(200_000);
-    const searches: number[] = [];
-    const realIndexOf = String.prototype.indexOf;
-    const indexOf = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, search: string, from?: number) {
-      if (this.length === line.length) searches.push(from ?? 0);
-      return realIndexOf.call(this, search, from);
-    });
-    try {
-      expect(applyFilters(`${line}\n`, [parsed.filter])).toBe('');
-    } finally {
-      indexOf.mockRestore();
-    }
-    expect(searches).toEqual([0, 1, 2, 3, 4]);
+  it.each(['grep -n o', 'head -c 5', 'wc -l', 'cut -d: -f1', 'tail -n +0'])('%j alone (stdin /dev/null) is still refused or needs a path', async (command) => {
+    const verdict = await checkCommand(command, { root: repo.root, programs });
+    expect(verdict.ok ? 'accepted' : verdict.reason).toMatch(/would read standard input/);
+  });
+});
+
+describe('execCapped input: written to the child, bounded by the caller, a child that stops reading is no error', () => {
+  it.each<[string, string[], Buffer, string]>([
+    ['wc', ['-c'], Buffer.from('abc'), '3\n'],
+    ['head', ['-c', '2'], Buffer.alloc(4 * 1024 * 1024, 'x'), 'xx'],
+    ['od', ['-An', '-tx1'], Buffer.from([0xff, 0x00, 0x0a]), ' ff 00 0a\n'],
+  ])('%s %j', async (program, args, input, stdout) => {
+    const result = await execCapped(programs.get(program) as string, args, { cwd: repo.root, timeoutMs: 20_000, input });
+    expect(result).toMatchObject({ stdout, exitCode: 0, timedOut: false, capped: false });
   });
 
-  it.each(["grep -E '(a+)+$'", "grep -E 'a+'", "grep 'ab*'", "grep '[[:alpha:]]'", 'grep -w x', 'sort -k 2', 'sort -nu', "awk '{print $1}'", 'xargs cat', 'head -c 5', 'uniq -d', "sed 's/a/b/'"])(
-    '%j is not a filter here',
-    (stage) => expect(parseFilter(stage).ok).toBe(false),
-  );
+  it('without input, stdin is /dev/null', async () => {
+    const result = await execCapped(programs.get('wc') as string, ['-c'], { cwd: repo.root, timeoutMs: 20_000 });
+    expect(result.stdout).toBe('0\n');
+  });
 });
 
 describe('the bash tool answers pipelines in the same call', () => {
   it.each<[string, RegExp, RegExp]>([
-    ['cat notes.txt | head -3', /^line 1 needle\nline 2\nline 3\n\[exit 0\]/, /`cat notes.txt \| head -3` is `head -3 notes.txt`/],
-    ['cat notes.txt | grep needle | wc -l', /^14\n/, /`grep needle notes.txt`/],
-    ['rg -n needle notes.txt | head -2', /^1:line 1 needle\n4:line 4 needle\n/, /applied `\| head -2`/],
-    ['find . -name "*.ts" | sort', /^\.\/src\/a\.ts\n\.\/src\/b\.ts\n/, /applied `\| sort`/],
-    ['ls src | grep venv', /^venv-x\n/, /applied `\| grep venv`/],
+    ['cat notes.txt | head -3', /^line 1 needle\nline 2\nline 3\n\[exit 0\]/, /^\[no shell: ran `cat notes.txt`, then `head -3`, each on the output of the one before \(each checked and run on its own\)\]$/m],
+    ['cat notes.txt | grep needle | wc -l', /^14\n/, /ran `cat notes.txt`, then `grep needle`, then `wc -l`, each/],
+    ['rg -n needle notes.txt | head -2', /^1:line 1 needle\n4:line 4 needle\n/, /then `head -2`/],
+    ['find . -name "*.ts" | sort', /^\.\/src\/a\.ts\n\.\/src\/b\.ts\n/, /then `sort`/],
+    ['ls src | grep venv', /^venv-x\n/, /then `grep venv`/],
     ['find src -type f | grep -v venv | wc -l', /^2\n/, /no shell/],
-    ["rg -l needle | xargs grep -c needle", /UNFILTERED|src\/a\.ts/, /UNFILTERED: pipes are not run.*`\| xargs grep -c needle` was not applied.*grep -rn --include/],
-    ["cat notes.txt | awk '{print $2}'", /line 1 needle/, /UNFILTERED.*cut -d ' ' -f N FILE/],
+    ["rg -n needle notes.txt | grep 'line 1\\|line 4'", /^1:line 1 needle\n4:line 4 needle\n10:line 10 needle\n(?:.*\n)*\[exit 0\]/, /then `grep 'line 1\\\|line 4'`/],
+    ['rg -n needle notes.txt | less', /^1:line 1 needle\n/, /\[`\| less` left out: a pager after a pipe passes its input through unchanged\]\n\[no shell: ran `rg -n needle notes.txt`\]$/],
+    ['cat notes.txt | grep zzz', /^\[no matches \(exit 1\)\]/, /then `grep zzz`/],
+    ['cat nope.txt | wc -l', /^Command refused: cat: no such file or directory: nope\.txt/, /\(the first command of the pipeline\)$/],
+    ['grep needle notes.txt src | wc -l', /^14\n\[stderr\]\ngrep: src: Is a directory\n\[exit 0\]/, /\[`grep needle notes\.txt src` exited 2; `\| wc -l` read what it wrote before that\]/],
+    ["rg -l needle | xargs grep -c needle", /README\.md/, /\[UNFILTERED: above is the output of `rg -l needle` — `\| xargs grep -c needle` was not run: `xargs grep -c needle` is refused \(xargs runs other programs.*\)\. Instead: .*grep -rn --include/],
+    ["cat notes.txt | head -2 | awk '{print $2}' | sort", /^line 1 needle\nline 2\n/, /UNFILTERED: above is the output of `cat notes\.txt \| head -2` — `\| awk '\{print \$2\}' \| sort` was not run: .*awk is not an allowed program.*cut -d ' ' -f N/],
+    ['cat notes.txt | grep needle notes.txt', /line 1 needle/, /UNFILTERED.*takes no file here; run `grep needle notes\.txt` as its own command/],
   ])('%j', async (command, output, note) => {
     const outcome = await bash(command);
     expect(outcome.content).toMatch(output);
     expect(outcome.content).toMatch(note);
+    expect(outcome.content).not.toContain('applied `| `');
+  });
+
+  it('the unfiltered summary says so; a later stage is never run after a refused one', async () => {
+    const outcome = await bash("cat notes.txt | awk '{print}' | wc -l");
+    expect(outcome.summary).toBe('40 lines (unfiltered)');
+    expect(outcome.content).not.toMatch(/^40$/m);
+  });
+
+  it('an output past the cap is cut before the next stage reads it, and the answer says so', async () => {
+    const big = await makeRepo({ 'big.txt': 'x'.repeat(MAX_CAPTURE_BYTES + 1024) });
+    try {
+      const outcome = await createBashTool(programs).run({ command: 'cat big.txt | wc -c' }, { root: big.root, signal: new AbortController().signal, timeoutMs: 20_000 });
+      expect(outcome.content).toMatch(new RegExp(`^${MAX_CAPTURE_BYTES}\\n`));
+      expect(outcome.content).toContain('[the output of `cat big.txt` passed 10 MB and was stopped there: `| wc -c` read only that much of it]');
+    } finally {
+      await big.cleanup();
+    }
+  });
+
+  it('a cancelled call runs nothing after the first command', async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const outcome = await createBashTool(programs).run({ command: 'cat notes.txt | wc -l' }, { root: repo.root, signal: aborted.signal, timeoutMs: 20_000 });
+    expect(outcome.content).toMatch(/^cancelled: the command was stopped before it finished\n\[not run: `\| wc -l`, because `cat notes\.txt` did not finish\]/);
   });
 
   it('a pipeline whose first command is refused says so, with the policy reason', async () => {
     const outcome = await bash('cat /etc/passwd | head');
     expect(outcome.isError).toBe(true);
-    expect(outcome.content).toContain('outside the repository root (the first command of the pipeline');
+    expect(outcome.content).toMatch(/outside the repository root.* \(the first command of the pipeline\)$/);
   });
 
   it('chains run in order, each checked; && stops after a failure; stderr redirects are dropped and named', async () => {
@@ -134,12 +163,19 @@ describe('the bash tool answers pipelines in the same call', () => {
   });
 });
 
-describe('the git tool answers pipelines too', () => {
+describe('the git tool answers pipelines too, its later stages run as the bash tool runs them', () => {
   it.each<[string, RegExp]>([
-    ['log --oneline | head -1', /^[0-9a-f]{7,} init\n\[exit 0\]\n\[no shell: ran `log --oneline` and applied `\| head -1`/],
+    ['log --oneline | head -1', /^[0-9a-f]{7,} init\n\[exit 0\]\n\[no shell: ran `log --oneline`, then `head -1`, each/],
     ['git log --format=%s | grep init', /^init\n/],
     ['log --oneline | wc -l', /^1\n/],
+    ["log --format=%s | grep 'init\\|x'", /^init\n/],
+    ['log --oneline | grep x notes.txt', /UNFILTERED: above is the output of `log --oneline` — `\| grep x notes\.txt` was not run: .*takes no file here.*Instead: log --grep/],
   ])('%j', async (command, output) => {
     expect((await git(command)).content).toMatch(output);
+  });
+
+  it('without the programs, a later stage is not run and the answer says so', async () => {
+    const outcome = await createGitTool(GIT_BINARY as string).run({ command: 'log --oneline | head -1' }, { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000 });
+    expect(outcome.content).toMatch(/UNFILTERED: above is the output of `log --oneline` — `\| head -1` was not run: `head -1` is refused \(this tool runs no command after a pipe\)/);
   });
 });

@@ -28,8 +28,8 @@ describe('suggestions are accepted by the tool they name', () => {
     ['git shortlog -sn', 'bash', /send it `shortlog -sn`/, 'git'],
     ["git log -S 'needle' --oneline", 'bash', /send it `log -S needle --oneline`/, 'git'],
     ['git show HEAD:README.md', 'bash', /send it `show HEAD:README.md`/, 'git'],
-    ['cat README.md | grep needle', 'bash', /`cat README.md \| grep needle` is `grep needle README.md`/, 'bash'],
-    ['cat src/a.ts | head -n 1 | wc -l', 'bash', /is `head -n 1 src\/a.ts`/, 'bash'],
+    ['cat README.md | grep needle README.md', 'bash', /run `grep needle README.md` as its own command/, 'bash'],
+    ['cat src/a.ts | head -n 1 src/a.ts | wc -l', 'bash', /run `head -n 1 src\/a.ts` as its own command/, 'bash'],
   ])('%j (%s tool) → a suggestion for the %s tool that it accepts', async (command, from, pattern, to) => {
     const answer = from === 'bash' ? await bash(command) : await git(command);
     expect(answer.content).toMatch(pattern);
