@@ -34,6 +34,7 @@ const FILES: Record<string, string> = {
   'dup.txt': 'a\na\nb\nB\nb\na\n\n\nb\n',
   'data.json': '{"a": [3, 1, 2], "name": "x"}\n',
   'empty.txt': '',
+  'crlf.txt': 'a,b\r\nc,d\r\nlast,e',
   'src/one.ts': 'export const foo = 1;\n',
   'src/two.ts': 'import { foo } from "./one";\n',
 };
@@ -79,7 +80,23 @@ const UNIQ_INPUTS = ['cat dup.txt', 'cat w.txt'];
 /** Where the final newline matters: the bytes themselves, shown by od. */
 const BYTES = cross(['cat nonl.txt', 'cat utf8.txt'], ['tail -n 1', 'head -c 5', 'tail -n +0', 'sort', 'cut -c1-2', 'grep l', 'uniq', 'nl'].map((s) => `${s} | od -An -c`));
 
+/** Bytes that are not UTF-8 (a lone 0xff, NUL): a stage must get the bytes, not their decoded text. */
+const BINARY = Buffer.from([0x66, 0x6f, 0x6f, 0xff, 0x0a, 0x00, 0x62, 0x61, 0x72, 0x0a, 0xc3, 0x0a, 0x78, 0x79, 0x7a, 0x7a, 0x79, 0x0a]);
+
 const OTHERS: Row[] = [
+  ['rg -N . n.txt | sort -n', 'same'],
+  ['rg -N . n.txt | sort -g', 'same'],
+  ['cat bin.dat | od -An -tx1', 'same'],
+  ['cat bin.dat | wc -c', 'same'],
+  ['cat bin.dat | strings', 'same'],
+  ['cat bin.dat | grep -a -c o', 'same'],
+  ['cat bin.dat | head -c 4 | od -An -tx1', 'same'],
+  ['cat bin.dat | sort | od -An -c', 'same'],
+  ['cat bin.dat | cut -b2-3 | od -An -tx1', 'same'],
+  ["cat crlf.txt | grep -c 'b$'", 'same'],
+  ['cat crlf.txt | cut -d, -f2 | od -An -c', 'same'],
+  ['cat crlf.txt | wc -l', 'same'],
+  ['cat crlf.txt | tail -n 1 | od -An -c', 'same'],
   ['rg -n o w.txt | grep -n o', 'same'],
   ['rg -n o w.txt | grep -n o | cut -d: -f1,2', 'same'],
   ['cat w.txt | grep o | wc -l', 'same'],
@@ -149,6 +166,7 @@ let programs: Programs;
 
 beforeAll(async () => {
   [repo, programs] = await Promise.all([makeRepo(FILES), resolvePrograms()]);
+  await fs.writeFile(path.join(repo.root, 'bin.dat'), BINARY);
   scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-sh-'));
   await fs.cp(repo.root, path.join(scratch, 'repo'), { recursive: true });
   // sh finds rg where the tool does (the bundled binary), every other program on the tool's own PATH.
