@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execCapped, MAX_CAPTURE_BYTES } from '../../src/sandbox/exec.js';
+import { execFileSync } from 'node:child_process';
+import { chooseSandbox } from '../../src/sandbox/choose.js';
+import { execCapped, MAX_CAPTURE_BYTES, useSandbox } from '../../src/sandbox/exec.js';
+import { TABLES_ONLY, type Sandbox } from '../../src/sandbox/kernel.js';
 import { checkCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, type Programs } from '../../src/sandbox/programs.js';
 import { createBashTool } from '../../src/tools/bash.js';
@@ -14,6 +17,10 @@ import { makeRepo } from '../support/temp-repo.js';
  * and run on its own, spelunk handing one's output to the next; a refused stage ends the chain, labelled unfiltered with
  * what to send instead. pipeline-differential.test.ts compares the answers with sh.
  */
+
+const probe = await chooseSandbox('required');
+const KERNEL: Sandbox | null = probe.ok ? probe.sandbox : null;
+const WHY_SKIPPED = probe.ok ? '' : ` (skipped: ${probe.error})`;
 
 let repo: Awaited<ReturnType<typeof makeRepo>>;
 let programs: Programs;
@@ -172,6 +179,22 @@ describe('the git tool answers pipelines too, its later stages run as the bash t
     ['log --oneline | grep x notes.txt', /UNFILTERED: above is the output of `log --oneline` — `\| grep x notes\.txt` was not run: .*takes no file here.*Instead: log --grep/],
   ])('%j', async (command, output) => {
     expect((await git(command)).content).toMatch(output);
+  });
+
+  it.skipIf(KERNEL === null)(`a later stage reads what the git tool shows: remote -v's credentials stay masked${WHY_SKIPPED}`, async () => {
+    execFileSync('git', ['remote', 'add', 'origin', 'https://user:SECRET-TOKEN@example.com/r.git'], { cwd: repo.root });
+    useSandbox(KERNEL as Sandbox);
+    try {
+      const kernel = { root: repo.root, signal: new AbortController().signal, timeoutMs: 20_000, sandbox: 'kernel' as const };
+      const outcome = await createGitTool(GIT_BINARY as string, programs).run({ command: 'remote -v | grep -c example' }, kernel);
+      expect(outcome.content).toMatch(/^2\n/);
+      const shown = await createGitTool(GIT_BINARY as string, programs).run({ command: 'remote -v | sort -r' }, kernel);
+      expect(shown.content).toMatch(/^origin\thttps:\/\/\*\*\*@example\.com\/r\.git \(push\)\n/);
+      expect(shown.content).not.toContain('SECRET');
+    } finally {
+      useSandbox(TABLES_ONLY);
+      execFileSync('git', ['remote', 'remove', 'origin'], { cwd: repo.root });
+    }
   });
 
   it('without the programs, a later stage is not run and the answer says so', async () => {
