@@ -70,7 +70,7 @@ function describe(installed: readonly string[]): string {
     "Prefer rg for searching (it skips .gitignored files): rg -n 'pattern' path, rg -l, rg --files -g '*.ts'. " +
       'Use read_file to read a file.',
     'Refused: flags that run programs, write files, follow symlinks or read file lists (find -exec/-delete, rg --pre/-z, ' +
-      'grep -R, tail -f, tree -o …) and reading standard input.',
+      'grep -R, tail -f, tree -o …) and reading standard input, except a command after a pipe.',
     `Output beyond ${groupDigits(MAX_MODEL_CHARS)} characters is cut in the middle; narrow the search to see all of it. ` +
       'rg and grep exit 1 means no matches.',
   ].join('\n');
