@@ -67,6 +67,12 @@ describe('a later stage is checked by the same tables, reading standard input an
     ['sort -o out', 'writes'], ['tail -f', 'follow forever'], ['rg --pre cat x', 'runs another program'], ['grep -r x /etc', 'outside'],
     ['tac', 'copies its input to a temporary file'], ["awk '{print}'", 'awk is not an allowed program'], ['sh', 'runs other programs'],
     ["sed 's/a/b/'", 'sed'], ['xargs cat', 'xargs runs other programs'], ['git log', 'use the git tool'],
+    // Flags that read a list of files to open from their input: refused as they are alone (a pipe would feed them names).
+    ['sha256sum -c', 'reads the list of files'], ['md5sum --check', 'reads the list of files'], ['tree --fromfile', 'reads the list of files'],
+    ['wc --files0-from=-', 'reads the list of files'], ['du --files0-from=-', 'reads the list of files'], ['sort --files0-from=-', 'reads the list of files'],
+    ['find -files0-from -', 'starting points from a file'], ['file -f -', 'reads the list of files'], ['rg -f -', 'reading standard input ("-")'],
+    ['grep -f -', 'reading standard input ("-")'], ['xxd - out', 'output file'], ['jq --rawfile a - .', 'reads a file into a variable'],
+    ["sed -n 'r /etc/passwd'", 'sed'], ['sort -T /tmp', 'temporary'], ['cat /etc/passwd', 'outside'], ['tail -n 1 ../x', 'outside'],
   ])('%j → %s', async (stage, refused) => {
     const verdict = await checkCommand(stage, { root: repo.root, programs, stdin: true });
     if (refused === null) expect(verdict).toMatchObject({ ok: true });
