@@ -22,7 +22,8 @@ export async function runProgram(command: string, ctx: ProgramContext, timeoutMs
   if (!verdict.ok) return verdict;
   for (const abs of verdict.paths) ctx.onRead?.(abs);
   const chunks: Buffer[] = [];
-  const result = await execCapped(verdict.file, verdict.args, {
+  const args = input !== undefined && verdict.program === 'sort' ? [...sortBuffer(input.length), ...verdict.args] : verdict.args;
+  const result = await execCapped(verdict.file, args, {
     cwd: ctx.root,
     timeoutMs,
     signal: ctx.signal,
@@ -32,4 +33,18 @@ export async function runProgram(command: string, ctx: ProgramContext, timeoutMs
   });
   const bytes = Buffer.concat(chunks);
   return { ok: true, program: verdict.program, result: { ...result, stdout: bytes.toString('utf8') }, notes: verdict.notes, bytes };
+}
+
+/** Bytes of sort buffer per byte of piped input: 10 MB of empty lines (10 million lines) sort within it, measured. */
+const SORT_BUFFER_PER_INPUT_BYTE = 64;
+
+/**
+ * GNU sort reading a pipe cannot size its buffer from the input, and past its default (300,000 short lines failed here)
+ * it spills into a temporary file, which no child may write (SIGXFSZ). A later-stage sort gets a buffer that holds all
+ * of its input, and one thread (each thread takes its own share of the 1 GiB address space). Given several -S, sort
+ * uses the largest (measured), so a smaller one of the model's own changes nothing.
+ */
+function sortBuffer(inputBytes: number): string[] {
+  const kib = Math.max(1024, Math.ceil((inputBytes * SORT_BUFFER_PER_INPUT_BYTE) / 1024));
+  return ['--parallel=1', `--buffer-size=${kib}K`];
 }

@@ -141,6 +141,21 @@ describe('the bash tool answers pipelines in the same call', () => {
     }
   });
 
+  it('a sort after a pipe holds its whole input in memory: past 300,000 lines it would spill to a file no child may write', async () => {
+    const lines = Array.from({ length: 400_000 }, (_, i) => `${i % 97}\n`).join('');
+    const many = await makeRepo({ 'many.txt': lines });
+    try {
+      const run = (command: string): Promise<ToolOutcome> =>
+        createBashTool(programs).run({ command }, { root: many.root, signal: new AbortController().signal, timeoutMs: 30_000 });
+      const counted = await run('cat many.txt | sort | uniq -c | sort -rn | head -2');
+      expect(counted.content).toMatch(/^ +4124 \d+\n +4124 \d+\n\[exit 0\]/);
+      const small = await run('cat many.txt | sort -n | tail -n 1');
+      expect(small.content).toMatch(/^96\n\[exit 0\]/);
+    } finally {
+      await many.cleanup();
+    }
+  });
+
   it('a cancelled call runs nothing after the first command', async () => {
     const aborted = new AbortController();
     aborted.abort();
