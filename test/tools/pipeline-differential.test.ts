@@ -50,12 +50,15 @@ const GREP_STAGES = [
   "grep -E 'foo|bar'", "grep -E 'fo+'", "grep -E 'o{4}'", "grep -E '(fo)+o'", "grep -E 'a\\|b'", "grep -F 'o|b'", 'grep -c o',
   'grep -n o', 'grep -v o', 'grep -i FOO', 'grep -w fo', 'grep -x fo', "grep -o 'o\\+'", "grep '[[:alpha:]]\\{3\\}'",
   "grep -E '^f.{2}$'", "grep 'fo*$'", "grep -i 'É'", 'grep -c .', "grep '\\bfo'", 'grep -m 1 o', "grep -e fo -e ba",
+  "grep -E 'fo{1,2}$'", "grep '\\<fo'", "grep 'o\\>'", "grep -E '(^|o)b'", "grep '[^o]$'", "grep -E 'f(o|a)+'", "grep -iE 'BAR|É'",
+  "grep -P 'o(?=o)'", "grep -w 'fo\\|bar'", "grep 'a\\{1\\}r'", 'grep -c ""', "grep -x 'fo\\+'",
 ];
 const GREP_INPUTS = ['cat w.txt', 'rg -N . w.txt', 'cat utf8.txt'];
 
 const LINE_STAGES = [
   'head -n 2', 'head -2', 'head -n -1', 'head -c 8', 'head -c -3', 'head -c 5', 'head -n 0', 'tail -n +0', 'tail -n +1',
   'tail -n +2', 'tail -n 0', 'tail -n 2', 'tail -2', 'tail -c 4', 'tail -c +3', 'tail -n +10', 'tail -n -1', 'head --lines=3',
+  'tail -n+2', 'tail --lines=+2', 'head -n +2', 'tail -c+3', 'tail -n +3 -q', 'head -n 2 -q',
 ];
 const LINE_INPUTS = ['cat nonl.txt', 'cat w.txt', 'cat utf8.txt', 'rg -n . w.txt'];
 
