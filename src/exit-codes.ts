@@ -159,13 +159,25 @@ function budgetWords(over: BudgetOver, budget: string, front: FrontEnd): string 
   if (over.kind === 'no_price') {
     return `no price is known for ${over.model}, so ${cli ? '--max-budget-usd' : "the call's budget"} cannot be enforced`;
   }
+  const request = `${groupDigits(over.promptTokens)} prompt tokens ~${usd(over.promptUsd)} + ${groupDigits(over.outputTokens)} output tokens ~${usd(over.outputUsd)}`;
   if (over.kind === 'next') {
-    return `stopped before the next request: spent ~$${over.spentUsd.toFixed(4)}, and the next could cost up to ~$${over.nextUsd.toFixed(4)} (${over.promptTokens} prompt tokens + ${over.maxTokens} output), over ${budget}`;
+    return `stopped before the next request: ~${usd(over.spentUsd)} of ${budget} is spent, and the next needs ~${usd(over.promptUsd + over.outputUsd)} (${request})`;
   }
-  const head = `${budget} is below the first request's worst case of ~$${over.worstUsd.toFixed(4)} (${groupDigits(over.promptTokens)} prompt tokens + ${groupDigits(over.maxTokens)} output)`;
-  if (!cli) return `${head}; the server's per-call budget must be at least ~$${over.raiseToUsd.toFixed(2)}`;
-  if (over.lowerMaxTokens === null) return `${head}; raise it to at least ~$${over.raiseToUsd.toFixed(2)}`;
-  return `${head}; lower it with --max-tokens ${groupDigits(over.lowerMaxTokens)} or raise the budget`;
+  const head = `${budget} cannot pay for a first request at this context size (${request})`;
+  if (!cli) return `${head}; the server's per-call budget must be at least $${over.raiseToUsd.toFixed(2)}`;
+  return `${head}; raise it to at least ${over.raiseToUsd.toFixed(2)}`;
+}
+
+/** Dollars with four decimals below a cent, two above. */
+function usd(value: number): string {
+  return `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
+}
+
+/** Why a request is the last a limit allows, in `front`'s terms (the loop puts it in the model's last request). */
+export function lastRequestWhy(limit: 'max_turns' | 'max_budget', value: number | undefined, front: FrontEnd): string {
+  return limit === 'max_turns'
+    ? `${LIMIT_NAMES[front].maxTurns(value)} allows no request after this one`
+    : `${LIMIT_NAMES[front].maxBudgetUsd(value)} leaves room for no request after this one`;
 }
 
 /** A --timeout twice the one that ran out, in the flag's seconds. */

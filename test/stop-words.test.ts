@@ -67,21 +67,15 @@ const ROWS: ReadonlyArray<[what: string, facts: StopFacts, cli: string, mcp: str
   ],
   [
     'max_budget (next request)',
-    { ...base, stop: 'max_budget', limit: 'maxBudgetUsd', value: 0.5, budget: { kind: 'next', spentUsd: 0.61, nextUsd: 0.2534, promptTokens: 1234, maxTokens: 16000 } },
-    'stopped before the next request: spent ~$0.6100, and the next could cost up to ~$0.2534 (1234 prompt tokens + 16000 output), over --max-budget-usd 0.5',
-    "stopped before the next request: spent ~$0.6100, and the next could cost up to ~$0.2534 (1234 prompt tokens + 16000 output), over the call's budget ($0.5)",
+    { ...base, stop: 'max_budget', limit: 'maxBudgetUsd', value: 0.5, budget: { kind: 'next', spentUsd: 0.4812, promptTokens: 95_000, promptUsd: 0.0243, outputTokens: 1024, outputUsd: 0.0102 } },
+    'stopped before the next request: ~$0.48 of --max-budget-usd 0.5 is spent, and the next needs ~$0.03 (95,000 prompt tokens ~$0.02 + 1,024 output tokens ~$0.01)',
+    "stopped before the next request: ~$0.48 of the call's budget ($0.5) is spent, and the next needs ~$0.03 (95,000 prompt tokens ~$0.02 + 1,024 output tokens ~$0.01)",
   ],
   [
-    'max_budget (first request, a smaller --max-tokens fits)',
-    { ...base, stop: 'max_budget', limit: 'maxBudgetUsd', value: 0.1, budget: { kind: 'first', worstUsd: 0.25, promptTokens: 12345, maxTokens: 16000, lowerMaxTokens: 5200, raiseToUsd: 0.05 } },
-    "--max-budget-usd 0.1 is below the first request's worst case of ~$0.2500 (12,345 prompt tokens + 16,000 output); lower it with --max-tokens 5,200 or raise the budget",
-    "the call's budget ($0.1) is below the first request's worst case of ~$0.2500 (12,345 prompt tokens + 16,000 output); the server's per-call budget must be at least ~$0.05",
-  ],
-  [
-    'max_budget (first request, nothing fits)',
-    { ...base, stop: 'max_budget', limit: 'maxBudgetUsd', value: 0.001, budget: { kind: 'first', worstUsd: 0.25, promptTokens: 900, maxTokens: 16000, lowerMaxTokens: null, raiseToUsd: 0.0177 } },
-    "--max-budget-usd 0.001 is below the first request's worst case of ~$0.2500 (900 prompt tokens + 16,000 output); raise it to at least ~$0.02",
-    "the call's budget ($0.001) is below the first request's worst case of ~$0.2500 (900 prompt tokens + 16,000 output); the server's per-call budget must be at least ~$0.02",
+    'max_budget (first request): the hint is above the budget given, rounded up to the cent',
+    { ...base, stop: 'max_budget', limit: 'maxBudgetUsd', value: 0.02, budget: { kind: 'first', promptTokens: 12_345, promptUsd: 0.0154, outputTokens: 1024, outputUsd: 0.0051, raiseToUsd: 0.03 } },
+    '--max-budget-usd 0.02 cannot pay for a first request at this context size (12,345 prompt tokens ~$0.02 + 1,024 output tokens ~$0.0051); raise it to at least 0.03',
+    "the call's budget ($0.02) cannot pay for a first request at this context size (12,345 prompt tokens ~$0.02 + 1,024 output tokens ~$0.0051); the server's per-call budget must be at least $0.03",
   ],
   [
     'max_budget (no price)',

@@ -1,74 +1,113 @@
 import type { BudgetOver } from './events.js';
 import type { ModelClient, ModelRequest } from './model.js';
+import { outputTokensFor, requestCostUsd } from './pricing.js';
 
 /** Used for the budget pre-check when count_tokens is unavailable: code tokenises at ~3-4 chars, so 2 over-counts. */
 const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 
-/** What the model is asked to do in its last request when nothing says otherwise. */
-const ANSWER_NOW = 'Do not call any more tools: answer the question now with what you have found, cite the evidence you have read, and say plainly what you could not check.';
+/**
+ * How long a cache entry is counted on after the response that wrote or read it: the API's default lifetime (5
+ * minutes, refreshed by every read) less a margin for the next request's own time on the wire.
+ */
+export const CACHE_LIFETIME_MS = 4.5 * 60 * 1000;
 
+/** The least output a request is sent with: below it an answer with evidence rarely fits. */
+export const MIN_OUTPUT_TOKENS = 1_024;
+
+/** Output a request is expected to use before the run has shown any (a tool call or a short answer). */
+export const RESERVE_FLOOR_TOKENS = 512;
+
+/** What a limit leaves the model: one request. */
+export type FinalLimit = 'max_turns' | 'max_budget';
+
+/** Money: the cap and what the run has spent (from the usage the API billed). */
 export interface Budget {
   maxUsd: number;
-  /** Estimated cost already spent in this run. */
   spentUsd(): number;
-  /** Worst-case cost of a request with this prompt and max output; null = unknown price (the CLI refuses that earlier). */
-  worstCaseUsd(promptTokens: number, maxOutputTokens: number): number | null;
 }
 
-/** The limit that leaves the model one request. */
-export type FinalLimit = 'max_turns' | 'max_budget';
+/** What the prompt cache holds of a conversation: its first `tokens` prompt tokens, read or written at `at` (ms). */
+export interface CacheState {
+  tokens: number;
+  at: number;
+}
+
+/** What the run so far says about the next request. */
+export interface RunSoFar {
+  /** The cache after the latest response; null when nothing is known to be cached (a new or resumed conversation). */
+  cache: CacheState | null;
+  /** Prompt tokens of the latest request (0: none yet). */
+  lastPromptTokens: number;
+  /** The most output tokens one response of this conversation used. */
+  largestOutputTokens: number;
+  now: number;
+}
 
 interface Limits {
   model: string;
   maxTokens: number;
-  maxTurns: number;
-  budget?: Budget;
-  finishInstruction?: string;
 }
 
 export interface BudgetCheck {
-  /** Why the request must not be sent (numbers; the front end words them); null when it fits. */
+  /** Why the request must not be sent (numbers; the front end words them); null when it can be. */
   over: BudgetOver | null;
-  /** The request fits, but one more of the same worst case would not: it is the last the budget allows. */
+  /** It can be sent, but the request after it could not: it is the last the budget allows. */
   lastOne: boolean;
+  /** The max_tokens to send it with: the configured one, or less when that is all the budget left can pay for. */
+  maxTokens: number;
 }
 
 /**
- * Prices `request` at its worst case (counted prompt, full --max-tokens output). The next request's prompt holds this
- * one's and more, so when two of these no longer fit, this one is the last.
+ * Prices `request` as the API will bill it: the prefix the cache holds (within its lifetime) as a read, the rest as
+ * a write, and output as the run so far suggests (twice the largest response, at least RESERVE_FLOOR_TOKENS). The
+ * request is sent with no more max_tokens than the money left pays for, so the run never spends past the budget
+ * (unless the API misses a cache entry it still held). It is the last when the request after it (the prompt grown by
+ * this output and another tool round like the last) could not pay for MIN_OUTPUT_TOKENS.
  */
 export async function checkBudget(
   budget: Budget,
   limits: Limits & { client: ModelClient },
   request: ModelRequest,
+  run: RunSoFar,
   signal: AbortSignal,
 ): Promise<BudgetCheck> {
   const counted = await limits.client.countTokens(request, signal);
   const prompt = counted ?? Math.ceil(JSON.stringify(request).length / CONSERVATIVE_CHARS_PER_TOKEN);
-  const worst = budget.worstCaseUsd(prompt, limits.maxTokens);
+  const cached = run.cache !== null && run.now - run.cache.at < CACHE_LIFETIME_MS ? run.cache.tokens : 0;
+  const cost = (promptTokens: number, cachedTokens: number, outputTokens: number): number | null =>
+    requestCostUsd(limits.model, { promptTokens, cachedTokens, outputTokens });
+  const promptUsd = cost(prompt, cached, 0);
+  if (promptUsd === null) return { over: { kind: 'no_price', model: limits.model }, lastOne: false, maxTokens: limits.maxTokens };
   const spent = budget.spentUsd();
-  if (worst === null) return { over: { kind: 'no_price', model: limits.model }, lastOne: false };
-  if (spent + worst <= budget.maxUsd) return { over: null, lastOne: spent + 2 * worst > budget.maxUsd };
-  if (spent === 0) return { over: firstRequestOverBudget(budget, prompt, limits.maxTokens, worst), lastOne: false };
-  return { over: { kind: 'next', spentUsd: spent, nextUsd: worst, promptTokens: prompt, maxTokens: limits.maxTokens }, lastOne: false };
+  const affordable = outputTokensFor(limits.model, prompt, budget.maxUsd - spent - promptUsd);
+  const minimal = Math.min(MIN_OUTPUT_TOKENS, limits.maxTokens);
+  if (affordable < minimal) {
+    return { over: overBudget(budget, limits.model, spent, prompt, promptUsd, minimal), lastOne: false, maxTokens: limits.maxTokens };
+  }
+  const reserve = Math.min(limits.maxTokens, Math.max(RESERVE_FLOOR_TOKENS, 2 * run.largestOutputTokens));
+  const round = run.lastPromptTokens > 0 ? Math.max(reserve, prompt - run.lastPromptTokens) : 2 * reserve;
+  const thisUsd = cost(prompt, cached, reserve) ?? 0;
+  const nextUsd = cost(prompt + round, prompt, minimal) ?? 0;
+  return { over: null, lastOne: spent + thisUsd + nextUsd > budget.maxUsd, maxTokens: Math.min(limits.maxTokens, affordable) };
 }
 
-/** The note appended to the last user message of the last request a limit allows. */
-export function lastRequestNote(limit: FinalLimit, limits: Limits): string {
-  const why =
-    limit === 'max_turns'
-      ? `--max-turns ${limits.maxTurns} allows no request after this one`
-      : `--max-budget-usd ${limits.budget?.maxUsd ?? ''} leaves room for no request after this one`;
-  return `[spelunk: this is your last request: ${why}. ${limits.finishInstruction ?? ANSWER_NOW}]`;
+/** The note appended to the last user message of the last request a limit allows; `why` is the front end's words. */
+export function lastRequestNote(why: string, finishInstruction: string): string {
+  return `[spelunk: this is your last request: ${why}. ${finishInstruction}]`;
 }
 
-/** The budget cannot cover even the first request: its worst case and the max output tokens that would fit. */
-function firstRequestOverBudget(budget: Budget, prompt: number, maxTokens: number, worst: number): BudgetOver {
-  const promptOnly = budget.worstCaseUsd(prompt, 0) ?? worst;
-  const perToken = (budget.worstCaseUsd(prompt, 1) ?? worst) - promptOnly;
-  const fits = perToken > 0 ? Math.floor((budget.maxUsd - promptOnly) / perToken) : 0;
-  const base = { kind: 'first' as const, worstUsd: worst, promptTokens: prompt, maxTokens, raiseToUsd: promptOnly + 1000 * perToken };
-  // Below ~1,000 output tokens an answer with evidence rarely fits: suggest a budget instead.
-  if (fits < 1000) return { ...base, lowerMaxTokens: null };
-  return { ...base, lowerMaxTokens: fits >= 10_000 ? Math.floor(fits / 1000) * 1000 : Math.floor(fits / 100) * 100 };
+/** What the budget cannot pay for: the prompt at this size and the least output, and (first request) what would do. */
+function overBudget(budget: Budget, model: string, spent: number, prompt: number, promptUsd: number, minimal: number): BudgetOver {
+  const outputUsd = (requestCostUsd(model, { promptTokens: prompt, cachedTokens: prompt, outputTokens: minimal }) ?? 0)
+    - (requestCostUsd(model, { promptTokens: prompt, cachedTokens: prompt, outputTokens: 0 }) ?? 0);
+  const facts = { promptTokens: prompt, promptUsd, outputTokens: minimal, outputUsd };
+  if (spent > 0) return { kind: 'next', spentUsd: spent, ...facts };
+  return { kind: 'first', ...facts, raiseToUsd: raisedBudget(promptUsd + outputUsd, budget.maxUsd) };
+}
+
+/** A budget to suggest: `needed` rounded up to the cent, and always above the one given. */
+export function raisedBudget(needed: number, given: number): number {
+  const cents = Math.ceil(needed * 100 - 1e-9);
+  const above = Math.floor(given * 100 + 1e-9) + 1;
+  return Math.max(cents, above) / 100;
 }

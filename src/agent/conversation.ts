@@ -1,4 +1,6 @@
+import type { CacheState } from './budget.js';
 import { CacheWatch } from './cache-watch.js';
+import type { Usage } from './events.js';
 import type { Effort } from './effort.js';
 import type { Block, Message, ModelRequest, SystemBlock, ToolDefinition } from './model.js';
 
@@ -22,8 +24,12 @@ interface Position {
  */
 export class Conversation {
   readonly messages: Message[] = [];
-  /** Prompt tokens of the latest request (input + cache write + cache read), for compaction. */
+  /** Prompt tokens of the latest request (input + cache write + cache read), for compaction and the budget. */
   lastPromptTokens = 0;
+  /** What the prompt cache holds of this conversation after the latest response; null: nothing known (new, resumed). */
+  cache: CacheState | null = null;
+  /** The most output tokens one response of this conversation used (the budget's output reserve). */
+  largestOutputTokens = 0;
   /** The id of the latest response, for the API's cache diagnostics (which compare with that request). */
   lastMessageId: string | null = null;
   /** Explains a request that read less from the cache than the previous one of this conversation had cached. */
@@ -69,11 +75,26 @@ export class Conversation {
     const last = this.messages.at(-1);
     if (last && mark.lastContent !== null) last.content.length = mark.lastContent;
     this.#previousBreakpoint = null;
+    // The entry the latest request wrote ends in what was just removed.
+    this.cache = null;
+  }
+
+  /**
+   * Records a response's usage: its prompt size, the prefix now in the cache (what it read plus what it wrote, both
+   * refreshed `at`), and its output for the budget's reserve.
+   */
+  settled(usage: Usage, at: number): void {
+    this.lastPromptTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    const cached = usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    this.cache = cached > 0 ? { tokens: cached, at } : null;
+    this.largestOutputTokens = Math.max(this.largestOutputTokens, usage.output_tokens);
   }
 
   clear(): void {
     this.messages.length = 0;
     this.lastPromptTokens = 0;
+    this.cache = null;
+    this.largestOutputTokens = 0;
     this.lastMessageId = null;
     this.cacheWatch.reset();
     this.#previousBreakpoint = null;
@@ -140,6 +161,8 @@ export class Conversation {
         return { ...b, content: ELIDED_RESULT };
       });
     }
+    // The cached prefix ran through what was just replaced: the next request writes it anew.
+    if (elided > 0) this.cache = null;
     return elided;
   }
 

@@ -74,10 +74,13 @@ export type StopLimit = 'maxTurns' | 'maxTokens' | 'timeoutMs' | 'maxBudgetUsd';
 /** Why the budget stopped a question, as numbers; the front end words it (exit-codes.ts `stopMessage`). */
 export type BudgetOver =
   | { kind: 'no_price'; model: string }
-  /** The next request's worst case would pass the budget after `spentUsd` was spent. */
-  | { kind: 'next'; spentUsd: number; nextUsd: number; promptTokens: number; maxTokens: number }
-  /** Even the first request could cost more than the budget; `lowerMaxTokens` fits, or else the budget to raise it to. */
-  | { kind: 'first'; worstUsd: number; promptTokens: number; maxTokens: number; lowerMaxTokens: number | null; raiseToUsd: number };
+  /**
+   * After `spentUsd`, the money left cannot pay for the next request: its prompt of `promptTokens` (`promptUsd`, cache
+   * reads and writes as the API will bill them) and `outputTokens` of answer (`outputUsd`).
+   */
+  | { kind: 'next'; spentUsd: number; promptTokens: number; promptUsd: number; outputTokens: number; outputUsd: number }
+  /** The budget cannot pay for even the first request, priced as above; `raiseToUsd` would (rounded up, above it). */
+  | { kind: 'first'; promptTokens: number; promptUsd: number; outputTokens: number; outputUsd: number; raiseToUsd: number };
 
 /**
  * How a question ended, as data: no front end's wording (the CLI's flags, the REPL's commands, MCP's parameters) is

@@ -1,6 +1,6 @@
 import type { Conversation } from './conversation.js';
 import type { Effort } from './effort.js';
-import type { AgentEvent, ApiMessage, BudgetOver, StopFacts, StopKind, Usage } from './events.js';
+import type { AgentEvent, ApiMessage, BudgetOver, StopFacts, StopKind } from './events.js';
 import {
   ModelAbortError,
   ModelError,
@@ -46,7 +46,15 @@ export interface LoopConfig extends ToolRoundConfig {
   timeoutMs?: number | null;
   /** How the model should finish when one request is left (default: answer with what it has; audits: file the report). */
   finishInstruction?: string;
+  /**
+   * Why a request is the last, in the front end's words (`--max-turns 3 allows no request after this one`); the loop
+   * names no flag or parameter of its own. Default: neutral words.
+   */
+  lastRequestWhy?: (limit: FinalLimit) => string;
 }
+
+/** What the model is asked to do in its last request when nothing says otherwise. */
+const ANSWER_NOW = 'Do not call any more tools: answer the question now with what you have found, cite the evidence you have read, and say plainly what you could not check.';
 
 /** Where a question stands between requests. */
 interface Progress {
@@ -58,6 +66,8 @@ interface Progress {
   textShown: boolean;
   /** Set once the model has been told that a request is its last (by the turn limit or the budget). */
   finalBy: FinalLimit | null;
+  /** The max_tokens of the latest request when the budget lowered it below the configured one, else null. */
+  budgetCap: number | null;
 }
 
 type Done = Extract<AgentEvent, { type: 'done' }>;
@@ -77,7 +87,7 @@ export async function* askQuestion(
   const mark = conversation.addQuestion(question);
   const tools = config.registry.definitions();
   const before = config.turnsBefore ?? 0;
-  const q: Progress = { turns: 0, lastText: '', textShown: false, finalBy: null };
+  const q: Progress = { turns: 0, lastText: '', textShown: false, finalBy: null, budgetCap: null };
 
   for (;;) {
     if (signal.aborted) return yield aborted(conversation, signal, config, q);
@@ -94,7 +104,7 @@ export async function* askQuestion(
         };
       }
     }
-    const base = {
+    const settings = {
       model: config.model,
       maxTokens: config.maxTokens,
       system: config.system,
@@ -102,16 +112,18 @@ export async function* askQuestion(
       thinking: config.thinking,
       effort: config.effort ?? null,
     };
-    const gate = await nextRequestGate(base, conversation, config, q, before, signal);
+    const gate = await nextRequestGate(settings, conversation, config, q, before, signal);
     if (gate === 'aborted') return yield aborted(conversation, signal, config, q);
-    if (typeof gate === 'object' && gate !== null) {
+    if ('kind' in gate) {
       return yield done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, budget: gate });
     }
     // One request left: say so in it, at the end of the last user message (the cached prefix stays byte-identical).
-    if (gate !== null) {
-      conversation.addNote(lastRequestNote(gate, config));
-      q.finalBy = gate;
+    if (gate.final !== null) {
+      conversation.addNote(noteFor(gate.final, config));
+      q.finalBy = gate.final;
     }
+    q.budgetCap = gate.maxTokens < config.maxTokens ? gate.maxTokens : null;
+    const base = { ...settings, maxTokens: gate.maxTokens };
     // diagnostics asks the API why a cache missed, against the previous response; the client sends it only to Anthropic.
     const request = { ...conversation.request(base), diagnostics: { previous_message_id: conversation.lastMessageId } };
     const turn = yield* streamTurn(request, conversation, config, q, signal);
@@ -122,8 +134,9 @@ export async function* askQuestion(
 }
 
 /**
- * Before a request: whether it is the last a limit allows (the limit to name in it), whether the budget forbids it
- * (why), or whether the question was cancelled meanwhile. Once the model was told, it is not told again.
+ * Before a request: whether it is the last a limit allows (the limit to name in it) and the max_tokens it may use,
+ * whether the budget forbids it (why), or whether the question was cancelled meanwhile. Once the model was told, it
+ * is not told again.
  */
 async function nextRequestGate(
   base: Parameters<Conversation['request']>[0],
@@ -132,16 +145,32 @@ async function nextRequestGate(
   q: Progress,
   before: number,
   signal: AbortSignal,
-): Promise<FinalLimit | null | BudgetOver | 'aborted'> {
+): Promise<{ final: FinalLimit | null; maxTokens: number } | BudgetOver | 'aborted'> {
   const lastByTurns = q.finalBy === null && before + q.turns + 1 >= config.maxTurns;
-  if (!config.budget) return lastByTurns ? 'max_turns' : null;
+  if (!config.budget) return { final: lastByTurns ? 'max_turns' : null, maxTokens: config.maxTokens };
   // The budget prices the request as it would be sent, the last-request note included.
-  const note = q.finalBy === null ? lastRequestNote(lastByTurns ? 'max_turns' : 'max_budget', config) : null;
-  const check = await checkBudget(config.budget, config, conversation.draft(base, note), signal);
+  const note = q.finalBy === null ? noteFor(lastByTurns ? 'max_turns' : 'max_budget', config) : null;
+  const run = {
+    cache: conversation.cache,
+    lastPromptTokens: conversation.lastPromptTokens,
+    largestOutputTokens: conversation.largestOutputTokens,
+    now: Date.now(),
+  };
+  const check = await checkBudget(config.budget, config, conversation.draft(base, note), run, signal);
   if (signal.aborted) return 'aborted';
   if (check.over) return check.over;
-  if (lastByTurns) return 'max_turns';
-  return q.finalBy === null && check.lastOne ? 'max_budget' : null;
+  const final = lastByTurns ? 'max_turns' : q.finalBy === null && check.lastOne ? 'max_budget' : null;
+  return { final, maxTokens: check.maxTokens };
+}
+
+/** The last-request note, with the front end's words for the limit (neutral ones when it gave none). */
+function noteFor(limit: FinalLimit, config: LoopConfig): string {
+  const why =
+    config.lastRequestWhy?.(limit) ??
+    (limit === 'max_turns'
+      ? `the limit of ${config.maxTurns} model requests allows no request after this one`
+      : 'the budget leaves room for no request after this one');
+  return lastRequestNote(why, config.finishInstruction ?? ANSWER_NOW);
 }
 
 /**
@@ -209,7 +238,7 @@ async function* streamTurn(
   }
   if (!response) return done('api_error', q, { error: 'the API stream ended without a message' });
 
-  conversation.lastPromptTokens = promptTokens(response.usage);
+  conversation.settled(response.usage, Date.now());
   yield {
     type: 'usage',
     turn,
@@ -250,6 +279,8 @@ async function* settleResponse(
       return null;
     case 'max_tokens':
       conversation.addAssistant(textBlocks(response.content));
+      // Cut where the money ran out rather than at --max-tokens: a budget stop, with the text it had.
+      if (q.budgetCap !== null) return done('max_budget', q, { limit: 'maxBudgetUsd', value: config.budget?.maxUsd, answered: true });
       return done('max_tokens', q, { limit: 'maxTokens', value: config.maxTokens });
     case 'refusal':
       conversation.rollback(mark);
@@ -303,10 +334,6 @@ function withoutCacheControl(block: Block): Block {
 
 function effortOf(config: LoopConfig): { effort?: Effort } {
   return config.effort ? { effort: config.effort } : {};
-}
-
-function promptTokens(usage: Usage): number {
-  return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
 }
 
 function textBlocks(content: Block[]): Block[] {

@@ -102,13 +102,35 @@ export function estimateCostUsd(model: string, usage: Usage): number | null {
   return micro / TOKENS_PER_UNIT;
 }
 
+/** A request before it is sent, as the budget prices it. */
+export interface PlannedRequest {
+  /** Every prompt token: tools, system and messages. */
+  promptTokens: number;
+  /** Of those, the leading tokens the prompt cache holds for this conversation (a read); the rest is written. */
+  cachedTokens: number;
+  /** Output tokens to allow for. */
+  outputTokens: number;
+}
+
 /**
- * Upper bound for a request before it is sent (budget pre-checks): every prompt token at the dearer of
- * uncached input and 1h cache write, plus the full output allowance. Null for an unknown model.
+ * What a request will cost as the API bills it, or null for an unknown model. The cached prefix is billed as a cache
+ * read; every other prompt token at the dearer of uncached input and a 5-minute cache write (spelunk's breakpoints
+ * write the whole new part, or bill it as input when it is under the cacheable minimum); the output at the output
+ * rate. The tier is the prompt's size, as the API picks it.
  */
-export function worstCaseCostUsd(model: string, promptTokens: number, maxOutputTokens: number): number | null {
+export function requestCostUsd(model: string, planned: PlannedRequest): number | null {
   const price = priceFor(model);
   if (!price) return null;
-  const r = ratesFor(price, promptTokens);
-  return (promptTokens * Math.max(r.input, r.cacheWrite1h) + maxOutputTokens * r.output) / TOKENS_PER_UNIT;
+  const r = ratesFor(price, planned.promptTokens);
+  const read = Math.min(Math.max(0, planned.cachedTokens), planned.promptTokens);
+  const written = planned.promptTokens - read;
+  const micro = read * r.cacheRead + written * Math.max(r.input, r.cacheWrite5m) + planned.outputTokens * r.output;
+  return micro / TOKENS_PER_UNIT;
+}
+
+/** Output tokens that `usd` buys at this prompt size's tier (0 when the model has no price or `usd` ≤ 0). */
+export function outputTokensFor(model: string, promptTokens: number, usd: number): number {
+  const price = priceFor(model);
+  if (!price || usd <= 0) return 0;
+  return Math.floor((usd * TOKENS_PER_UNIT) / ratesFor(price, promptTokens).output);
 }

@@ -6,7 +6,6 @@ import { citationRecord } from '../citations/verify.js';
 import type { Config } from '../config.js';
 import { stopMessage } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { estimateCostUsd } from '../agent/pricing.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
 import { exitCodeFor } from '../output/result.js';
 import type { EventSink } from '../run/ask.js';
@@ -47,16 +46,13 @@ export class Researcher {
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
   readonly #symbols: SymbolSource;
-  #spentUsd = 0;
   /**
-   * Counts every billed request toward --max-budget-usd-total as its usage arrives, not when the call returns: a
-   * cancelled call was billed too, and a call started meanwhile must already see the spending.
+   * Every billed request of every call, toward --max-budget-usd-total: each call's ledger adds its rows here as its
+   * usage arrives, not when the call returns (a cancelled call was billed too, and a call started meanwhile must
+   * already see the spending).
    */
-  readonly #spend: EventSink = {
-    handle: (e) => {
-      if (e.type === 'usage') this.#spentUsd += estimateCostUsd(e.model, e.usage) ?? 0;
-    },
-  };
+  readonly #spent = new UsageLedger();
+  #spentUsd = (): number => this.#spent.totalCostUsd() ?? 0;
 
   /** `symbols`: the server's symbol layer, shared with its sessions (else one of its own, with the same disk cache). */
   constructor(config: Config, base: Promise<Session>, io: Io, symbols: SymbolSource = lazySymbols(io.env)) {
@@ -104,9 +100,9 @@ export class Researcher {
     const mcp = this.#config.mcp;
     const perCall = mcp?.perCallUsd ?? this.#config.maxBudgetUsd;
     if (!mcp || mcp.totalUsd === null) return perCall;
-    const left = mcp.totalUsd - this.#spentUsd;
+    const left = mcp.totalUsd - this.#spentUsd();
     if (left <= 0) {
-      return `the server's budget is spent (${formatCostUsd(this.#spentUsd)} of --max-budget-usd-total ${mcp.totalUsd}); restart spelunk mcp with a larger one`;
+      return `the server's budget is spent (${formatCostUsd(this.#spentUsd())} of --max-budget-usd-total ${mcp.totalUsd}); restart spelunk mcp with a larger one`;
     }
     return perCall === null ? left : Math.min(perCall, left);
   }
@@ -137,11 +133,11 @@ export class Researcher {
     const controller = linkedAbort(ctl.signal);
     try {
       // A fresh ledger per call: the budget the loop enforces is this call's, the conversation is shared.
-      const ledger = new UsageLedger();
+      const ledger = new UsageLedger(this.#spent);
       const open = async (_config: Config, opts: SessionOptions): Promise<Session> => gatedSession({ ...entry.session, ledger }, opts);
       const saved = { id, dir: null, writer: null, notice: null, warning: null };
       const config: Config = { ...this.#config, maxTurns, maxBudgetUsd: budgetUsd };
-      const sinks = (): EventSink[] => [ledgerFeed(ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
+      const sinks = (): EventSink[] => (ctl.progress ? [ctl.progress] : []);
       const outcome = await runQuestion({ question, open, saved, env: this.#io.env, front: 'mcp' }, config, { sinks }, controller.signal);
       return await this.#answerResult(id, question, outcome);
     } finally {
@@ -206,8 +202,10 @@ export class Researcher {
     const config: Config = { ...this.#config, outputFormat: 'json', quiet: true, audit, maxBudgetUsd: budgetUsd };
     const controller = linkedAbort(ctl.signal);
     try {
-      const sinks = (session: Session): EventSink[] => [ledgerFeed(session.ledger), this.#spend, ...(ctl.progress ? [ctl.progress] : [])];
-      const request = { question, open: openSession, env: this.#io.env, front: 'mcp' } as const;
+      const sinks = (): EventSink[] => (ctl.progress ? [ctl.progress] : []);
+      // The audit's own session, its ledger under the server's, like an ask's.
+      const open = async (c: Config, opts: SessionOptions): Promise<Session> => ({ ...(await openSession(c, opts)), ledger: new UsageLedger(this.#spent) });
+      const request = { question, open, env: this.#io.env, front: 'mcp' } as const;
       const { result } = await runQuestion(request, config, { sinks }, controller.signal);
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
@@ -230,23 +228,6 @@ export class Researcher {
   #log(line: string): void {
     this.#io.stderr.write(`spelunk mcp: ${escapeControls(line)}\n`);
   }
-}
-
-/** Feeds a call's ledger, which its --max-budget-usd check reads (the CLI's text view does this for a terminal run). */
-function ledgerFeed(ledger: UsageLedger): EventSink {
-  return {
-    handle: (e) => {
-      if (e.type === 'usage') {
-        ledger.add({
-          turn: e.turn,
-          model: e.model,
-          usage: e.usage,
-          durationMs: e.durationMs,
-          ...(e.interrupted ? { interrupted: true } : {}),
-        });
-      }
-    },
-  };
 }
 
 /** An AbortController that aborts (as an interrupt) when `signal` does; `dispose` unhooks it. */

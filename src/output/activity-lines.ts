@@ -17,13 +17,12 @@ export interface ActivityOptions {
   color: boolean;
   verbose: boolean;
   showThinking: boolean;
+  /** Read for the question's total line; the run service fills it. */
   ledger: UsageLedger;
 }
 
 /** The activity on stderr: thinking, tool calls and their summaries, usage, warnings and how a question ended. */
 export interface ActivityLines {
-  /** Counts a request's usage or a cache miss in the ledger (also under --quiet: --max-budget-usd reads it). */
-  record(event: EventOf<'usage'> | EventOf<'cache_miss'>): void;
   thinking(event: EventOf<'thinking'>): void;
   toolStart(event: EventOf<'tool_start'>): void;
   /** A line for the other activity events (tool_end, usage, cache_miss, tools_waited, warning, retry); others: none. */
@@ -46,23 +45,15 @@ export function createActivityLines(lines: TerminalLines, opts: ActivityOptions)
     if (opts.verbose && event.outcome.content !== '') lines.errLine(indent(sanitizeBlock(event.outcome.content)));
   };
 
-  const record: ActivityLines['record'] = (event) => {
-    if (event.type === 'cache_miss') return opts.ledger.markMissed(event.miss.tokens);
-    const { turn, model, usage, durationMs } = event;
-    opts.ledger.add({ turn, model, usage, durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
-  };
-
   const line: ActivityLines['line'] = (event) => {
     switch (event.type) {
       case 'tool_end':
         return toolEnd(event);
       case 'usage': {
-        record(event);
         const options = { color: opts.color, interrupted: event.interrupted === true, effort: event.effort };
         return lines.errLine(formatUsageLine(event.model, event.usage, options));
       }
       case 'cache_miss':
-        record(event);
         return lines.errLine(p.yellow(oneLine(cacheMissLine(event.miss))));
       case 'tools_waited':
         // Seconds even below one: the wait is a start-up cost, read next to the first request's time, not a tool time.
@@ -75,7 +66,6 @@ export function createActivityLines(lines: TerminalLines, opts: ActivityOptions)
   };
 
   return {
-    record,
     line,
     thinking(event) {
       if (!opts.showThinking) {

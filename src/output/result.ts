@@ -4,6 +4,7 @@ import { verdictExitCode } from '../audit/verdict.js';
 import type { AuditReport, Severity } from '../audit/report.js';
 import { EXIT, STOPS, stopMessage, type ExitCode, type FrontEnd, type ResultSubtype } from '../exit-codes.js';
 import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
+import type { UsageLedger } from './usage.js';
 import type { CitationStatus } from '../citations/verify.js';
 import { currentSandbox } from '../sandbox/exec.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
@@ -244,15 +245,18 @@ export class ResultCollector {
   #done: DoneEvent | null = null;
   readonly #models = new ModelUsageTotals();
   readonly #front: FrontEnd;
+  /** The run's ledger and its first row: money and per-model totals are read from it rather than counted again. */
+  #ledger: { ledger: UsageLedger; from: number } | null = null;
 
   /**
    * `costOf` prices one request (per request, because some prices depend on the request's prompt size); `front`
    * words the stop in the result (the CLI's flags by default, MCP's parameters for its audit).
    */
-  constructor(opts: { costOf?: (model: string, usage: Usage) => number | null; front?: FrontEnd } = {}) {
+  constructor(opts: { costOf?: (model: string, usage: Usage) => number | null; ledger?: UsageLedger; front?: FrontEnd } = {}) {
     this.#costOf = opts.costOf;
     this.#front = opts.front ?? 'cli';
-    if (this.#costOf === undefined) this.#cost = null;
+    if (opts.ledger) this.#ledger = { ledger: opts.ledger, from: opts.ledger.rows().length };
+    if (this.#costOf === undefined && !opts.ledger) this.#cost = null;
   }
 
   handle(event: AgentEvent): void {
@@ -300,7 +304,7 @@ export class ResultCollector {
 
   /** Estimated cost so far (null when unknown); the CLI may show it live. */
   get costUsd(): number | null {
-    return this.#cost;
+    return this.#ledger ? this.#ledger.ledger.summarySince(this.#ledger.from).costUsd : this.#cost;
   }
 
   toResult(input: FinishInput): ResultObject {
@@ -312,14 +316,22 @@ export class ResultCollector {
       answer: done?.text ?? this.#turnText,
       turns: this.#turns,
       durationApiMs: this.#apiMs,
-      costUsd: this.#cost,
+      costUsd: this.costUsd,
       usage: this.#usage,
       toolCalls: [...this.#toolCalls],
       cacheMisses: [...this.#cacheMisses],
       warnings: [...this.#warnings, ...(input.warnings ?? [])],
       model: this.#model ?? input.model,
-      modelUsage: this.#models.records(roundUsd),
+      modelUsage: this.#modelTotals().records(roundUsd),
     });
+  }
+
+  /** Per-model totals: from the ledger's rows of this run when there is one, else as counted here. */
+  #modelTotals(): ModelUsageTotals {
+    if (!this.#ledger) return this.#models;
+    const totals = new ModelUsageTotals();
+    for (const { row, costUsd } of this.#ledger.ledger.pricedSince(this.#ledger.from)) totals.add(row.model, row.usage, costUsd);
+    return totals;
   }
 
   #addUsage(event: Extract<AgentEvent, { type: 'usage' }>): void {

@@ -80,8 +80,6 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
   let questionStart: number | null = null;
 
   const handleQuietly = (event: AgentEvent): void => {
-    // The ledger still counts (--max-budget-usd reads it); only the line is withheld.
-    if (event.type === 'usage' || event.type === 'cache_miss') activity.record(event);
     if (event.type === 'tool_start' || event.type === 'request_start') answer.dropTurn();
   };
 

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { Usage } from '../agent/events.js';
+import type { AgentEvent, Usage } from '../agent/events.js';
 import { createPalette } from './color.js';
 import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from '../agent/pricing.js';
 import { groupDigits } from '../digits.js';
@@ -25,12 +25,31 @@ export interface UsageSummary {
   costUsd: number | null;
 }
 
-/** Every request of one session, in order (one instance per session; the renderer adds a row per `usage` event). */
+/**
+ * Every billed request of one session, in order: the one count of usage and money. The run service feeds it the
+ * loop's events (runQuestion puts it first among a run's sinks); the budget, the result's cost, the REPL's /usage and
+ * the MCP server's total read it, and renderers only read it. A ledger made with a `parent` (an MCP call's, under
+ * the server's) adds each row there too.
+ */
 export class UsageLedger {
   readonly #rows: LedgerRow[] = [];
+  readonly #parent: UsageLedger | null;
+
+  constructor(parent: UsageLedger | null = null) {
+    this.#parent = parent;
+  }
+
+  /** Counts a `usage` event (an interrupted request was billed too) and marks a `cache_miss` on its request. */
+  handle(event: AgentEvent): void {
+    if (event.type === 'cache_miss') return this.markMissed(event.miss.tokens);
+    if (event.type !== 'usage') return;
+    const { turn, model, usage, durationMs } = event;
+    this.add({ turn, model, usage, durationMs, ...(event.interrupted ? { interrupted: true } : {}) });
+  }
 
   add(row: LedgerRow): void {
     this.#rows.push({ ...row, usage: copyUsage(row.usage) });
+    this.#parent?.add(row);
   }
 
   /** Marks the latest request as a cache miss of `tokens` (the loop reports it right after the request's usage). */
@@ -46,6 +65,11 @@ export class UsageLedger {
   /** Estimated session cost; null if any request used a model not in the price table. */
   totalCostUsd(): number | null {
     return summarize(this.#rows).costUsd;
+  }
+
+  /** The rows from `fromIndex` on, each with its cost (null: no price for its model). */
+  pricedSince(fromIndex: number): { row: LedgerRow; costUsd: number | null }[] {
+    return this.#rows.slice(fromIndex).map((row) => ({ row, costUsd: estimateCostUsd(row.model, row.usage) }));
   }
 
   /** Sums of the rows from `fromIndex` on (a question's requests). */

@@ -2,6 +2,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { groupDigits } from '../digits.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
+import { lastRequestWhy } from '../exit-codes.js';
 import { withHint } from '../locate/hint.js';
 import type { Io, OutStream } from '../io.js';
 import { createTextRenderer, type TextRenderer } from '../output/text.js';
@@ -13,7 +14,6 @@ import { extractCitations } from '../citations/extract.js';
 import { verifyExtracted, type VerifiedCitation } from '../citations/verify.js';
 import { placeCitationLinks } from '../output/citation-links.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
-import { worstCaseCostUsd } from '../agent/pricing.js';
 import type { Session } from './session.js';
 import { currentSandbox } from '../sandbox/exec.js';
 import { describeSandbox } from '../sandbox/kernel.js';
@@ -35,8 +35,9 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
       : {
           maxUsd: config.maxBudgetUsd,
           spentUsd: () => session.ledger.totalCostUsd() ?? Number.POSITIVE_INFINITY,
-          worstCaseUsd: (prompt, output) => worstCaseCostUsd(config.model, prompt, output),
         };
+  // The CLI names its flags in the model's last request, MCP its tool parameters.
+  const front = config.mcp === null ? 'cli' : 'mcp';
   return {
     client: session.client,
     model: config.model,
@@ -54,6 +55,7 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),
     ...(budget ? { budget } : {}),
+    lastRequestWhy: (limit) => lastRequestWhy(limit, limit === 'max_turns' ? config.maxTurns : config.maxBudgetUsd ?? undefined, front),
   };
 }
 

@@ -1,6 +1,5 @@
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_TIMEOUT } from '../agent/loop.js';
-import { estimateCostUsd } from '../agent/pricing.js';
 import type { AuditReport, FindingsSink } from '../audit/report.js';
 import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
@@ -124,10 +123,13 @@ interface Asked {
 export async function runQuestion(request: RunRequest, config: Config, hooks: RunHooks, signal: AbortSignal): Promise<RunOutcome> {
   const started = Date.now();
   const run = await startRun(request, config, hooks);
-  const collector = new ResultCollector({ costOf: estimateCostUsd, front: request.front });
+  // Usage is counted once, here, in the session's ledger: the budget, the result's cost and the MCP server's total read
+  // it, and it is fed before any front end's sink, so a front end that renders nothing still has a working budget.
+  const ledger = run.session.ledger;
+  const collector = new ResultCollector({ ledger, front: request.front });
   const counts = runCounter();
   const live = hooks.sinks?.(run.session, run.saved.id) ?? [];
-  const sinks = [collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
+  const sinks = [ledger, collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
   const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
 
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { stopMessage } from '../../src/exit-codes.js';
+import { lastRequestWhy, stopMessage } from '../../src/exit-codes.js';
+import { estimateCostUsd } from '../../src/agent/pricing.js';
 import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { askQuestion, type LoopConfig } from '../../src/agent/loop.js';
@@ -9,7 +10,8 @@ import { scriptedClient, text, toolUse, type Step } from '../support/scripted-cl
 
 function setup(steps: Step[], extra: Partial<LoopConfig> = {}) {
   const client = scriptedClient(steps);
-  const config = testLoopConfig(client, { maxTurns: 3, ...extra });
+  const maxTurns = extra.maxTurns ?? 3;
+  const config = testLoopConfig(client, { maxTurns, lastRequestWhy: (limit) => lastRequestWhy(limit, maxTurns, 'cli'), ...extra });
   return { client, config, conversation: new Conversation() };
 }
 
@@ -78,21 +80,30 @@ describe('the last request a limit allows', () => {
     expect(stopMessage(done, 'cli')).toBeUndefined();
   });
 
+  // claude-sonnet-5-5 (the test config's model): a 1,000-token prompt written costs $0.0025, read $0.0002; 1,000
+  // output tokens (all of --max-tokens here, which caps the reserve and the least answer) $0.01.
   it.each([
-    // [budget, worst case per request, requests made, notes, stop]
-    [1.0, 0.03, 2, [false, false], 'end_turn'],
-    // Two requests fit (0.06 ≤ 0.07), a third would not: the second is the last, and says so.
-    [0.07, 0.03, 2, [false, true], 'max_budget'],
-    // Only one fits: the first request is the last.
-    [0.05, 0.03, 1, [true], 'max_budget'],
-  ] as const)('--max-budget-usd %s at ~$%s a request: %i request(s)', async (maxUsd, worst, requests, notes, stop) => {
+    // [budget, requests made, notes, stop]
+    [1.0, 2, [false, false], 'end_turn'],
+    // The first request ($0.0125 with its reserve) and a next one on a prompt grown by two reserves ($0.0152) fit in
+    // 0.03; after it ($0.012 billed) the second and a third ($0.0125 + $0.0127) do not: the second is the last.
+    [0.03, 2, [false, true], 'max_budget'],
+    // Only one fits with room for the next: the first request is the last.
+    [0.02, 1, [true], 'max_budget'],
+  ] as const)('--max-budget-usd %s: %i request(s), priced from the billed usage', async (maxUsd, requests, notes, stop) => {
     let spent = 0;
-    const steps: Step[] = requests === 1 ? [{ blocks: [text('Answer.')] }] : [tool('t1'), { blocks: [text('Answer.')] }];
-    const { client, config, conversation } = setup(steps, { maxTurns: 10, budget: { maxUsd, spentUsd: () => spent, worstCaseUsd: () => worst } });
+    // The tool call bills a 1,000-token uncached prompt and 1,000 output tokens: $0.012.
+    const billed: Step = { ...tool('t1'), usage: { input_tokens: 1000, output_tokens: 1000 } };
+    const steps: Step[] = requests === 1 ? [{ blocks: [text('Answer.')] }] : [billed, { blocks: [text('Answer.')] }];
+    const { client, config, conversation } = setup(steps, {
+      maxTurns: 10,
+      budget: { maxUsd, spentUsd: () => spent },
+      lastRequestWhy: (limit) => (limit === 'max_budget' ? `--max-budget-usd ${maxUsd} leaves room for no request after this one` : 'turns'),
+    });
     const events: AgentEvent[] = [];
     for await (const e of askQuestion('where?', conversation, config, new AbortController().signal)) {
       events.push(e);
-      if (e.type === 'usage') spent += worst;
+      if (e.type === 'usage') spent += estimateCostUsd(config.model, e.usage) ?? 0;
     }
     expect(client.requests.map(noted)).toEqual(notes);
     const done = events.at(-1) as Extract<AgentEvent, { type: 'done' }>;
@@ -103,9 +114,30 @@ describe('the last request a limit allows', () => {
     }
   });
 
+  it('without the front end\'s words the note names no flag', async () => {
+    const { client, config, conversation } = setup([tool('t1'), { blocks: [text('A.')] }], { maxTurns: 2, lastRequestWhy: undefined });
+    await ask('where?', conversation, config);
+    const note = (lastBlock(client.requests[1]!) as { text: string }).text;
+    expect(note).toContain('the limit of 2 model requests allows no request after this one');
+    expect(note).not.toContain('--');
+  });
+
   it('an audit is told to file its report rather than answer', async () => {
-    const { client, config, conversation } = setup([{ blocks: [text('Filed.')] }], { maxTurns: 1, finishInstruction: 'Call report_findings now.' });
+    const { client, config, conversation } = setup([{ blocks: [text('Filed.')] }], {
+      maxTurns: 1,
+      finishInstruction: 'Call report_findings now.',
+      lastRequestWhy: () => '--max-turns 1 allows no request after this one',
+    });
     await ask('audit?', conversation, config);
     expect((lastBlock(client.requests[0]!) as { text: string }).text).toBe('[spelunk: this is your last request: --max-turns 1 allows no request after this one. Call report_findings now.]');
+  });
+
+  it.each([
+    ['max_turns', 3, 'cli', '--max-turns 3 allows no request after this one'],
+    ['max_turns', 3, 'mcp', 'max_turns 3 allows no request after this one'],
+    ['max_budget', 0.5, 'cli', '--max-budget-usd 0.5 leaves room for no request after this one'],
+    ['max_budget', 0.5, 'mcp', "the call's budget ($0.5) leaves room for no request after this one"],
+  ] as const)('%s %s in the %s\'s words', (limit, value, front, words) => {
+    expect(lastRequestWhy(limit, value, front)).toBe(words);
   });
 });

@@ -212,7 +212,7 @@ describe('askQuestion', () => {
     expect(JSON.stringify(conversation.messages)).not.toContain('cache_control');
   });
 
-  it('stops before a request whose worst case would cross the budget', async () => {
+  it('stops before a request the money left cannot pay for (its prompt and the least answer)', async () => {
     let spent = 0;
     const { client, config, conversation } = setup(
       [{ blocks: [toolUse('echo', { say: 'x' }, 't1')] }, { blocks: [text('never')] }],
@@ -220,14 +220,14 @@ describe('askQuestion', () => {
         budget: {
           maxUsd: 0.05,
           spentUsd: () => spent,
-          worstCaseUsd: () => 0.03,
         },
       },
     );
     const events: AgentEvent[] = [];
     for await (const e of askQuestion('q', conversation, config, new AbortController().signal)) {
       events.push(e);
-      if (e.type === 'usage') spent += 0.03;
+      // $0.005 left: the 1,000-token prompt ($0.0025 written) leaves 250 output tokens, under the least answer (1,000).
+      if (e.type === 'usage') spent += 0.045;
     }
     expect(client.requests).toHaveLength(1);
     expect(lastDone(events).stop).toBe('max_budget');

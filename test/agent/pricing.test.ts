@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/agent/events.js';
-import { estimateCostUsd, priceFor, PRICES_AS_OF, worstCaseCostUsd } from '../../src/agent/pricing.js';
+import { estimateCostUsd, outputTokensFor, priceFor, PRICES_AS_OF, requestCostUsd } from '../../src/agent/pricing.js';
 
 const usage = (input: number, write: number, read: number, output: number, split?: [number, number]): Usage => ({
   input_tokens: input,
@@ -63,7 +63,7 @@ describe('estimateCostUsd', () => {
     (model) => {
       expect(priceFor(model)).toBeNull();
       expect(estimateCostUsd(model, SPLIT)).toBeNull();
-      expect(worstCaseCostUsd(model, 1000, 1000)).toBeNull();
+      expect(requestCostUsd(model, { promptTokens: 1000, cachedTokens: 0, outputTokens: 1000 })).toBeNull();
     },
   );
 });
@@ -89,32 +89,43 @@ describe('priceFor', () => {
   });
 });
 
-describe('worstCaseCostUsd', () => {
+describe('requestCostUsd: a request priced before it is sent, as the API will bill it', () => {
   it.each([
-    // prompt at the 1h write rate (always dearer than input here) + full output allowance
-    ['claude-sonnet-5-5', 50_000, 16_000, 0.36],
-    ['claude-opus-4-8', 10_000, 1_000, 0.125],
-    ['claude-haiku-5-5', 100_000, 1_000, 0.0205],
-    ['claude-haiku-5-5', 200_000, 1_000, 0.2025],
-    ['claude-haiku-4-5-20251001', 0, 0, 0],
-  ])('%s prompt %d max out %d → $%s', (model, prompt, maxOut, expected) => {
-    expect(worstCaseCostUsd(model, prompt, maxOut)).toBeCloseTo(expected, 12);
+    // [model, prompt, cached, output, $]: cached tokens at the read rate, the rest at the 5m write rate, output.
+    ['claude-sonnet-5-5', 50_000, 0, 16_000, 0.285],
+    ['claude-sonnet-5-5', 50_000, 45_000, 1_000, 0.0315],
+    ['claude-opus-4-8', 10_000, 10_000, 1_000, 0.03],
+    // More cached than the prompt (a shorter prompt after a rollback): only the prompt is read.
+    ['claude-opus-4-8', 10_000, 20_000, 0, 0.005],
+    // haiku-5-5's tier follows the prompt's size: over 100k every token is at the dearer rates.
+    ['claude-haiku-5-5', 100_000, 0, 1_000, 0.013],
+    ['claude-haiku-5-5', 200_000, 100_000, 1_000, 0.07],
+    ['claude-haiku-4-5-20251001', 0, 0, 0, 0],
+  ])('%s prompt %d, %d of it cached, output %d → $%s', (model, prompt, cached, out, expected) => {
+    expect(requestCostUsd(model, { promptTokens: prompt, cachedTokens: cached, outputTokens: out })).toBeCloseTo(expected, 12);
+  });
+
+  it('is the billed cost when the cache does what the estimate says (read the cached part, write the rest at 5m)', () => {
+    for (const model of ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-4-5', 'claude-haiku-4-5']) {
+      const billed = estimateCostUsd(model, usage(0, 30_000, 90_000, 2_000, [30_000, 0]));
+      expect(requestCostUsd(model, { promptTokens: 120_000, cachedTokens: 90_000, outputTokens: 2_000 })).toBeCloseTo(billed ?? Number.NaN, 12);
+    }
   });
 
   it.each(['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-4-5', 'claude-haiku-4-5'])(
-    '%s: bounds every split of the same prompt and output',
+    '%s: nothing cached bounds every way the API can bill the same prompt with 5m writes',
     (model) => {
-      const prompt = 120_000;
-      const out = 4_000;
-      const ways = [
-        usage(prompt, 0, 0, out),
-        usage(0, prompt, 0, out),
-        usage(0, prompt, 0, out, [0, prompt]),
-        usage(0, 0, prompt, out),
-        usage(40_000, 40_000, 40_000, out, [10_000, 30_000]),
-      ];
-      const bound = worstCaseCostUsd(model, prompt, out) ?? Number.NaN;
+      const ways = [usage(120_000, 0, 0, 4_000), usage(0, 120_000, 0, 4_000), usage(0, 0, 120_000, 4_000), usage(40_000, 40_000, 40_000, 4_000)];
+      const bound = requestCostUsd(model, { promptTokens: 120_000, cachedTokens: 0, outputTokens: 4_000 }) ?? Number.NaN;
       for (const u of ways) expect(estimateCostUsd(model, u)).toBeLessThanOrEqual(bound + 1e-12);
     },
   );
+
+  it('unknown models have no price; outputTokensFor buys nothing for them or for no money', () => {
+    expect(requestCostUsd('claude-x', { promptTokens: 1, cachedTokens: 0, outputTokens: 1 })).toBeNull();
+    expect(outputTokensFor('claude-x', 1000, 1)).toBe(0);
+    expect(outputTokensFor('claude-sonnet-5-5', 1000, -0.01)).toBe(0);
+    // $0.01 at $10/M output.
+    expect(outputTokensFor('claude-sonnet-5-5', 1000, 0.01)).toBe(1000);
+  });
 });

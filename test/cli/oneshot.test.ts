@@ -164,12 +164,12 @@ describe('one-shot text mode against the local Messages API', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('--max-budget-usd below the first request\'s worst case names the worst case and suggests --max-tokens', async () => {
+  it('--max-budget-usd that cannot pay for the first request says what it costs and what budget would', async () => {
     await start();
-    const run = await runCli(['-C', repo.root, '--max-budget-usd', '0.05', 'q'], { env: env() });
+    const run = await runCli(['-C', repo.root, '--max-budget-usd', '0.01', 'q'], { env: env() });
     expect(run.code).toBe(3);
     expect(messages()).toHaveLength(0);
-    expect(run.stderr).toMatch(/--max-budget-usd 0\.05 is below the first request's worst case of ~\$0\.16\d\d \([\d,]+ prompt tokens \+ 16,000 output\); lower it with --max-tokens [\d,]+ or raise the budget\n/);
+    expect(run.stderr).toMatch(/--max-budget-usd 0\.01 cannot pay for a first request at this context size \([\d,]+ prompt tokens ~\$0\.\d+ \+ 1,024 output tokens ~\$0\.\d+\); raise it to at least 0\.0[2-9]\n/);
   });
 
   it('Ctrl+C while waiting for the model exits 130', async () => {

@@ -88,10 +88,10 @@ describe('the research tool in process: budgets and limits, worded for MCP', () 
     api.enqueue(costly(text('Looking at the router.'), toolUse('bash', { command: 'ls src' })));
     const first = ok(await call('ask', { question: 'Where is routing?' }));
     expect(first).toMatchObject({ answer_markdown: 'Looking at the router.', stop_reason: 'max_budget', truncated: false, usage: { requests: 1 } });
-    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: spent ~\$0\.6\d+, .* over the call's budget \(\$0\.5\)$/)]);
+    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: ~\$0\.6\d of the call's budget \(\$0\.5\) is spent, and the next needs ~\$0\.\d+ \(.*\)$/)]);
     // $1 - ~$0.60 is left: less than the per-call $0.5, so that is the second call's budget.
     api.enqueue(costly(toolUse('bash', { command: 'ls src' })));
-    expect(refused(await call('ask', { question: 'And auth?' }))).toMatch(/^stopped before the next request: .* over the call's budget \(\$0\.3\d+\)$/);
+    expect(refused(await call('ask', { question: 'And auth?' }))).toMatch(/^stopped before the next request: .* of the call's budget \(\$0\.3\d+\) is spent, /);
     const requests = api.requests.length;
     expect(refused(await call('ask', { question: 'again' }))).toMatch(/^the server's budget is spent \(~\$1\.2\d+ of --max-budget-usd-total 1\)/);
     expect(api.requests).toHaveLength(requests);
@@ -101,17 +101,17 @@ describe('the research tool in process: budgets and limits, worded for MCP', () 
     const { api, call } = await start(['--max-budget-usd-total', '1']);
     api.enqueue(costly(text('First.')), costly(toolUse('bash', { command: 'ls src' })));
     ok(await call('ask', { question: 'q' }));
-    expect(refused(await call('ask', { question: 'and?' }))).toMatch(/over the call's budget \(\$0\.3\d+\)$/);
+    expect(refused(await call('ask', { question: 'and?' }))).toMatch(/of the call's budget \(\$0\.3\d+\) is spent, /);
   });
 
   it.each([
     [['--max-budget-usd-per-call', '0.01']],
     [['--max-budget-usd', '0.01']],
     [['--max-budget-usd-per-call', '0.01', '--max-budget-usd', '5']],
-  ])('a call budget (%j) below the first request\'s worst case is refused before any request, in MCP words', async (argv) => {
+  ])('a call budget (%j) that cannot pay for the first request is refused before any request, in MCP words', async (argv) => {
     const { api, call } = await start(argv);
     const message = refused(await call('ask', { question: 'q' }));
-    expect(message).toMatch(/^the call's budget \(\$0\.01\) is below the first request's worst case of ~\$0\.\d+ .*; the server's per-call budget must be at least ~\$0\.\d+$/);
+    expect(message).toMatch(/^the call's budget \(\$0\.01\) cannot pay for a first request at this context size \(.*\); the server's per-call budget must be at least \$0\.\d\d$/);
     expect(messagesOf(api)).toHaveLength(0);
   });
 

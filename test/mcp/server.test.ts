@@ -275,13 +275,13 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
     const first = structured(await client.callTool({ name: 'ask', arguments: { question: 'Where is routing?' } }));
     // With text from the model, the call returns it, marked: stop_reason max_budget and a note saying why.
     expect(first).toMatchObject({ answer_markdown: 'Looking at the router.', stop_reason: 'max_budget', truncated: false });
-    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: spent ~\$0\.6\d+, and the next could cost up to ~\$0\.\d+ \(\d+ prompt tokens \+ 16000 output\), over the call's budget \(\$0\.5\)$/)]);
+    expect(first.notes).toEqual([expect.stringMatching(/^stopped before the next request: ~\$0\.6\d of the call's budget \(\$0\.5\) is spent, and the next needs ~\$0\.\d+ \([\d,]+ prompt tokens ~\$0\.\d+ \+ 1,024 output tokens ~\$0\.\d+\)$/)]);
     expect(first.usage).toMatchObject({ requests: 1, output: 60_000 });
     expect(api.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
     // Without text, the call is an error with the same reason.
     const second = (await client.callTool({ name: 'ask', arguments: { question: 'And auth?' } })) as CallToolResult;
     expect(second.isError).toBe(true);
-    expect((second.content[0] as { text: string }).text).toMatch(/^spelunk: stopped before the next request: spent ~\$0\.6\d+, .* over the call's budget \(\$0\.[0-9]+\)$/);
+    expect((second.content[0] as { text: string }).text).toMatch(/^spelunk: stopped before the next request: ~\$0\.6\d of the call's budget \(\$0\.[0-9]+\) is spent, /);
     // Both calls counted toward the total ($1.20 of $1): the next call is refused without a request.
     const requests = api.requests.length;
     const refused = (await client.callTool({ name: 'ask', arguments: { question: 'again' } })) as CallToolResult;

@@ -37,7 +37,12 @@ function setup(over: Partial<Omit<TextRendererOptions, 'stdout' | 'stderr' | 'le
     spinner: over.spinner ?? false,
     ...(over.quiet === undefined ? {} : { quiet: over.quiet }),
   });
-  const feed = (events: AgentEvent[]): void => events.forEach((e) => renderer.handle(e));
+  // As the run service does: the ledger counts each event before the renderer reads it.
+  const feed = (events: AgentEvent[]): void =>
+    events.forEach((e) => {
+      ledger.handle(e);
+      renderer.handle(e);
+    });
   return { stdout, stderr, ledger, renderer, feed };
 }
 
@@ -294,7 +299,7 @@ describe('paragraph break between requests', () => {
 });
 
 describe('createTextRenderer with quiet (--quiet)', () => {
-  it('writes the answer and nothing on stderr, yet keeps the ledger that --max-budget-usd reads', () => {
+  it('writes the answer and nothing on stderr; the ledger (fed by the run service, not the renderer) is complete', () => {
     const { stdout, stderr, ledger, feed } = setup({ quiet: true, showThinking: true, verbose: true });
     feed([...script().slice(0, -1), { type: 'warning', message: 'AGENTS.md truncated' }, { type: 'tools_waited', durationMs: 300 }, script().at(-1)!]);
     const loud = setup({ showThinking: true, verbose: true });
