@@ -7,7 +7,7 @@ export default {
   ...base,
   mutate: [
     'src/sandbox/policy/readers.ts', 'src/sandbox/policy/git-forms.ts', 'src/sandbox/policy/git-confine.ts', 'src/sandbox/policy/scripts.ts',
-    'src/sandbox/policy/tree-walk.ts', 'src/tools/pipeline.ts', 'src/tools/compound.ts', 'src/tools/schema.ts',
+    'src/sandbox/policy/tree-walk.ts', 'src/tools/pipeline.ts', 'src/tools/compound.ts', 'src/schema.ts',
     'src/audit/parse-report.ts', 'src/audit/report.ts', 'src/audit/verdict.ts', 'src/sandbox/git-metadata.ts', 'src/sandbox/git-includes.ts',
     'src/sandbox/safe-write.ts', 'src/sandbox/slots.ts',
   ],

@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
  *   a front end.
  * - base modules other than the front ends (`bin.ts`, `cli.ts`, `args.ts`, `launch.ts`) import nothing from `run/`,
  *   `mcp/`, `output/`, `tools/`, `preamble/` or `citations/` (`config.ts` may read `agent/`, `audit/`, `sandbox/`).
+ * - every folder has a place in FOLDER_LAYERS and imports (types included) only folders of a lower layer, so the
+ *   folders form no cycle either: agent above tools above sandbox; run and output above agent.
  */
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -28,6 +30,21 @@ const KNOWN_TYPE_CYCLES = [
   ['agent/cache-watch.ts', 'agent/events.ts', 'agent/model.ts', 'agent/pricing.ts'],
   ['sandbox/policy/git-forms.ts', 'sandbox/policy/git-tables.ts', 'sandbox/policy/git-values.ts'],
   ['sandbox/policy/readers.ts', 'sandbox/policy/tables.ts'],
+];
+
+/**
+ * The folders from the top down; a folder may import (values or types) only folders of a later row. Folders in one
+ * row are independent of each other. A new folder fails the test until it is placed here.
+ */
+const FOLDER_LAYERS: readonly (readonly string[])[] = [
+  ['mcp/'],
+  ['run/'],
+  ['output/', 'locate/'],
+  ['preamble/'],
+  ['agent/', 'citations/'],
+  ['tools/'],
+  ['audit/', 'symbols/'],
+  ['sandbox/'],
 ];
 
 interface Edge {
@@ -119,6 +136,15 @@ function violations(graph: Graph, from: (file: string) => boolean, forbidden: (a
   );
 }
 
+/** Imports from a folder into a folder of the same or a higher row of FOLDER_LAYERS. */
+function upwardImports(g: Graph): string[] {
+  const layer = (area: string): number => FOLDER_LAYERS.findIndex((row) => row.includes(area));
+  return violations(g, (f) => f.includes('/'), (area) => area.endsWith('/')).filter((edge) => {
+    const [from, to] = edge.split(' -> ').map(areaOf) as [string, string];
+    return layer(to) <= layer(from);
+  });
+}
+
 const graph = buildGraph();
 
 describe('the import graph of src/', () => {
@@ -161,5 +187,22 @@ describe('the import graph of src/', () => {
     const above = ['run/', 'mcp/', 'output/', 'tools/', 'preamble/', 'citations/'];
     const base = (f: string): boolean => !f.includes('/') && !FRONT_ENDS.includes(f);
     expect(violations(graph, base, (area) => above.includes(area))).toEqual([]);
+  });
+
+  it('places every folder of src/ in FOLDER_LAYERS', () => {
+    const folders = new Set([...graph.keys()].map(areaOf).filter((area) => area.endsWith('/')));
+    expect([...folders].sort()).toEqual(FOLDER_LAYERS.flat().sort());
+  });
+
+  it('imports (types included) only from a lower layer of folders, so folders form no cycle', () => {
+    expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it('finds an import from the same or a higher layer when there is one (the check above can fail)', () => {
+    const made: Graph = new Map([
+      ['tools/a.ts', [{ to: 'agent/b.ts', type: true }, { to: 'sandbox/c.ts', type: false }]],
+      ['audit/d.ts', [{ to: 'symbols/e.ts', type: false }]],
+    ]);
+    expect(upwardImports(made)).toEqual(['tools/a.ts -> agent/b.ts', 'audit/d.ts -> symbols/e.ts']);
   });
 });

@@ -1,3 +1,4 @@
+import type { ToolDefinition as BaseToolDefinition } from '../tools/tool.js';
 import type { Effort } from './effort.js';
 import type { Usage } from './events.js';
 
@@ -46,12 +47,8 @@ export interface SystemBlock {
   cache_control?: CacheControl;
 }
 
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  input_schema: object;
-  cache_control?: CacheControl;
-}
+/** A tool as the request lists it: the tools layer's definition, with a cache breakpoint on the last one. */
+export type ToolDefinition = BaseToolDefinition & { cache_control?: CacheControl };
 
 /** Exactly the request body spelunk sends (no temperature/top_p/top_k: the current API version rejects them). */
 export interface ModelRequest {

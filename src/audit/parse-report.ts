@@ -1,5 +1,4 @@
-import { dropNulls, schemaIssues, showValue as show, type SchemaIssue } from '../tools/schema.js';
-import type { InputSchema, ParseResult } from '../tools/tool.js';
+import { dropNulls, schemaIssues, showValue as show, type InputSchema, type ParseResult, type SchemaIssue } from '../schema.js';
 import { CATEGORIES, SEVERITIES, VERDICTS, normaliseRuleId, type FindingInput, type ReportInput } from './report.js';
 
 /** Bounds on what the model may file: a report is shown in tables, SARIF and JSON, so it must stay readable. */

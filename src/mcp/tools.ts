@@ -1,6 +1,6 @@
 import { SEVERITIES, type Severity } from '../audit/report.js';
 import { EXIT } from '../exit-codes.js';
-import { schemaIssues, type SchemaIssue } from '../tools/schema.js';
+import { schemaIssues, type SchemaIssue } from '../schema.js';
 
 /** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */
 export const MAX_TURNS_CAP = 100;

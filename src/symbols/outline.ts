@@ -1,4 +1,9 @@
-import type { ToolOutcome } from '../tools/tool.js';
+/** An outline as read_file returns it (a ToolOutcome's shape; symbols/ sits below tools/ and names no tool type). */
+export interface OutlineOutcome {
+  content: string;
+  summary: string;
+  isError: boolean;
+}
 import { SymbolIndex } from './index.js';
 
 /** Definitions listed by read_file's outline mode; past this the trailer says how many were left out. */
@@ -9,7 +14,7 @@ export const MAX_OUTLINE_ENTRIES = 400;
  * read just the range it needs and cite any line as it is shown. A file the symbol layer skips (no grammar, huge,
  * minified, too slow) is an error that says to read it as text instead.
  */
-export async function outlineOutcome(root: string, rel: string, symbols: SymbolIndex = new SymbolIndex()): Promise<ToolOutcome> {
+export async function outlineOutcome(root: string, rel: string, symbols: SymbolIndex = new SymbolIndex()): Promise<OutlineOutcome> {
   const outline = await symbols.outline(root, rel);
   if (!outline.ok) {
     return {

@@ -1,5 +1,5 @@
 import { escapeControls } from '../escape.js';
-import { schemaIssues } from './schema.js';
+import { schemaIssues } from '../schema.js';
 import type { InputSchema, ParseResult, ToolOutcome } from './tool.js';
 
 /** Longest command shown to the person, in characters. */

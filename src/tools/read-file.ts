@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { confine } from '../sandbox/paths.js';
 import { execCapped } from '../sandbox/exec.js';
 import { bundledRg } from '../sandbox/programs.js';
-import { dropNulls, schemaIssues, type SchemaIssue } from './schema.js';
+import { dropNulls, schemaIssues, type SchemaIssue } from '../schema.js';
 import type { InputSchema, ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 import { escapeControls } from '../escape.js';
 import { handleReader, scanLines, type ScannedLine } from '../lines.js';

@@ -1,5 +1,4 @@
-import type { ToolDefinition } from '../agent/model.js';
-import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+import type { Tool, ToolContext, ToolDefinition, ToolOutcome } from './tool.js';
 
 /** The tools of one session, by name; dispatch turns every failure into an error outcome for the model. */
 export class ToolRegistry {

@@ -1,6 +1,8 @@
 import type { SandboxKind } from '../sandbox/kernel.js';
 import type { SymbolSource } from '../symbols/layer.js';
-import type { JsonSchema } from './schema.js';
+import type { InputSchema, ParseResult } from '../schema.js';
+
+export type { InputSchema, ParseResult };
 
 /** What every tool returns: text for the model, a one-line summary for the human, and whether it failed. */
 export interface ToolOutcome {
@@ -30,12 +32,11 @@ export interface ToolContext {
   symbols?: SymbolSource;
 }
 
-export type ParseResult<I> = { ok: true; value: I } | { ok: false; error: string };
-
-/** JSON Schema for a tool input, as the Messages API wants it; the same object checks the input (schema.ts). */
-export interface InputSchema extends JsonSchema {
-  type: 'object';
-  properties: Readonly<Record<string, JsonSchema>>;
+/** A tool as the Messages API lists it (the agent adds cache_control to the last one). */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: object;
 }
 
 /** One tool: its definition for the model, input validation, a display string, and the run itself. */

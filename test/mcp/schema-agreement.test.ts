@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { MCP_TOOLS, parseCall } from '../../src/mcp/tools.js';
-import type { JsonSchema } from '../../src/tools/schema.js';
+import type { JsonSchema } from '../../src/schema.js';
 import { mutate, random, valid } from '../support/schema-inputs.js';
 
 // Property test: the inputSchema each MCP tool lists (what the client sees in tools/list) and parseCall agree, with

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../src/tools/schema.js';
+import type { JsonSchema } from '../../src/schema.js';
 
 // Random inputs near a JSON schema, for the property tests that hold a parser to ajv (test/tools/schema-agreement.test.ts,
 // test/mcp/schema-agreement.test.ts): valid ones, then one or two mutations (wrong types, missing and extra fields,

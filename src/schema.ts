@@ -5,6 +5,15 @@
  * than compiled with ajv at run time: ajv ships in the MCP server's lazily loaded vendor chunk, and every question's
  * start-up would otherwise read it.
  */
+/** What a parser of untrusted input returns: the typed value, or one message that says what to fix. */
+export type ParseResult<I> = { ok: true; value: I } | { ok: false; error: string };
+
+/** JSON Schema for a tool input, as the Messages API wants it; the same object checks the input (schemaIssues). */
+export interface InputSchema extends JsonSchema {
+  type: 'object';
+  properties: Readonly<Record<string, JsonSchema>>;
+}
+
 export interface JsonSchema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'boolean';
   description?: string;
