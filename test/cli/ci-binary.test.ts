@@ -101,7 +101,7 @@ describe('spelunk audit --sarif fails closed (the built binary)', () => {
   });
 
   it.each<[string, string[], Reply[]]>([
-    ['the budget limit (--max-budget-usd below the first request)', ['--max-budget-usd', '0.05'], []],
+    ['the budget limit (--max-budget-usd below the first request)', ['--max-budget-usd', '0.01'], []],
     ['--max-turns', ['--max-turns', '1'], [reply(toolUse('bash', { command: 'ls' }))]],
   ])('fails closed on %s: exit 3, no SARIF, the stale one removed', async (_name, extra, replies) => {
     await serve(...replies);
