@@ -71,8 +71,8 @@ const worlds = new Map<string, Promise<World>>();
 async function resolveWorld(binary: string, run: ListRunner): Promise<World> {
   const loader = await elfInterpreter(binary);
   if (typeof loader !== 'string' && loader !== null) return loader;
-  const data = await dataFiles(binary, run);
-  // Static (rg from @vscode/ripgrep is static-pie): the binary alone, and the data it reads.
+  const data = await dataFiles(binary, run, loader !== null);
+  // Static (rg from @vscode/ripgrep is static-pie, Rust on musl: no glibc locale): the binary alone, and its data.
   if (loader === null) return { ok: true, files: [binary, ...data] };
   const libraries = await loaderListing(loader, binary, run);
   if (!Array.isArray(libraries)) return libraries;
@@ -102,10 +102,13 @@ async function loaderListing(loader: string, binary: string, run: ListRunner): P
   return files;
 }
 
-/** The locale (unless the program never loads it) and the program's own data files, those that exist. */
-async function dataFiles(binary: string, run: ListRunner): Promise<string[]> {
+/**
+ * The locale (for a program linked against the C library's loader, unless it never loads it) and the program's own
+ * data files, those that exist.
+ */
+async function dataFiles(binary: string, run: ListRunner, dynamic: boolean): Promise<string[]> {
   const name = path.basename(binary);
-  const locale = NO_LOCALE.has(name) ? [] : LOCALE_CANDIDATES.filter((candidate) => existsSync(candidate)).slice(0, 1);
+  const locale = !dynamic || NO_LOCALE.has(name) ? [] : LOCALE_CANDIDATES.filter((candidate) => existsSync(candidate)).slice(0, 1);
   const own = (await DATA_FILES[name]?.(run, binary)) ?? [];
   return [...locale, ...own.filter((file) => existsSync(file))];
 }

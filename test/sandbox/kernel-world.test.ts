@@ -159,6 +159,9 @@ describe.skipIf(KERNEL === null)(`nothing a repository names runs in git's own w
     // sh is a link (to dash here): its world is the real binary's.
     expect(shell.stdout).toMatch(/^\/usr\/bin\/\w+ runs\n$/);
     expect(shell.stderr).toMatch(/ls: not found[\s\S]*\/usr\/bin\/cat: not found[\s\S]*\/bin\/sh: not found/);
+    const listed = await execCapped('/usr/bin/ls', ['-A', '/', '/usr/bin'], { cwd: repo, timeoutMs: 10_000, sandbox: KERNEL!, limiter: null });
+    // Of the host only /usr/bin/ls itself and what the loader maps for it (under /lib*, /usr/lib*); no /bin, /etc, /proc.
+    expect(listed.stdout).toMatch(/^\/:\n(dev\n)?(lib\n)?(lib64\n)?tmp\nusr\n\n\/usr\/bin:\nls\n$/);
     const git = await execCapped(GIT, ['-c', 'alias.x=!true', 'x'], { cwd: repo, timeoutMs: 10_000, sandbox: KERNEL!, limiter: null });
     expect(git.stderr).toMatch(/cannot run true: No such file or directory|cannot exec|No such file/);
   });
