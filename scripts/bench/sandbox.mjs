@@ -16,6 +16,7 @@ export async function loadSandbox(projectRoot, tmp) {
     `export { execCapped } from ${src('sandbox/exec.ts')};\n` +
       `export { chooseSandbox } from ${src('sandbox/choose.ts')};\n` +
       `export { TABLES_ONLY } from ${src('sandbox/kernel.ts')};\n` +
+      `export { programWorld } from ${src('sandbox/world.ts')};\n` +
       `export { snapshotRepoState, verifyReadOnly } from ${src('sandbox/readonly.ts')};\n` +
       `export { createBashTool } from ${src('tools/bash.ts')};\n` +
       `export { resolvePrograms } from ${src('sandbox/programs.ts')};\n` +
