@@ -21,14 +21,16 @@ export async function measureWorld(projectRoot, tmp, repo, runs, log) {
   const wc = (await sb.resolvePrograms()).get('wc');
   const file = 'README.md';
   const call = (opts) => timed(() => sb.execCapped(wc, ['-l', file], { cwd: repo, timeoutMs: 30_000, ...opts }));
-  const times = { plain: [], tables: [], whole: [], own: [] };
+  const times = { plain: [], prlimit: [], tables: [], whole: [], own: [] };
   for (let i = 0; i < runs + 1; i++) {
     const plain = await call({ sandbox: sb.TABLES_ONLY, limiter: null, parentDeath: null });
+    const prlimit = await call({ sandbox: sb.TABLES_ONLY, parentDeath: null });
     const tables = await call({ sandbox: sb.TABLES_ONLY });
     const wholeMs = await call({ sandbox: whole });
     const ownMs = await call({ sandbox: own });
     if (i === 0) continue; // warm-up (the first own-world call also resolves wc's world)
     times.plain.push(plain);
+    times.prlimit.push(prlimit);
     times.tables.push(tables);
     times.whole.push(wholeMs);
     times.own.push(ownMs);
@@ -51,6 +53,7 @@ export async function measureWorld(projectRoot, tmp, repo, runs, log) {
   }
   return {
     plainMs: median(times.plain),
+    prlimitMs: median(times.prlimit),
     tablesMs: median(times.tables),
     wholeMs: median(times.whole),
     ownMs: median(times.own),
@@ -70,7 +73,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const log = (line) => process.stderr.write(`${line}\n`);
     const r = await measureWorld(projectRoot, tmp, repo, runs, log);
     if (r !== null) {
-      log(`wc -l per call, median of ${runs}: plain ${r.plainMs.toFixed(2)} ms, tables (prlimit + setpriv) ${r.tablesMs.toFixed(2)} ms, ` +
+      log(`wc -l per call, median of ${runs}: plain ${r.plainMs.toFixed(2)} ms, prlimit ${r.prlimitMs.toFixed(2)} ms, tables (setpriv + prlimit) ${r.tablesMs.toFixed(2)} ms, ` +
         `kernel with /usr whole ${r.wholeMs.toFixed(2)} ms, kernel in its own world ${r.ownMs.toFixed(2)} ms`);
       log(`own world − plain spawn: ${(r.ownMs - r.plainMs).toFixed(2)} ms (target ≤ 5); own world − /usr whole: ${(r.ownMs - r.wholeMs).toFixed(2)} ms`);
       log(`resolving a world once: git ${r.resolveGitMs.toFixed(2)} ms, file ${r.resolveFileMs.toFixed(2)} ms`);
