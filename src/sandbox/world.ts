@@ -48,16 +48,19 @@ const DATA_FILES: Readonly<Record<string, (run: ListRunner, binary: string) => P
 
 /**
  * The world of `binary` (an absolute, real path): resolved once per program per process, since the listing costs a
- * process start and the answer cannot change while spelunk runs. `run` starts the loader (outside any sandbox, with
+ * process start and the answer cannot change while spelunk runs (a refusal is asked again next time). `run` starts the loader (outside any sandbox, with
  * the fixed environment: a caller's LD_LIBRARY_PATH would otherwise change the answer). Never rejects.
  */
 export function programWorld(binary: string, run: ListRunner): Promise<World> {
   const known = worlds.get(binary);
   if (known !== undefined) return known;
-  const resolving = resolveWorld(binary, run).catch((error: unknown) => ({
-    ok: false as const,
-    error: error instanceof Error ? error.message : String(error),
-  }));
+  const resolving = resolveWorld(binary, run)
+    .catch((error: unknown): World => ({ ok: false, error: error instanceof Error ? error.message : String(error) }))
+    .then((world) => {
+      // A refusal is not kept: a listing that timed out on a loaded machine must not refuse the program for good.
+      if (!world.ok) worlds.delete(binary);
+      return world;
+    });
   worlds.set(binary, resolving);
   return resolving;
 }

@@ -67,8 +67,16 @@ describe('programWorld: what it refuses, and that it asks once', () => {
   ] as const)('%s is refused with the reason', async (_name, name, write, answer, reason) => {
     const file = await copy(name);
     if (write !== null) await write(file);
-    const world = await programWorld(file, async () => answer);
+    let calls = 0;
+    const answering: ListRunner = async () => {
+      calls++;
+      return answer;
+    };
+    const world = await programWorld(file, answering);
     expect(world).toEqual({ ok: false, error: expect.stringMatching(reason) });
+    // Not kept: the next call asks again (a listing that timed out under load must not refuse the program for good).
+    expect(await programWorld(file, answering)).toEqual(world);
+    if (write === null) expect(calls).toBe(2);
   });
 
   it('lists a program once per process, however many calls start it', async () => {
