@@ -150,6 +150,26 @@ describe.skipIf(KERNEL === null)(`nothing a repository names runs in git's own w
     expect(existsSync(marker)).toBe(true);
   });
 
+  // The bash tool's programs that can start another, with the flags the tables refuse: the same class.
+  it.each([
+    ['find -exec', '/usr/bin/find', ['.', '-name', 'a.txt', '-exec', '/usr/bin/echo', 'PWNED-find', ';']],
+    ['find -execdir through a shell', '/usr/bin/find', ['.', '-name', 'a.txt', '-execdir', '/bin/sh', '-c', 'echo PWNED-find-sh', ';']],
+    ["sed's e command (runs a shell)", '/usr/bin/sed', ['-n', '1e echo PWNED-sed', 'a.txt']],
+    ["rg's --pre", 'RG', ['--pre', '/usr/bin/sed', '-n', '.', 'a.txt']],
+  ])('%s: starts nothing in its own world; with /usr whole it does', async (_name, program, args) => {
+    const file = program === 'RG' ? await bundledRg() : program;
+    if (file === null) throw new Error('the bundled rg is missing: npm ci installs it');
+    const repo = path.join(scratch, 'programs');
+    if (!existsSync(repo)) await makeRepo(repo);
+    const run = (sandbox: Sandbox): Promise<ExecResult> => execCapped(file, args, { cwd: repo, timeoutMs: 10_000, sandbox, limiter: null });
+    const own = await run(KERNEL!);
+    expect(own.stdout).not.toMatch(/PWNED|two/);
+    // sed's popen runs /bin/sh, whose failure sed reports as its own.
+    expect(own.stderr).toMatch(/No such file or directory|not found|error in subprocess/);
+    const whole = await run(SYSTEM_WORLD!);
+    expect(whole.stdout).toMatch(/PWNED|two/);
+  });
+
   it('a program that starts another gets "No such file or directory": no shell, no other program', async () => {
     const repo = path.join(scratch, 'plain');
     await makeRepo(repo);
