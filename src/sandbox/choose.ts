@@ -1,3 +1,6 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execCapped, firstExecutableSync } from './exec.js';
 import { bwrapCandidates, SANDBOX_MODES, TABLES_ONLY, type Sandbox, type SandboxMode } from './kernel.js';
@@ -42,13 +45,17 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   const bwrap = firstExecutableSync(bwrapCandidates(dirs));
   if (bwrap === null) return 'bwrap is not installed';
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
+  // In an empty directory, in the world `true` gets (its binary, libraries and loader): the probe also proves that
+  // a program's world can be listed and mounted here.
+  const empty = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-probe-')).catch((error: unknown) => error as Error);
+  if (empty instanceof Error) return `no empty directory for a trivial run (${empty.message})`;
   const run = await execCapped(PROBE_PROGRAM, [], {
-    cwd: '/usr',
+    cwd: empty,
     timeoutMs: PROBE_TIMEOUT_MS,
     maxBytes: 64 * 1024,
     sandbox,
     limiter: null,
-  });
+  }).finally(() => fs.rm(empty, { recursive: true, force: true }));
   if (run.exitCode === 0) return sandbox;
   if (run.timedOut) return `bwrap did not finish a trivial run within ${PROBE_TIMEOUT_MS / 1000} s`;
   const said = run.stderr.trim().split('\n')[0]?.replace(/^bwrap: /, '') ?? '';

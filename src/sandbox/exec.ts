@@ -1,10 +1,11 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
-import { bwrapArgs, realProgram, type Sandbox } from './kernel.js';
+import { bwrapArgs, realProgram, TABLES_ONLY, type Sandbox } from './kernel.js';
 import { TRUSTED_PATH } from './programs.js';
 import { Slots } from './slots.js';
+import { programWorld } from './world.js';
 
 /**
  * The one place spelunk starts a process (git for HEAD, rg for the listing and suggestions, find for the read-only
@@ -26,6 +27,9 @@ export const CHILD_ENV: Readonly<Record<string, string>> = Object.freeze({
   PATH: TRUSTED_PATH,
   LANG: 'C.UTF-8',
   LC_ALL: 'C.UTF-8',
+  // A directory that cannot exist (below a device): `sort` spilling a big input, and any program that makes its
+  // temporary files in TMPDIR, fails instead of writing to the host's /tmp (the kernel sandbox's /tmp is private anyway).
+  TMPDIR: '/dev/null/spelunk-no-temp-files',
 });
 
 /**
@@ -33,6 +37,15 @@ export const CHILD_ENV: Readonly<Record<string, string>> = Object.freeze({
  * setting them after spawn (`prlimit --pid`) would leave a window in which the child runs unbounded. Looked up once.
  */
 export const LIMITER: string | null = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/prlimit`));
+
+/**
+ * util-linux setpriv, which sets the parent-death signal (SIGKILL) and then execs the rest of the chain: with the
+ * tables alone a child blocked on a FIFO would otherwise outlive a spelunk killed with SIGKILL (bwrap has
+ * --die-with-parent). The signal survives prlimit's exec and the program's. Looked up once, on the same path as
+ * prlimit; a setpriv without the option (util-linux before 2.33) would fail every child, so its binary is checked for
+ * the option's name rather than started at start-up. Absent: children run without it, quietly.
+ */
+export const PARENT_DEATH: string | null = withOption(firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/setpriv`)), 'pdeathsig');
 
 export interface ExecResult {
   stdout: string;
@@ -78,6 +91,8 @@ export interface ExecOptions {
    * it all is not an error: the rest is dropped, as a shell's pipe would.
    */
   input?: Buffer;
+  /** Tests only: run without the parent-death signal, as on a machine without setpriv. */
+  parentDeath?: string | null;
 }
 
 /**
@@ -95,11 +110,16 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
     return finish(started, result, [], [Buffer.from(`could not start ${file}: not an executable file\n`)], null, null);
   }
 
+  // Awaited only under bwrap: with the tables the spawn stays in this call's synchronous part, as it always was.
+  const sandbox = opts.sandbox ?? processSandbox;
+  const world = sandbox.kind === 'kernel' && sandbox.world !== 'system' ? await programWorld(realProgram(file), listLoader) : WHOLE;
+  if (!world.ok) return finish(started, result, [], [Buffer.from(`could not start ${file} in the sandbox: ${world.error}\n`)], null, null);
+
   // Waits for a child slot where the process bounds its children (spelunk mcp); an abort meanwhile starts nothing.
   const release = childSlots === null ? null : await childSlots.acquire(opts.signal);
   if (release === 'aborted' || release === 'full') return finish(started, { ...result, aborted: true }, [], [], null, null);
   try {
-    return await spawnCapped(file, args, opts, started, result, maxBytes);
+    return await spawnCapped(file, args, { ...opts, world: world.files }, started, result, maxBytes);
   } finally {
     release?.();
   }
@@ -109,7 +129,7 @@ export async function execCapped(file: string, args: readonly string[], opts: Ex
 async function spawnCapped(
   file: string,
   args: readonly string[],
-  opts: ExecOptions,
+  opts: ExecOptions & { world: readonly string[] | null },
   started: number,
   result: { timedOut: boolean; aborted: boolean; capped: boolean },
   maxBytes: number,
@@ -184,24 +204,28 @@ async function spawnCapped(
 function startChild(
   file: string,
   args: readonly string[],
-  opts: ExecOptions,
+  opts: ExecOptions & { world: readonly string[] | null },
 ): { child: ChildProcessByStdio<Writable | null, Readable, Readable>; program: string } | string {
   const limiter = opts.limiter === undefined ? LIMITER : opts.limiter;
   const env = { ...CHILD_ENV, ...opts.env };
   const sandbox = opts.sandbox ?? processSandbox;
   const program = sandbox.kind === 'kernel' ? realProgram(file) : file;
-  const limited = limiter === null ? [program, ...args] : [limiter, ...limitArgs(opts.timeoutMs), '--', program, ...args];
-  // bwrap outermost, so the limits apply inside the namespaces to the program itself, set by prlimit before it runs.
-  const [command, argv] =
-    sandbox.kind === 'kernel'
-      ? [sandbox.bwrap, [...bwrapArgs(opts.cwd, env, [program, ...(opts.visible ?? [])]), '--', ...limited]]
-      : [limited[0] as string, limited.slice(1)];
+  // Under bwrap the program's world holds no prlimit: prlimit runs outside and execs bwrap, whose children inherit
+  // the limits, so they still apply to the program from its first instruction. With the tables alone setpriv comes
+  // first: its parent is spelunk, and the parent-death signal outlives the execs after it.
+  const sandboxed = sandbox.kind === 'kernel'
+    ? [sandbox.bwrap, ...bwrapArgs(opts.cwd, env, [...(opts.world === null ? [program] : []), ...(opts.visible ?? [])], opts.world), '--', program, ...args]
+    : [program, ...args];
+  const limited = limiter === null ? sandboxed : [limiter, ...limitArgs(opts.timeoutMs), '--', ...sandboxed];
+  const deathSignal = sandbox.kind === 'kernel' ? null : opts.parentDeath === undefined ? PARENT_DEATH : opts.parentDeath;
+  const chain = deathSignal === null ? limited : [deathSignal, '--pdeathsig', 'KILL', '--', ...limited];
+  const [command, argv] = [chain[0] as string, chain.slice(1)];
   try {
     const child = spawn(command, argv, {
       cwd: opts.cwd,
       // Under prlimit the name would only rename prlimit itself, heard only if its own limits fail to apply.
       // Stryker disable next-line ConditionalExpression,LogicalOperator: so passing it there too cannot be seen by a test.
-      ...(opts.argv0 === undefined || limiter !== null || sandbox.kind === 'kernel' ? {} : { argv0: opts.argv0 }),
+      ...(opts.argv0 === undefined || limiter !== null || deathSignal !== null || sandbox.kind === 'kernel' ? {} : { argv0: opts.argv0 }),
       env,
       shell: false,
       detached: true,
@@ -242,6 +266,27 @@ function finish(
     ...flags,
     durationMs: performance.now() - started,
   };
+}
+
+/** What a child sees with the tables (everything) or in the `system` world (/usr whole): no per-program world. */
+const WHOLE: { ok: true; files: null } = { ok: true, files: null };
+
+/** The world's queries (the loader's listing, `file --version`): outside any sandbox, with the fixed environment and limits. */
+async function listLoader(loader: string, args: readonly string[]): Promise<ExecResult> {
+  return execCapped(loader, args, { cwd: '/', timeoutMs: LISTING_TIMEOUT_MS, maxBytes: LISTING_MAX_BYTES, sandbox: TABLES_ONLY });
+}
+
+/** A loader's listing is a few lines; it runs once per program per process. */
+const LISTING_TIMEOUT_MS = 10_000;
+const LISTING_MAX_BYTES = 256 * 1024;
+
+/** `file` when its binary contains `option` (as its getopt table does), else null. */
+function withOption(file: string | null, option: string): string | null {
+  try {
+    return file !== null && readFileSync(file).includes(option) ? file : null;
+  } catch {
+    return null;
+  }
 }
 
 function isExecutable(file: string): boolean {

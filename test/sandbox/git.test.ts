@@ -91,6 +91,7 @@ describe('runGit', () => {
       GIT_CEILING_DIRECTORIES: base,
       GIT_GRAFT_FILE: '/dev/null',
       GIT_PAGER: 'cat',
+      TMPDIR: '/dev/null/spelunk-no-temp-files',
     });
     expect(existsSync(env.get('HOME') as string)).toBe(false);
   });

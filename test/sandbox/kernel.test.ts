@@ -20,6 +20,11 @@ const probe = await chooseSandbox('required');
 const KERNEL: Sandbox | null = probe.ok ? probe.sandbox : null;
 const WHY_SKIPPED = probe.ok ? '' : ` (skipped: ${probe.error})`;
 const MARK = 'TOPSECRET-outside-the-root';
+/**
+ * The kernel sandbox with /usr whole, as before each program got its own world: for rows about the namespaces (the
+ * private /tmp, the pid namespace), whose shells need other programs to try what they try.
+ */
+const SYSTEM_WORLD: Sandbox | null = KERNEL === null ? null : { ...KERNEL, world: 'system' } as Sandbox;
 
 describe('chooseSandbox: auto falls back loudly, required fails closed, off says so', () => {
   let dir: string;
@@ -58,7 +63,7 @@ describe('chooseSandbox: auto falls back loudly, required fails closed, off says
 
 describe('bwrapArgs: the shape of every sandbox', () => {
   it('shows the root and the named paths read-only, /usr, /dev, an empty /tmp; no /proc, /etc or home; all namespaces new', () => {
-    const args = bwrapArgs('/r/repo', { PATH: '/usr/bin' }, ['/usr/bin/rg', '/r/repo/sub', '/nonexistent/x']);
+    const args = bwrapArgs('/r/repo', { PATH: '/usr/bin' }, ['/usr/bin/rg', '/r/repo/sub', '/nonexistent/x'], null);
     expect(args.slice(0, 6)).toEqual(['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv']);
     expect(args).toContain('--tmpfs');
     expect(args.join(' ')).toContain('--setenv PATH /usr/bin');
@@ -168,7 +173,7 @@ describe.skipIf(KERNEL === null)(`the kernel sandbox holds with the tables bypas
 
   it("the host's /tmp is not the child's: a file there can be neither seen, changed nor removed, and nothing lands there", async () => {
     const name = path.basename(victim);
-    const result = await run('/usr/bin/sh', ['-c', `cat /tmp/${name}; rm -f /tmp/${name}; echo new > /tmp/${name}.made; ls /tmp`]);
+    const result = await run('/usr/bin/sh', ['-c', `cat /tmp/${name}; rm -f /tmp/${name}; echo new > /tmp/${name}.made; ls /tmp`], { sandbox: SYSTEM_WORLD! });
     expect(result.stdout).not.toContain('keep me');
     expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
     expect(existsSync(`${victim}.made`)).toBe(false);
@@ -198,7 +203,7 @@ describe.skipIf(KERNEL === null)(`the kernel sandbox holds with the tables bypas
   it('a killed run leaves no process behind, even one that left its process group (it does without the pid namespace)', async () => {
     const tag = String(40_000 + (process.pid % 10_000));
     const escape = ['-c', `setsid /usr/bin/sleep ${tag} & /usr/bin/sleep ${Number(tag) + 1}`];
-    for (const [sandbox, survives] of [[KERNEL!, false], [TABLES_ONLY, true]] as const) {
+    for (const [sandbox, survives] of [[SYSTEM_WORLD!, false], [TABLES_ONLY, true]] as const) {
       const controller = new AbortController();
       const running = run('/usr/bin/bash', escape, { sandbox, signal: controller.signal });
       await waitFor(() => sleepers(tag).length > 0);
@@ -259,6 +264,123 @@ describe.skipIf(KERNEL === null)(`every tool form works the same under the kerne
     const lines = (r: { content: string; isError: boolean }) =>
       command.startsWith('rg ') ? { ...r, content: r.content.split('\n').sort() } : r;
     expect(lines(jailed)).toEqual(lines(plain));
+  });
+});
+
+describe.skipIf(KERNEL === null)(`each program's own world answers as /usr whole did (issue 32)${WHY_SKIPPED}`, () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-kernel-world-')));
+    await fs.mkdir(path.join(root, 'src'));
+    await fs.writeFile(path.join(root, 'src', 'a.txt'), 'b 2\na 1\na 1\nc été\n');
+    await fs.writeFile(path.join(root, 'src', 'b.txt'), 'a x\nc y\n');
+    await fs.writeFile(path.join(root, 'data.json'), '{"name":"spelunk","list":[1,2,3]}\n');
+    await fs.writeFile(path.join(root, 'b.js'), 'export const b = 1;\n');
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+    execFileSync('git', ['add', '-A'], { cwd: root });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'init'], { cwd: root });
+    await fs.appendFile(path.join(root, 'b.js'), 'export const c = 2;\n');
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qam', 'second'], { cwd: root });
+    execFileSync('git', ['tag', 'v1'], { cwd: root });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'notes', 'add', '-m', 'a note'], { cwd: root });
+    await fs.writeFile(path.join(root, 'b.js'), 'changed\n');
+  });
+  afterAll(async () => {
+    useSandbox(TABLES_ONLY);
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  const ctx = () => ({ root, signal: new AbortController().signal, timeoutMs: 10_000 });
+  // Every program of the whitelist (a missing one is refused the same way in both worlds) and every git form, the
+  // kernel-only ones included: the same answer in the program's own world as with /usr whole.
+  it.each([
+    ['bash', 'rg -n été'],
+    ['bash', 'grep -c a src/a.txt'],
+    ['bash', 'egrep -n "a|c" src/b.txt'],
+    ['bash', 'find src -type f'],
+    ['bash', 'ls -la src'],
+    ['bash', 'wc -m src/a.txt'],
+    ['bash', 'file data.json b.js'],
+    ['bash', 'tree src'],
+    ['bash', 'sort -u src/a.txt'],
+    ['bash', 'uniq -c src/a.txt'],
+    ['bash', 'cut -d " " -f 2 src/a.txt'],
+    ['bash', 'nl src/b.txt'],
+    ['bash', 'tac src/b.txt'],
+    ['bash', "stat -c '%n %s %F' src/a.txt"],
+    ['bash', 'du -a src'],
+    ['bash', 'diff src/a.txt src/b.txt'],
+    ['bash', 'cmp src/a.txt src/b.txt'],
+    ['bash', 'od -c src/b.txt'],
+    ['bash', 'xxd src/b.txt'],
+    ['bash', 'hexdump -C src/b.txt'],
+    ['bash', 'strings data.json'],
+    ['bash', 'basename src/a.txt'],
+    ['bash', 'dirname src/a.txt'],
+    ['bash', 'realpath src/a.txt'],
+    ['bash', 'pwd'],
+    ['bash', "sed -n '2p' src/a.txt"],
+    ['bash', 'jq .list data.json'],
+    ['bash', 'base64 src/b.txt'],
+    ['bash', 'paste src/a.txt src/b.txt'],
+    ['bash', 'sha256sum src/b.txt'],
+    ['bash', 'md5sum src/b.txt'],
+    ['bash', 'comm src/a.txt src/b.txt'],
+    ['bash', 'join src/a.txt src/b.txt'],
+    ['bash', 'head -c 5 src/a.txt'],
+    ['git', 'log -p --stat'],
+    ['git', 'show HEAD'],
+    ['git', 'diff HEAD~1 HEAD'],
+    ['git', 'diff'],
+    ['git', 'status'],
+    ['git', 'ls-files'],
+    ['git', 'blame b.js'],
+    ['git', 'grep -n const HEAD'],
+    ['git', 'shortlog -sn'],
+    ['git', 'describe --tags'],
+    ['git', 'branch -a'],
+    ['git', 'tag -l'],
+    ['git', 'for-each-ref'],
+    ['git', 'stash list'],
+    ['git', 'worktree list'],
+    ['git', 'notes list'],
+    ['git', 'notes show HEAD'],
+    ['git', 'reflog'],
+    ['git', 'remote -v'],
+    ['git', 'rev-list --count HEAD'],
+    ['git', 'cat-file -p HEAD'],
+    ['git', 'count-objects'],
+  ])('%s %s', async (tool, command) => {
+    const programs = await resolvePrograms();
+    const run = (): Promise<{ content: string; isError: boolean }> =>
+      tool === 'bash' ? createBashTool(programs).run({ command }, ctx()) : createGitTool(GIT_BINARY!).run({ command }, ctx());
+    useSandbox(SYSTEM_WORLD!);
+    const whole = await run();
+    useSandbox(KERNEL!);
+    const own = await run();
+    useSandbox(TABLES_ONLY);
+    expect(whole.content).not.toMatch(/could not start|not found/);
+    const lines = (r: { content: string; isError: boolean }) =>
+      command.startsWith('rg ') ? { ...r, content: r.content.split('\n').sort() } : r;
+    expect(lines(own)).toEqual(lines(whole));
+  });
+
+  // Decided: no git-core helper in git's world. git 2.39 runs `bisect` as git-core's shell script (sh, sed, cat…), so
+  // the form cannot run there; with /usr whole it does. (git 2.40+ has bisect built in.)
+  it('git bisect log: a shell script in git 2.39, so not in git\'s own world; it says so', async () => {
+    execFileSync('git', ['bisect', 'start'], { cwd: root });
+    try {
+      useSandbox(KERNEL!);
+      const own = await createGitTool(GIT_BINARY!).run({ command: 'bisect log' }, ctx());
+      useSandbox(SYSTEM_WORLD!);
+      const whole = await createGitTool(GIT_BINARY!).run({ command: 'bisect log' }, ctx());
+      useSandbox(TABLES_ONLY);
+      expect(whole.content).toContain('git bisect start');
+      const script = existsSync(path.join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-bisect--helper'));
+      if (script) expect(own.content).toMatch(/'bisect' is not a git command/);
+    } finally {
+      execFileSync('git', ['bisect', 'reset'], { cwd: root, stdio: 'ignore' });
+    }
   });
 });
 
