@@ -9,6 +9,7 @@ import { parseFlags, type Role } from './policy/flags.js';
 import { expandGlob } from './policy/glob.js';
 import { lex, type Word } from './policy/lexer.js';
 import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES, type ProgramPolicy } from './policy/tables.js';
+import { rewriteLs, rewriteStat } from './policy/rewrites.js';
 import { MAX_TREE_WALK_ENTRIES, outsideLinks } from './policy/tree-walk.js';
 
 /** Most arguments after glob expansion. */
@@ -92,7 +93,11 @@ export async function checkCommand(command: string, ctx: { root: string; program
     if (walked !== null) return { ok: false, reason: walked };
   }
   const forced = policy === FIND_EXPRESSION ? [] : (policy as ProgramPolicy).forced ?? [];
-  const final = program.name === 'ls' ? almostAll(args.args, parsed.roles) : { args: args.args, notes: [] };
+  const flags = parsed.given ?? new Set<string>();
+  const final =
+    program.name === 'ls' ? rewriteLs(args.args, parsed.roles, flags)
+    : program.name === 'stat' ? rewriteStat(args.args, flags)
+    : { args: args.args, notes: [] };
   return {
     ok: true,
     program: program.name,
@@ -101,24 +106,6 @@ export async function checkCommand(command: string, ctx: { root: string; program
     paths: args.paths,
     notes: [...args.notes, ...final.notes],
   };
-}
-
-/**
- * ls -a lists `..`, and the `..` of the root is the directory above the repository (its link count and times change
- * with what lies beside the repository), so -a runs as -A (everything but `.` and `..`), with a note.
- */
-function almostAll(args: readonly string[], roles: readonly Role[]): { args: string[]; notes: string[] } {
-  const LS_VALUE_FLAGS = 'wTI';
-  const out = args.map((arg, i) => {
-    if (roles[i]?.kind !== 'flag' || !arg.startsWith('-')) return arg;
-    if (arg === '--all') return '--almost-all';
-    if (arg.startsWith('--')) return arg;
-    const valueAt = [...arg].findIndex((ch, k) => k > 0 && LS_VALUE_FLAGS.includes(ch));
-    const end = valueAt < 0 ? arg.length : valueAt;
-    return arg.slice(0, end).replaceAll('a', 'A') + arg.slice(end);
-  });
-  const changed = out.some((arg, i) => arg !== args[i]);
-  return { args: out, notes: changed ? ['ls -a ran as ls -A: the .. entry of the root is the directory above the repository, which is not shown'] : [] };
 }
 
 /**

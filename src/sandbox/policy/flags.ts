@@ -1,4 +1,5 @@
 import type { Word } from './lexer.js';
+import { parseXxd } from './xxd.js';
 import { lookup, type FlagRule, type ProgramPolicy, type ValueKind } from './tables.js';
 
 /**
@@ -26,6 +27,7 @@ interface State {
 
 /** Parses arguments the way the program itself does (getopt_long, lexopt or tree's loop), against its table. */
 export function parseFlags(program: string, policy: ProgramPolicy, words: readonly Word[]): Parsed {
+  if (policy.style === 'xxd') return parseXxd(policy, words);
   const first = words[0]?.text;
   if (policy.obsoleteFollow && first !== undefined && /^[-+]\d*[bcl]?f$/.test(first)) {
     return refuse(`${program} ${first} is refused: GNU tail reads the obsolete ${first} as "follow forever" and would hang; use tail -n N FILE to read the end once`);
@@ -126,9 +128,6 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     const where = text.length > 2 ? ` (in ${text})` : '';
     if (rule === undefined) return `${program} -${ch}${where} is not an allowed flag; allowed short flags: ${shortList(policy)}`;
     if (rule.type === 'deny') return `${program} -${ch}${where} is refused: it ${rule.reason}`;
-    if (policy.style === 'single' && text.length > 2 && rule.type === 'bool') {
-      return `${program} ${text}: give each flag as its own word (${[...text.slice(1)].map((c) => `-${c}`).join(' ')})`;
-    }
     state.given.add(`-${ch}`);
     if (rule.type === 'bool') {
       apply(state, rule, undefined);
@@ -200,18 +199,26 @@ function badChoice(
   value: string,
   policy: ProgramPolicy,
 ): string | null {
-  const max = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
-  if (max !== undefined) {
+  const bound = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
+  if (typeof bound === 'number') {
     // Not a number counts as 0: below every bound.
     const n = sizeValue(value) ?? 0;
-    if (n < 1 || n > max) {
-      return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    if (n < 1 || n > bound) {
+      return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${bound} (one call may not take the machine)`;
+    }
+  }
+  if (bound !== undefined && typeof bound !== 'number') {
+    const n = sortSize(value);
+    if (n === null || n < bound.min || n > bound.max) {
+      return `${program} ${flag} ${value} is not accepted: give a size from ${mebibytes(bound.min)} to ${mebibytes(bound.max)}, such as ${mebibytes(bound.min)} (${bound.why})`;
     }
   }
   if (rule.sets === 'pattern' && rule.value === 'pattern' && policy.script !== undefined) {
     const bad = policy.script(value);
     if (bad !== null) return `${program} ${flag}: ${bad}`;
   }
+  const checked = rule.check?.(value) ?? null;
+  if (checked !== null) return `${program} ${flag}: ${checked}`;
   if (rule.choices === undefined || rule.choices.includes(value)) return null;
   return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
 }
@@ -222,6 +229,18 @@ function sizeValue(value: string): number | null {
   if (match === null) return null;
   const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2] as '' | 'K' | 'M' | 'G'];
   return Number(match[1]) * scale;
+}
+
+/** GNU sort's `-S` size in bytes: no suffix means KiB, `b` bytes, K M G T P E Z Y R Q powers of 1024; null otherwise (`%` too). */
+function sortSize(value: string): number | null {
+  const match = /^(\d{1,15})([bkKmMgGtTPEZYRQ]?)$/.exec(value);
+  if (match === null) return null;
+  const power = 'bkmgtpezyrq'.indexOf((match[2] as string).toLowerCase());
+  return Number(match[1]) * 1024 ** (match[2] === '' ? 1 : power);
+}
+
+function mebibytes(bytes: number): string {
+  return `${bytes / 1024 ** 2}M`;
 }
 
 function apply(state: State, rule: Exclude<FlagRule, { type: 'deny' }>, value: string | undefined): void {
