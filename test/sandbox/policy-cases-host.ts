@@ -21,7 +21,7 @@ export const HOST_ALLOWED: Array<[string, string[]?]> = [
   ["stat --format='%-10n|%10s|%.3Y' README.md"], ["stat -c '100%% %n' README.md"], ["stat -c %s -t README.md", ['-c', '%s', '-t', 'README.md']],
   ["find . -printf '%U %G %i %m %s %p\\n'"], ['find . -user 0'], ['find . -group 0 -uid 0 -gid 0'],
   ["find . -printf '%p %TY-%Tm-%Td %TH:%TM\\n'"],
-  ['tree -p src'], ['tree --inodes src'],
+  ['tail -2 -- README.md'], ['tree -p src'], ['tree --inodes src'],
   // F11: sort's buffer from 64M to 256M in sort's own units (no suffix is KiB).
   ['sort -S 64M README.md'], ['sort -S 256M README.md'], ['sort --buffer-size=100M README.md'], ['sort -S 65536 README.md'],
   ['sort -S 67108864b README.md'], ['sort -S 64m README.md'], ['sort -S 65536k README.md'],
@@ -47,6 +47,8 @@ export const HOST_REFUSED: Array<[string, string]> = [
   ['xxd -pu README.md', 'by its first letter only'], ['xxd --len 8 README.md', 'take one dash'], ['xxd --r README.md', 'take one dash'],
   ['xxd -rs README.md', 'turns a hex dump back into binary'], ['xxd -x README.md', 'not an allowed flag'], ['xxd -c', 'needs a value'],
   ['xxd -cols', 'needs a value'], ['xxd - out', 'the output file'], ['xxd -', 'standard input'],
+  // Found by the argv differential test: GNU tail reads -NUM only as its first word before one file.
+  ['tail -2 README.md src/a.ts', 'only as the first word'], ['tail README.md -2', 'only as the first word'], ['tail -2 -q README.md', 'only as the first word'],
   // F9: the host's filesystem, devices, mount points and user names.
   ['stat -f .', 'reports the host filesystem'], ['stat --file-system .', 'reports the host filesystem'], ['stat -tf .', 'reports the host filesystem'],
   ["stat -c '%m' .", 'the directive %m is not accepted'], ["stat -c '%d' .", 'the directive %d'], ["stat -c '%D' .", 'the directive %D'],

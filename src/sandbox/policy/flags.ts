@@ -119,7 +119,12 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
 /** `-abc`, `-m5`, `-f/x`; in tree a value flag takes the next word and the cluster goes on. */
 function parseShortCluster(program: string, policy: ProgramPolicy, words: readonly Word[], i: number, state: State): number | string {
   const text = (words[i] as Word).text;
-  if (policy.countShorthand && /^-\d/.test(text)) return countShorthand(program, text, i, state);
+  if (policy.countShorthand && /^-\d/.test(text)) {
+    if (policy.obsoleteFollow && /^-\d+[bcl]?$/.test(text) && !tailObsolete(words, i)) {
+      return `tail ${text} works only as the first word before a single file (GNU tail reads it in no other place); use tail -n ${text.slice(1)} FILE…`;
+    }
+    return countShorthand(program, text, i, state);
+  }
   let next = i;
   state.roles[i] = { kind: 'flag' };
   for (let j = 1; j < text.length; j += 1) {
@@ -145,6 +150,18 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     next = taken;
   }
   return next;
+}
+
+/**
+ * GNU tail reads `-NUM` only as its first argument, followed by at most one file or by `--` and one file
+ * (parse_obsolete_option); anywhere else it fails with "option used in invalid context".
+ */
+function tailObsolete(words: readonly Word[], i: number): boolean {
+  const second = words[1]?.text;
+  if (i !== 0) return false;
+  if (words.length === 1) return true;
+  if (second === '--') return words.length <= 3;
+  return words.length === 2 && !(second !== undefined && second.startsWith('-') && second.length > 1);
 }
 
 function countShorthand(program: string, text: string, i: number, state: State): number | string {
