@@ -43,6 +43,9 @@ const RANDOM = { 'r.txt': 'r'.repeat(65_536) };
 const DIFFERENT = { 'b.txt': '{"k": "other"}\n' };
 
 export const DIFF_ROWS: DiffRow[] = [
+  // `--` as a word after `--`, and other end-of-options corners
+  row('cat', '-- --'), row('cat', '-- -- a.txt'), row('sed', '-n 1p -- -n'), row('grep', '-- -- a.txt'), row('rg', '-- -- a.txt'), row('wc', '-l -- -- -l'),
+  row('head', '-n 1 -- -n 1'), row('ls', '-- -- -l'),
   // rg (lexopt: permutation, -e=x drops the =, -fFILE attached)
   row('rg', '-n x a.txt'), row('rg', 'x a.txt -n'), row('rg', '-e x a.txt b.txt'), row('rg', '-ex a.txt'), row('rg', '-e=x a.txt'),
   row('rg', '-f p.txt a.txt'), row('rg', '-fp.txt a.txt'), row('rg', '-f=p.txt a.txt'), row('rg', '--file p.txt a.txt'), row('rg', '--file=p.txt a.txt'),
@@ -91,7 +94,7 @@ export const DIFF_ROWS: DiffRow[] = [
   row('tree', 'd', D), row('tree', '-L 1 d', D), row('tree', 'd -L 1', D), row('tree', '-P a.txt d', D), row('tree', '-I a.txt d', D),
   row('tree', '-aL 1 d', D), row('tree', '-La 1 d', D), row('tree', '--gitfile g.txt d', D), row('tree', '--gitfile=g.txt d', D),
   row('tree', '--charset ascii d', D), row('tree', '--charset=ascii d', D), row('tree', '--filelimit 10 d', D), row('tree', '-- d', D),
-  row('tree', '--sort name d', D), row('tree', '--sort=name d', D), row('tree', '--infofile i.txt d', D), row('tree', '-d d e', D),
+  row('tree', '--sort name d', D), row('tree', '--sort=name d', D), row('tree', '--infofile i.txt d', D), row('tree', '-d d e', D), row('tree', '-L1 d', { ...D, ...refused('not an allowed flag') }), row('tree', '-L=1 d', { ...D, ...refused('not an allowed flag') }), row('tree', '--filelimit=10 d', D),
   row('tree', '-o out d', { ...D, ...refused('writes files', { writes: 'out' }) }),
   // sort
   row('sort', 'a.txt'), row('sort', '-k 2 a.txt'), row('sort', '-k2 a.txt'), row('sort', 'a.txt -r'), row('sort', '-t , a.txt'), row('sort', '-t, a.txt'),
@@ -131,7 +134,9 @@ export const DIFF_ROWS: DiffRow[] = [
   // od, xxd, hexdump, strings
   row('od', 'a.txt'), row('od', '-c a.txt'), row('od', 'a.txt -c'), row('od', '-t x1 a.txt'), row('od', '-tx1 a.txt'), row('od', '-N 4 a.txt'),
   row('od', '-N4 a.txt'), row('od', '-w a.txt'), row('od', '-w8 a.txt'), row('od', '-A x a.txt'), row('od', '-j 1 a.txt'), row('od', '--width a.txt'),
-  row('od', '--strings a.txt'), row('od', '-S 3 a.txt'), row('od', '-- -c'), row('od', '--endian=big a.txt'), row('od', 'a.txt b.txt'),
+  row('od', '--strings a.txt'), row('od', '-S 3 a.txt'), row('od', '-- -c'), row('od', '--endian=big a.txt'), row('od', 'a.txt b.txt'), row('od', 'a.txt +1', refused('byte offset')), row('od', 'a.txt 1', refused('byte offset')),
+  row('od', '-- a.txt +1', refused('byte offset')), row('od', 'a.txt 0x10b', refused('byte offset')), row('od', '-c a.txt 1.', refused('byte offset')),
+  row('od', '-t x1 a.txt ./1'), row('od', 'a.txt ./+1'),
   row('xxd', 'a.txt'), row('xxd', '-c 8 a.txt'), row('xxd', '-c8 a.txt'), row('xxd', '-cols 8 a.txt'), row('xxd', '-u a.txt'), row('xxd', '-- -u'),
   row('xxd', '-l 4 a.txt'), row('xxd', '-len 4 a.txt'), row('xxd', '-s 1 a.txt'), row('xxd', '-seek 1 a.txt'), row('xxd', '-g 2 a.txt'),
   row('xxd', '-cols a.txt b.txt'), row('xxd', '-len a.txt b.txt'), row('xxd', '-capitalize a.txt'), row('xxd', '-i -n v a.txt'), row('xxd', '-p a.txt'),
@@ -157,7 +162,9 @@ export const DIFF_ROWS: DiffRow[] = [
   row('sed', ['-n', '1w out', 'a.txt'], refused('line printer', { writes: 'out' })),
   // jq (1.6: options anywhere, the first operand is the filter)
   row('jq', '. a.txt'), row('jq', '-r . a.txt'), row('jq', '. a.txt -r'), row('jq', '-n 1'), row('jq', '--indent 2 . a.txt'), row('jq', '--tab . a.txt'),
-  row('jq', '-nr 1'), row('jq', '. -- a.txt'), row('jq', '-e . a.txt b.txt'), row('jq', '--seq . a.txt'), row('jq', '-n input a.txt'),
+  row('jq', '-nr 1'), row('jq', '. -- a.txt'), row('jq', '-e . a.txt b.txt'), row('jq', '--seq . a.txt'), row('jq', '-n input a.txt'), row('jq', '--indent=2 . a.txt', refused('never with =')), row('jq', '-- . a.txt', refused('give the filter first')),
+  row('jq', '-n -- 1', refused('give the filter first')), row('jq', '--tab=1 . a.txt', refused('never with =')),
+  row('jq', '. a.txt --tab'), row('jq', '-rn 1'), row('jq', '-S . a.txt b.txt'),
   row('jq', '-f prog.jq a.txt', { files: { 'prog.jq': '.\n' }, ...refused('reads the filter from a file', { opens: 'prog.jq' }) }),
   row('jq', '--slurpfile v s.txt . a.txt', refused('reads a file into a variable', { opens: 's.txt' })),
   row('jq', '--rawfile v s.txt . a.txt', refused('reads a file into a variable', { opens: 's.txt' })),
@@ -173,5 +180,5 @@ export const DIFF_ROWS: DiffRow[] = [
   row('comm', '-- -1 a.txt'),
   row('join', 'a.txt b.txt'), row('join', '-t , a.txt b.txt'), row('join', '-t, a.txt b.txt'), row('join', '-1 2 a.txt b.txt'), row('join', '-12 a.txt b.txt'),
   row('join', '-j 1 a.txt b.txt'), row('join', '-o 1.1 a.txt b.txt'), row('join', '-e x a.txt b.txt'), row('join', '-a 1 a.txt b.txt'),
-  row('join', '-v1 a.txt b.txt'), row('join', 'a.txt b.txt -i'), row('join', '-- -i a.txt'),
+  row('join', '-v1 a.txt b.txt'), row('join', '-t , -- a.txt b.txt'), row('join', 'a.txt b.txt -i'), row('join', '-- -i a.txt'),
 ];

@@ -48,6 +48,8 @@ export const HOST_REFUSED: Array<[string, string]> = [
   ['xxd -rs README.md', 'turns a hex dump back into binary'], ['xxd -x README.md', 'not an allowed flag'], ['xxd -c', 'needs a value'],
   ['xxd -cols', 'needs a value'], ['xxd - out', 'the output file'], ['xxd -', 'standard input'],
   // Found by the argv differential test: GNU tail reads -NUM only as its first word before one file.
+  ['od README.md +1', 'byte offset'], ['od README.md 10', 'byte offset'], ['od -c README.md 0x10', 'byte offset'],
+  ['jq --indent=2 . patterns.txt', 'never with ='], ['jq -- . patterns.txt', 'give the filter first'], ['tree -L1 src', 'not an allowed flag'],
   ['tail -2 README.md src/a.ts', 'only as the first word'], ['tail README.md -2', 'only as the first word'], ['tail -2 -q README.md', 'only as the first word'],
   // F9: the host's filesystem, devices, mount points and user names.
   ['stat -f .', 'reports the host filesystem'], ['stat --file-system .', 'reports the host filesystem'], ['stat -tf .', 'reports the host filesystem'],

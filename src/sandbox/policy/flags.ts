@@ -48,6 +48,9 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
       continue;
     }
     if (text === '--') {
+      if (policy.noEndBeforePattern && !state.pattern && state.operands.length === 0) {
+        return refuse(`${program}: -- before the filter is refused (${program} 1.6 fails on it); give the filter first: ${program} '.' FILE`);
+      }
       state.roles[i] = { kind: 'flag' };
       endOfOptions = true;
       continue;
@@ -70,6 +73,8 @@ function finish(program: string, policy: ProgramPolicy, state: State, words: rea
     if (bad !== null) return refuse(`${program}: ${bad}`);
   }
   if (policy.operands === 'none' && state.operands.length > 0) return refuse(`${program} takes no arguments`);
+  const notPath = policy.notPaths === undefined ? undefined : state.operands.find((i) => policy.notPaths?.pattern.test((words[i] as Word).text));
+  if (notPath !== undefined) return refuse(`${program} ${(words[notPath] as Word).text}: ${policy.notPaths?.reason}`);
   if (policy.operands === 'text') for (const i of state.operands) state.roles[i] = { kind: 'operand', value: 'pattern' };
   const paths = policy.operands === 'text' ? 0 : state.operands.length - (takesPattern && first !== undefined ? 1 : 0);
   const needs = policy.needsPath;
@@ -99,6 +104,7 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
   const rule = lookup(policy.long, name);
   if (rule === undefined) return unknownLong(program, policy, name);
   if (rule.type === 'deny') return `${program} ${flag} is refused: it ${rule.reason}`;
+  if (policy.noLongEquals && eq >= 0) return `${program} ${text}: ${program} reads ${flag} ${rule.type === 'value' ? 'VALUE as two words' : 'alone'}, never with =`;
   state.given.add(flag);
   if (eq >= 0) state.given.add(`${flag}=${text.slice(eq + 1)}`);
   else if (rule.type === 'value' && !rule.optional && words[i + 1] !== undefined) state.given.add(`${flag}=${(words[i + 1] as Word).text}`);

@@ -199,6 +199,11 @@ const OD: ProgramPolicy = {
   style: 'gnu',
   operands: 'paths',
   needsPath: 'always',
+  // GNU od's traditional form `od FILE [+]OFFSET[.][b]`: a number operand is a byte offset, not a file.
+  notPaths: {
+    pattern: /^\+?(?:0[xX][0-9a-fA-F]+|[0-9]+\.?)[bB]?$/,
+    reason: 'od reads a number operand as a byte offset (od FILE +OFFSET), not a file; use -j N to skip bytes, or ./N for a file named N',
+  },
   short: {
     A: TEXT, j: TEXT, N: TEXT, S: TEXT, t: TEXT, v: BOOL, w: { type: 'value', value: 'text', optional: true },
     a: BOOL, b: BOOL, c: BOOL, d: BOOL, f: BOOL, i: BOOL, l: BOOL, o: BOOL, s: BOOL, x: BOOL,
@@ -333,6 +338,8 @@ const SED: ProgramPolicy = {
 const JQ: ProgramPolicy = {
   style: 'gnu',
   operands: 'pattern-then-paths',
+  noLongEquals: true,
+  noEndBeforePattern: true,
   needsPath: 'unless-recursive',
   needsPathHint: 'give it a JSON file, or -n to read no input',
   script: checkJqFilter,

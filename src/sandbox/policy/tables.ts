@@ -61,6 +61,12 @@ export interface ProgramPolicy {
   script?: (text: string) => string | null;
   /** Operands starting with `@` are response files (binutils strings reads options from them). */
   noResponseFiles?: boolean;
+  /** Operands the program reads as something other than a file (od's traditional `od FILE +OFFSET`), refused with the reason. */
+  notPaths?: { pattern: RegExp; reason: string };
+  /** The program reads `--name VALUE` only, never `--name=VALUE` (jq 1.6 fails with "Unknown option"). */
+  noLongEquals?: true;
+  /** `--` before the pattern operand is a usage error (jq 1.6: the filter must come first). */
+  noEndBeforePattern?: true;
   /** head/tail accept the obsolete `-NUM` count. */
   countShorthand?: boolean;
   /**
