@@ -4,7 +4,8 @@
  * value such as `-fp.txt` has its `p.txt`), and checked by the policy with that directory as the root. The shapes are
  * the ways programs read a command line differently: GNU permutation (options after operands), `--`, attached and
  * clustered short values (`-c5`, `-nA`), optional arguments (`--color FILE`), long `=` forms, obsolete counts (`-5`,
- * `+5`), and xxd, which stops at its first operand and writes the next word.
+ * `+5`), and xxd, which stops at its first operand and writes the next word. Values are valid ones: a program that
+ * stops at a bad value (`sort -t -n`: "multi-character tab") opens nothing, which the tables do not try to predict.
  */
 
 /** What a refusal must show the real program doing, so the row proves the refusal was needed. */
@@ -46,6 +47,11 @@ export const DIFF_ROWS: DiffRow[] = [
   // `--` as a word after `--`, and other end-of-options corners
   row('cat', '-- --'), row('cat', '-- -- a.txt'), row('sed', '-n 1p -- -n'), row('grep', '-- -- a.txt'), row('rg', '-- -- a.txt'), row('wc', '-l -- -- -l'),
   row('head', '-n 1 -- -n 1'), row('ls', '-- -- -l'),
+  // a flag's value is the next word even when it starts with a dash: a path value named -n is opened
+  row('rg', '-e -n a.txt'), row('rg', '-f -n a.txt'), row('rg', '--ignore-file -n x a.txt'), row('grep', '-e -n a.txt'), row('grep', '-f -n a.txt'),
+  row('grep', '--exclude-from -n -r x d', D), row('find', 'd -newer -n', D), row('diff', '--from-file -u b.txt'), row('realpath', '--relative-to -e a.txt'),
+  row('hexdump', '-f -C a.txt', { files: { '-C': '1/1 "%02x"\n' } }), row('tree', '--gitfile -a d', D), row('sort', '-t - a.txt'),
+  row('sort', '--random-source -r -R a.txt', { files: { '-r': 'r'.repeat(65_536) } }), row('xxd', '-s -1 a.txt'), row('cut', '-d - -f 1 a.txt'),
   // rg (lexopt: permutation, -e=x drops the =, -fFILE attached)
   row('rg', '-n x a.txt'), row('rg', 'x a.txt -n'), row('rg', '-e x a.txt b.txt'), row('rg', '-ex a.txt'), row('rg', '-e=x a.txt'),
   row('rg', '-f p.txt a.txt'), row('rg', '-fp.txt a.txt'), row('rg', '-f=p.txt a.txt'), row('rg', '--file p.txt a.txt'), row('rg', '--file=p.txt a.txt'),
