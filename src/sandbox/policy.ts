@@ -88,6 +88,10 @@ export async function checkCommand(command: string, ctx: { root: string; program
   if (!parsed.ok) return parsed;
   const args = await materialise(program.name, given, parsed.roles, ctx.root);
   if (!args.ok) return args;
+  const merged = policy === FIND_EXPRESSION ? undefined : (policy as ProgramPolicy).maxMerged;
+  if (merged !== undefined && merged.flags.some((flag) => parsed.given?.has(flag)) && args.operands.length > merged.count) {
+    return { ok: false, reason: `${program.name} ${merged.flags[0]} takes at most ${merged.count} files here (${args.operands.length} given): ${merged.why}` };
+  }
   if (program.name === 'tree') {
     const walked = await treeReason(lexed.words, parsed.roles, parsed.given ?? new Set(), args.operands, ctx.root);
     if (walked !== null) return { ok: false, reason: walked };

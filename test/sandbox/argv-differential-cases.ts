@@ -40,6 +40,7 @@ const row = (program: string, words: string | string[], options: Options = {}): 
 const D = { dirs: ['d', 'e'] };
 const refused = (fragment: string, evidence?: Evidence): Options => ({ refused: { fragment, evidence } });
 const BIG = { 'big.txt': Array.from({ length: 40_000 }, (_, i) => `line ${(i * 7919) % 40_000}`).join('\n') + '\n' };
+const FILES = Array.from({ length: 17 }, (_, i) => `f${i}`);
 const RANDOM = { 'r.txt': 'r'.repeat(65_536) };
 const DIFFERENT = { 'b.txt': '{"k": "other"}\n' };
 
@@ -107,6 +108,9 @@ export const DIFF_ROWS: DiffRow[] = [
   row('sort', '-- -r'), row('sort', '-S 64M a.txt'), row('sort', '-S64M a.txt'), row('sort', '--random-source r.txt -R a.txt', { files: RANDOM }),
   row('sort', '--random-source=r.txt -R a.txt', { files: RANDOM }), row('sort', '--check a.txt'), row('sort', '--check=quiet a.txt'), row('sort', '--parallel 2 a.txt'),
   row('sort', '-m a.txt b.txt'), row('sort', '-nk 1 a.txt'), row('sort', '-S 64M big.txt', { files: BIG }),
+  row('sort', ['-m', ...FILES.slice(0, 16)]), row('sort', ['-m', ...FILES], refused('at most 16 files', { writes: '' })),
+  row('sort', ['--merge', ...FILES], refused('at most 16 files', { writes: '' })), row('sort', ['-mu', ...FILES], refused('at most 16 files', { writes: '' })),
+  row('sort', FILES),
   row('sort', '-o out a.txt', refused('writes files', { writes: 'out' })), row('sort', '-oout a.txt', refused('writes files', { writes: 'out' })),
   row('sort', '-S 1 big.txt', { files: BIG, ...refused('give a size from 64M', { writes: '' }) }),
   row('sort', '-T d -S 1 big.txt', { files: BIG, ...D, ...refused('temporary files', { writes: 'd' }) }),

@@ -24,7 +24,7 @@ export const HOST_ALLOWED: Array<[string, string[]?]> = [
   ['tail -2 -- README.md'], ['tree -p src'], ['tree --inodes src'],
   // F11: sort's buffer from 64M to 256M in sort's own units (no suffix is KiB).
   ['sort -S 64M README.md'], ['sort -S 256M README.md'], ['sort --buffer-size=100M README.md'], ['sort -S 65536 README.md'],
-  ['sort -S 67108864b README.md'], ['sort -S 64m README.md'], ['sort -S 65536k README.md'],
+  ['sort -S 67108864b README.md'], ['sort -m' + ' README.md'.repeat(16)], ['sort' + ' README.md'.repeat(17)], ['sort -S 64m README.md'], ['sort -S 65536k README.md'],
   // F12: what jq may do: its inputs, named fields, formats.
   ["jq '.env' patterns.txt"], ["jq -n '{\"env\": 1} | .env'"], ["jq -n '\"env $ENV import\"'"], ["jq -n '@sh \"\\(1)\"'"],
   ["jq -n 'input_filename'"], ["jq -n '[inputs] | length' patterns.txt"], ["jq -n '\"en\" + \"v\" | ltrimstr(\"e\")'"], ["jq -n 'getpath([\"a\"])'"],
@@ -73,6 +73,8 @@ export const HOST_REFUSED: Array<[string, string]> = [
   ['sort -S 300000 README.md', 'to 256M'], ['sort -S 2G README.md', 'to 256M'], ['sort -S1K README.md', 'from 64M'], ['sort --buffer-size=1 README.md', 'from 64M'],
   ["sort -S ' 64M' README.md", 'from 64M'], ['sort -S +64M README.md', 'from 64M'], ['sort -S 64MB README.md', 'from 64M'], ['sort -S 64MiB README.md', 'from 64M'],
   ['sort -nS1 README.md', 'from 64M'], ['sort -S 64M -S 1 README.md', 'from 64M'], ['sort -S 1G -S 64M README.md', 'to 256M'], ['sort -S 1Y README.md', 'to 256M'],
+  ['sort -m' + ' README.md'.repeat(17), 'sort -m takes at most 16 files here (17 given)'], ['sort --merge src/a.ts src/b.ts' + ' README.md'.repeat(15), 'at most 16 files'],
+  ['sort -mu src/*.ts' + ' README.md'.repeat(15), 'at most 16 files here (17 given)'],
   ['sort -uT/tmp README.md', 'temporary files'], ['sort -T . README.md', 'temporary files'], ['sort -oout README.md', 'writes files'],
   ['sort -uo out README.md', 'writes files'], ['sort --compress-prog=sh README.md', 'abbreviation'], ['sort --compress-program sh -S 64M README.md', 'runs another program'],
   ['sort --temporary-directory /tmp README.md', 'temporary files'],

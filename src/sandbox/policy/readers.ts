@@ -36,6 +36,8 @@ const SORT: ProgramPolicy = {
   // Memory and threads: one call may not take the machine (the child's address space is capped at 1 GiB too), and a
   // small buffer makes sort spill into temporary files in $TMPDIR, outside the repository (`sort -S 1` created /tmp/sortXXXXXX).
   bounds: { S: SORT_BUFFER, 'buffer-size': SORT_BUFFER, parallel: 8 },
+  // GNU sort merges 16 inputs at a time (NMERGE); with more, `sort -m` merges through temporary files (measured: /tmp/sortXXXXXX).
+  maxMerged: { flags: ['-m', '--merge'], count: 16, why: 'with more, sort -m merges through temporary files outside the repository; merge them in groups' },
   short: {
     b: BOOL, d: BOOL, f: BOOL, g: BOOL, i: BOOL, M: BOOL, h: BOOL, n: BOOL, R: BOOL, r: BOOL, V: BOOL, c: BOOL, C: BOOL,
     m: BOOL, s: BOOL, u: BOOL, z: BOOL, k: TEXT, t: TEXT, S: TEXT,

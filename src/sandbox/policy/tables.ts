@@ -61,6 +61,11 @@ export interface ProgramPolicy {
   script?: (text: string) => string | null;
   /** Operands starting with `@` are response files (binutils strings reads options from them). */
   noResponseFiles?: boolean;
+  /**
+   * Most path operands after glob expansion while one of `flags` is given, and why (sort -m merges at most 16 files at
+   * once and spills the rest into temporary files).
+   */
+  maxMerged?: { flags: readonly string[]; count: number; why: string };
   /** Operands the program reads as something other than a file (od's traditional `od FILE +OFFSET`), refused with the reason. */
   notPaths?: { pattern: RegExp; reason: string };
   /** The program reads `--name VALUE` only, never `--name=VALUE` (jq 1.6 fails with "Unknown option"). */
