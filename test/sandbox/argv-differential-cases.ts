@@ -160,6 +160,9 @@ export const DIFF_ROWS: DiffRow[] = [
   row('strings', 'a.txt'), row('strings', '-n 3 a.txt'), row('strings', '-n3 a.txt'), row('strings', 'a.txt -a'), row('strings', '-t x a.txt'),
   row('strings', '-tx a.txt'), row('strings', '-e s a.txt'), row('strings', '-s | a.txt'), row('strings', '-- -a'),
   row('strings', '@opts', { files: { opts: '-a\n' }, ...refused('a file of further options', { opens: 'opts' }) }),
+  row('strings', '-n @opts a.txt', { files: { opts: '4\n' }, ...refused('a file of further options', { opens: 'opts' }) }),
+  row('strings', '-- @opts', { files: { opts: '-a\n' }, ...refused('a file of further options', { opens: 'opts' }) }),
+  row('strings', '-e @opts a.txt', { files: { opts: 's\n' }, ...refused('a file of further options', { opens: 'opts' }) }),
   // basename, dirname, realpath, pwd: the first two open nothing
   row('basename', 'd/a.txt', D), row('basename', '-s .txt a.txt'), row('basename', '-a a.txt b.txt'), row('basename', '--suffix=.txt a.txt'),
   row('dirname', 'd/a.txt', D), row('dirname', '-z a.txt'),

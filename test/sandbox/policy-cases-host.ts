@@ -48,6 +48,9 @@ export const HOST_REFUSED: Array<[string, string]> = [
   ['xxd -rs README.md', 'turns a hex dump back into binary'], ['xxd -x README.md', 'not an allowed flag'], ['xxd -c', 'needs a value'],
   ['xxd -cols', 'needs a value'], ['xxd - out', 'the output file'], ['xxd -', 'standard input'],
   // Found by the argv differential test: GNU tail reads -NUM only as its first word before one file.
+  // binutils strings expands @FILE wherever it stands: `strings -n @/etc/hostname x` printed the file in its error.
+  ['strings -n @/etc/hostname README.md', 'a file of further options'], ['strings -e @patterns.txt README.md', 'a file of further options'],
+  ['strings -- @patterns.txt', 'a file of further options'], ['strings README.md @patterns.txt', 'a file of further options'],
   ['od README.md +1', 'byte offset'], ['od README.md 10', 'byte offset'], ['od -c README.md 0x10', 'byte offset'],
   ['jq --indent=2 . patterns.txt', 'never with ='], ['jq -- . patterns.txt', 'give the filter first'], ['tree -L1 src', 'not an allowed flag'],
   ['tail -2 README.md src/a.ts', 'only as the first word'], ['tail README.md -2', 'only as the first word'], ['tail -2 -q README.md', 'only as the first word'],

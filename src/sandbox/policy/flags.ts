@@ -32,13 +32,15 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
   if (policy.obsoleteFollow && first !== undefined && /^[-+]\d*[bcl]?f$/.test(first)) {
     return refuse(`${program} ${first} is refused: GNU tail reads the obsolete ${first} as "follow forever" and would hang; use tail -n N FILE to read the end once`);
   }
+  // binutils expands every word that starts with @ (a flag's value and a word after -- too) before it parses options.
+  const response = policy.noResponseFiles ? words.find((word) => word.text.startsWith('@')) : undefined;
+  if (response !== undefined) {
+    return refuse(`${program}: ${response.text} would be read as a file of further options; give the options directly`);
+  }
   const state: State = { policy, roles: [], given: new Set(), operands: [], pattern: false, noPattern: false, recursive: false };
   let endOfOptions = false;
   for (let i = 0; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
-    if (policy.noResponseFiles && text.startsWith('@')) {
-      return refuse(`${program}: ${text} would be read as a file of further options; give the options directly`);
-    }
     if (endOfOptions || text === '-' || !text.startsWith('-')) {
       if (policy.countShorthand && /^\+\d/.test(text)) {
         return refuse(`${program}: the obsolete ${text} form is not supported; use -n ${text} (lines) or -c ${text} (bytes)`);
