@@ -1,5 +1,5 @@
 import type { Word } from './lexer.js';
-import type { Parsed, Role } from './flags.js';
+import type { Parsed, Role } from './roles.js';
 import { lookup, type ProgramPolicy } from './tables.js';
 
 /**
