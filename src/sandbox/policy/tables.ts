@@ -59,7 +59,7 @@ export interface ProgramPolicy {
   requires?: { flags: readonly string[]; reason: string };
   /** The pattern operand and pattern-setting flag values are a script checked by this (sed, jq); null accepts. */
   script?: (text: string) => string | null;
-  /** Operands starting with `@` are response files (binutils strings reads options from them). */
+  /** Every word starting with `@` is a response file, a flag's value too (binutils strings reads options from it). */
   noResponseFiles?: boolean;
   /**
    * Most path operands after glob expansion while one of `flags` is given, and why (sort -m merges at most 16 files at
