@@ -25,6 +25,8 @@ export interface DiffRow {
   dirs?: string[];
   /** Files with given contents (after the planting). */
   files?: Record<string, string>;
+  /** Check only that every word the program opens is confined (generated rows, valueFlagRows). */
+  subset?: true;
   /** The refusal expected, by a fragment, and what the real program did that makes it necessary. */
   refused?: { fragment: string; evidence?: Evidence };
 }
@@ -196,3 +198,30 @@ export const DIFF_ROWS: DiffRow[] = [
   row('join', '-j 1 a.txt b.txt'), row('join', '-o 1.1 a.txt b.txt'), row('join', '-e x a.txt b.txt'), row('join', '-a 1 a.txt b.txt'),
   row('join', '-v1 a.txt b.txt'), row('join', '-t , -- a.txt b.txt'), row('join', 'a.txt b.txt -i'), row('join', '-- -i a.txt'),
 ];
+
+/**
+ * One row per value-taking flag of every table, its value a separate word named like a file: where a table says a
+ * flag takes a value but the program reads the flag alone, the program opens that word as an operand while the
+ * policy never confined it. These rows check the direction that matters for confinement only (every word the program
+ * opens is confined); a program may reject the value and open nothing.
+ */
+export function valueFlagRows(policies: Readonly<Record<string, unknown>>): DiffRow[] {
+  const rows: DiffRow[] = [];
+  for (const [program, table] of Object.entries(policies)) {
+    if (typeof table !== 'object' || table === null) continue;
+    const policy = table as import('../../src/sandbox/policy/tables.js').ProgramPolicy;
+    const flags = [
+      ...Object.entries(policy.short).map(([ch, rule]) => [`-${ch}`, rule] as const),
+      ...Object.entries(policy.long).map(([name, rule]) => [`--${name}`, rule] as const),
+    ];
+    for (const [flag, rule] of flags) {
+      if (rule.type !== 'value' || rule.optional === true || rule.value === 'path') continue;
+      const bounded = policy.bounds !== undefined && Object.hasOwn(policy.bounds, flag.replace(/^--?/, ''));
+      const value = rule.choices?.[0] ?? (bounded ? (program === 'sort' && /S|buffer/.test(flag) ? '64M' : '2') : rule.sets === 'pattern' && program === 'sed' ? '1p' : 'v.txt');
+      const pattern = policy.operands === 'pattern-then-paths' && rule.sets !== 'pattern' ? [program === 'sed' ? '1p' : program === 'jq' ? 'type' : 'x'] : [];
+      const before = program === 'sed' ? ['-n'] : [];
+      rows.push({ program, words: [...before, flag, value, ...pattern, 'a.txt'], subset: true });
+    }
+  }
+  return rows;
+}

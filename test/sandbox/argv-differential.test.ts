@@ -7,13 +7,16 @@ import { checkCommand, quoteCommand } from '../../src/sandbox/policy.js';
 import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/programs.js';
 import { findStrace, openedAmong, traceRun } from '../support/strace-oracle.js';
 import { installedHere } from '../support/installed.js';
-import { DIFF_ROWS, type DiffRow } from './argv-differential-cases.js';
+import { PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
+import { DIFF_ROWS, valueFlagRows, type DiffRow } from './argv-differential-cases.js';
 
 /**
  * The differential test of the command tables: for each argv shape, the real program run under strace shows which
  * words it opens as files (and whether it writes or starts a program), and the policy, given the same words with the
  * scratch directory as the root, must agree: an accepted command's confined paths are exactly the words the program
- * opens, and it writes nothing and starts nothing; a refused row names what the program would have done.
+ * opens, and it writes nothing and starts nothing; a refused row names what the program would have done. Generated
+ * rows (valueFlagRows) give every value-taking flag of every table a value named like a file, and check that the
+ * program opens no word the policy left unconfined.
  */
 
 const STRACE = findStrace();
@@ -72,12 +75,12 @@ async function plant(scratch: string, row: DiffRow): Promise<void> {
 function rowName(row: DiffRow): string {
   const command = quoteCommand([row.program, ...row.words]);
   const missing = row.program !== 'rg' && !installedHere(row.program) ? ` [skipped: ${row.program} is not installed]` : '';
-  return `${command}${row.refused === undefined ? '' : ' (refused)'}${missing}`;
+  return `${command}${row.refused === undefined ? '' : ' (refused)'}${row.subset ? ' (value flag)' : ''}${missing}`;
 }
 
 describe.skipIf(SKIP !== null)(`argv differential: the policy reads each command line as the program does${SKIP === null ? '' : ` [skipped: ${SKIP}]`}`, () => {
   let n = 0;
-  it.for(DIFF_ROWS.map((row) => [rowName(row), row] as const))('%s', async ([, row], ctx) => {
+  it.for([...DIFF_ROWS, ...valueFlagRows(PROGRAM_POLICIES)].map((row) => [rowName(row), row] as const))('%s', async ([, row], ctx) => {
     const file = programs.get(row.program);
     if (file === undefined) return ctx.skip(`${row.program} is not installed`);
     n += 1;
@@ -90,6 +93,14 @@ describe.skipIf(SKIP !== null)(`argv differential: the policy reads each command
     const trace = await traceRun((STRACE as { file: string }).file, file, row.words, scratch, { ...CHILD_ENV, TMPDIR: tmp });
     const opened = openedAmong(trace, candidates(row.words), scratch);
     const below = (p: string, word: string): boolean => p === word || p.startsWith(`${word}/`) || p.startsWith(`${path.resolve(scratch, word)}`);
+    if (row.subset === true) {
+      if (!verdict.ok) return;
+      expect(trace.writes, 'an accepted command writes nothing').toEqual([]);
+      expect(trace.execs, 'an accepted command starts no other program').toEqual([]);
+      const confined = new Set(verdict.paths.map((abs) => path.relative(scratch, abs) || '.'));
+      const unconfined = opened.map((c) => path.relative(scratch, path.resolve(scratch, c)) || '.').filter((p) => !confined.has(p));
+      return expect(unconfined, 'words the program opened that the policy did not confine').toEqual([]);
+    }
     if (!verdict.ok) {
       expect(row.refused, `refused: ${verdict.reason}`).toBeDefined();
       expect(verdict.reason).toContain(row.refused?.fragment);
@@ -111,8 +122,9 @@ describe.skipIf(SKIP !== null)(`argv differential: the policy reads each command
   });
 });
 
-it('the differential table covers every whitelisted program with its argv shapes', () => {
+it('the differential table covers every whitelisted program with its argv shapes, and every value flag', () => {
   const covered = new Set(DIFF_ROWS.map((row) => row.program));
   expect(WHITELIST.filter((name) => !covered.has(name))).toEqual([]);
-  expect(DIFF_ROWS.length).toBeGreaterThanOrEqual(300);
+  expect(DIFF_ROWS.length).toBeGreaterThanOrEqual(400);
+  expect(valueFlagRows(PROGRAM_POLICIES).length).toBeGreaterThanOrEqual(200);
 });
