@@ -225,3 +225,27 @@ export function valueFlagRows(policies: Readonly<Record<string, unknown>>): Diff
   }
   return rows;
 }
+
+/**
+ * For the programs whose first operand is a pattern, script or filter (never confined), one row per flag the table
+ * reads alone, followed by that operand: where the program takes the next word as the flag's file instead, it would
+ * open a word the policy took for the pattern.
+ */
+export function boolFlagRows(policies: Readonly<Record<string, unknown>>): DiffRow[] {
+  const rows: DiffRow[] = [];
+  for (const [program, table] of Object.entries(policies)) {
+    if (typeof table !== 'object' || table === null) continue;
+    const policy = table as import('../../src/sandbox/policy/tables.js').ProgramPolicy;
+    if (policy.operands !== 'pattern-then-paths') continue;
+    const flags = [
+      ...Object.entries(policy.short).map(([ch, rule]) => [`-${ch}`, rule] as const),
+      ...Object.entries(policy.long).map(([name, rule]) => [`--${name}`, rule] as const),
+    ];
+    for (const [flag, rule] of flags) {
+      if (rule.type !== 'bool' && !(rule.type === 'value' && rule.optional === true)) continue;
+      const operand = program === 'sed' ? '1p' : program === 'jq' ? 'type' : 'v.txt';
+      rows.push({ program, words: [...(program === 'sed' && flag !== '-n' ? ['-n'] : []), flag, operand, 'a.txt'], subset: true });
+    }
+  }
+  return rows;
+}

@@ -8,7 +8,7 @@ import { resolvePrograms, WHITELIST, type Programs } from '../../src/sandbox/pro
 import { findStrace, openedAmong, traceRun } from '../support/strace-oracle.js';
 import { installedHere } from '../support/installed.js';
 import { PROGRAM_POLICIES } from '../../src/sandbox/policy/tables.js';
-import { DIFF_ROWS, valueFlagRows, type DiffRow } from './argv-differential-cases.js';
+import { boolFlagRows, DIFF_ROWS, valueFlagRows, type DiffRow } from './argv-differential-cases.js';
 
 /**
  * The differential test of the command tables: for each argv shape, the real program run under strace shows which
@@ -16,7 +16,8 @@ import { DIFF_ROWS, valueFlagRows, type DiffRow } from './argv-differential-case
  * scratch directory as the root, must agree: an accepted command's confined paths are exactly the words the program
  * opens, and it writes nothing and starts nothing; a refused row names what the program would have done. Generated
  * rows (valueFlagRows) give every value-taking flag of every table a value named like a file, and check that the
- * program opens no word the policy left unconfined.
+ * program opens no word the policy left unconfined; boolFlagRows do the same for every flag read alone before a
+ * pattern, script or filter operand.
  */
 
 const STRACE = findStrace();
@@ -75,12 +76,12 @@ async function plant(scratch: string, row: DiffRow): Promise<void> {
 function rowName(row: DiffRow): string {
   const command = quoteCommand([row.program, ...row.words]);
   const missing = row.program !== 'rg' && !installedHere(row.program) ? ` [skipped: ${row.program} is not installed]` : '';
-  return `${command}${row.refused === undefined ? '' : ' (refused)'}${row.subset ? ' (value flag)' : ''}${missing}`;
+  return `${command}${row.refused === undefined ? '' : ' (refused)'}${row.subset ? ' (generated)' : ''}${missing}`;
 }
 
 describe.skipIf(SKIP !== null)(`argv differential: the policy reads each command line as the program does${SKIP === null ? '' : ` [skipped: ${SKIP}]`}`, () => {
   let n = 0;
-  it.for([...DIFF_ROWS, ...valueFlagRows(PROGRAM_POLICIES)].map((row) => [rowName(row), row] as const))('%s', async ([, row], ctx) => {
+  it.for([...DIFF_ROWS, ...valueFlagRows(PROGRAM_POLICIES), ...boolFlagRows(PROGRAM_POLICIES)].map((row) => [rowName(row), row] as const))('%s', async ([, row], ctx) => {
     const file = programs.get(row.program);
     if (file === undefined) return ctx.skip(`${row.program} is not installed`);
     n += 1;
@@ -127,4 +128,5 @@ it('the differential table covers every whitelisted program with its argv shapes
   expect(WHITELIST.filter((name) => !covered.has(name))).toEqual([]);
   expect(DIFF_ROWS.length).toBeGreaterThanOrEqual(400);
   expect(valueFlagRows(PROGRAM_POLICIES).length).toBeGreaterThanOrEqual(200);
+  expect(boolFlagRows(PROGRAM_POLICIES).length).toBeGreaterThanOrEqual(150);
 });
