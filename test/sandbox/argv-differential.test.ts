@@ -120,6 +120,13 @@ describe.skipIf(SKIP !== null)(`argv differential: the policy reads each command
     const real = [...new Set(opened.map((c) => rel(path.resolve(scratch, c))))].sort();
     expect({ confined, exit: trace.exitCode === 0 ? 0 : trace.stderr.trim().split('\n')[0] })
       .toEqual({ confined: real, exit: expect.anything() });
+    // What spelunk spawns is the checked argv (paths rewritten, flags forced): it must open the same files.
+    if (verdict.file === file && JSON.stringify(verdict.args) === JSON.stringify(row.words)) return;
+    const spawned = await traceRun((STRACE as { file: string }).file, verdict.file, verdict.args, scratch, { ...CHILD_ENV, TMPDIR: tmp });
+    expect(spawned.writes, 'the spawned argv writes nothing').toEqual([]);
+    expect(spawned.execs, 'the spawned argv starts no other program').toEqual([]);
+    const ran = openedAmong(spawned, candidates(verdict.args), scratch).map((c) => rel(path.resolve(scratch, c)));
+    expect([...new Set(ran)].sort(), `spawned ${JSON.stringify(verdict.args)}`).toEqual(confined);
   });
 });
 
