@@ -55,6 +55,10 @@ export const DIFF_ROWS: DiffRow[] = [
   row('grep', '--exclude-from -n -r x d', D), row('find', 'd -newer -n', D), row('diff', '--from-file -u b.txt'), row('realpath', '--relative-to -e a.txt'),
   row('hexdump', '-f -C a.txt', { files: { '-C': '1/1 "%02x"\n' } }), row('tree', '--gitfile -a d', D), row('sort', '-t - a.txt'),
   row('sort', '--random-source -r -R a.txt', { files: { '-r': 'r'.repeat(65_536) } }), row('xxd', '-s -1 a.txt'), row('cut', '-d - -f 1 a.txt'),
+  // `--` as a flag's value is the value, not the end of options
+  row('rg', '-e -- a.txt'), row('grep', '-e -- a.txt'), row('ls', '-I -- d', D), row('du', '--exclude -- d', D),
+  row('diff', '--label -- a.txt b.txt'), row('tree', '-P -- d', D), row('find', 'd -name --', D), row('xxd', '-n -- -i a.txt'),
+  row('jq', '--indent 2 -- . a.txt', refused('give the filter first')), row('stat', '-c -- a.txt'), row('file', '-F -- a.txt'),
   // rg (lexopt: permutation, -e=x drops the =, -fFILE attached)
   row('rg', '-n x a.txt'), row('rg', 'x a.txt -n'), row('rg', '-e x a.txt b.txt'), row('rg', '-ex a.txt'), row('rg', '-e=x a.txt'),
   row('rg', '-f p.txt a.txt'), row('rg', '-fp.txt a.txt'), row('rg', '-f=p.txt a.txt'), row('rg', '--file p.txt a.txt'), row('rg', '--file=p.txt a.txt'),
