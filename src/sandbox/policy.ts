@@ -9,6 +9,7 @@ import { parseFlags, type Role } from './policy/flags.js';
 import { expandGlob } from './policy/glob.js';
 import { lex, type Word } from './policy/lexer.js';
 import { FIND_EXPRESSION, lookup, PROGRAM_POLICIES, type ProgramPolicy } from './policy/tables.js';
+import { rewriteLs, rewriteStat } from './policy/rewrites.js';
 import { MAX_TREE_WALK_ENTRIES, outsideLinks } from './policy/tree-walk.js';
 
 /** Most arguments after glob expansion. */
@@ -103,12 +104,20 @@ export async function checkCommand(command: string, ctx: { root: string; program
   if (ctx.stdin === true && args.operands.length > 0) {
     return { ok: false, reason: `${program.name} after a pipe reads the output before it, so it takes no file here; run \`${quoteCommand(lexed.words.map((w) => w.text))}\` as its own command` };
   }
+  const merged = policy === FIND_EXPRESSION ? undefined : (policy as ProgramPolicy).maxMerged;
+  if (merged !== undefined && merged.flags.some((flag) => parsed.given?.has(flag)) && args.operands.length > merged.count) {
+    return { ok: false, reason: `${program.name} ${merged.flags[0]} takes at most ${merged.count} files here (${args.operands.length} given): ${merged.why}` };
+  }
   if (program.name === 'tree') {
     const walked = await treeReason(lexed.words, parsed.roles, parsed.given ?? new Set(), args.operands, ctx.root);
     if (walked !== null) return { ok: false, reason: walked };
   }
   const forced = policy === FIND_EXPRESSION ? [] : (policy as ProgramPolicy).forced ?? [];
-  const final = program.name === 'ls' ? almostAll(args.args, parsed.roles) : { args: args.args, notes: [] };
+  const flags = parsed.given ?? new Set<string>();
+  const final =
+    program.name === 'ls' ? rewriteLs(args.args, parsed.roles, flags)
+    : program.name === 'stat' ? rewriteStat(args.args, flags)
+    : { args: args.args, notes: [] };
   return {
     ok: true,
     program: program.name,
@@ -117,24 +126,6 @@ export async function checkCommand(command: string, ctx: { root: string; program
     paths: args.paths,
     notes: [...args.notes, ...final.notes],
   };
-}
-
-/**
- * ls -a lists `..`, and the `..` of the root is the directory above the repository (its link count and times change
- * with what lies beside the repository), so -a runs as -A (everything but `.` and `..`), with a note.
- */
-function almostAll(args: readonly string[], roles: readonly Role[]): { args: string[]; notes: string[] } {
-  const LS_VALUE_FLAGS = 'wTI';
-  const out = args.map((arg, i) => {
-    if (roles[i]?.kind !== 'flag' || !arg.startsWith('-')) return arg;
-    if (arg === '--all') return '--almost-all';
-    if (arg.startsWith('--')) return arg;
-    const valueAt = [...arg].findIndex((ch, k) => k > 0 && LS_VALUE_FLAGS.includes(ch));
-    const end = valueAt < 0 ? arg.length : valueAt;
-    return arg.slice(0, end).replaceAll('a', 'A') + arg.slice(end);
-  });
-  const changed = out.some((arg, i) => arg !== args[i]);
-  return { args: out, notes: changed ? ['ls -a ran as ls -A: the .. entry of the root is the directory above the repository, which is not shown'] : [] };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 export const READER_ALLOWED: Array<[string, string[]?]> = [
-  ['sort README.md'], ['sort -u -r README.md src/a.ts'], ['sort -k 2 -t , README.md'], ['sort -n -S 10M README.md'], ['sort --parallel=2 README.md'],
+  ['sort README.md'], ['sort -u -r README.md src/a.ts'], ['sort -k 2 -t , README.md'], ['sort -n -S 64M README.md'], ['sort --parallel=2 README.md'],
   ['uniq README.md'], ['uniq -c README.md'], ['cut -d " " -f 1 README.md', ['-d', ' ', '-f', '1', 'README.md']], ['cut -c1-5 README.md'],
   ['nl README.md'], ['nl -ba README.md'], ['tac README.md'], ['stat README.md'], ["stat -c '%n %s' README.md src/a.ts"],
   ['du -sh src'], ['du -a src'], ['du -h --max-depth=1'], ['du'],
@@ -32,7 +32,7 @@ export const READER_REFUSED: Array<[string, string]> = [
   ['sort -o out README.md', 'writes files'], ['sort --output=README.md README.md', 'writes files'], ['sort -T /tmp README.md', 'temporary files'],
   ['sort --temporary-directory=. README.md', 'temporary files'], ['sort --compress-program=sh README.md', 'runs another program'],
   ['sort --batch-size=2 README.md', 'temporary files'], ['sort --files0-from=patterns.txt', 'reads the list of files'],
-  ['sort -S 2G README.md', 'must be a number from 1 to'], ['sort --parallel=64 README.md', 'must be a number from 1 to 8'], ['sort', 'standard input'],
+  ['sort -S 2G README.md', 'give a size from 64M to 256M'], ['sort --parallel=64 README.md', 'must be a number from 1 to 8'], ['sort', 'standard input'],
   ['sort /etc/passwd', 'outside the repository root'], ['sort --random-source=/dev/urandom README.md', '/dev is never readable'],
   // uniq's second operand is its output file
   ['uniq README.md out.txt', 'the output file it would write'], ['uniq README.md src/b.ts', 'at most 1 file here: a second operand is the output file it would write'], ['uniq README.md src/a.ts', 'it would write'],
@@ -45,7 +45,7 @@ export const READER_REFUSED: Array<[string, string]> = [
   ['diff --paginate README.md src/a.ts', 'the pr program'], ['diff README.md /etc/passwd', 'outside the repository root'], ['diff README.md -', 'standard input'],
   ['diff --to-file=/etc/passwd README.md', 'outside the repository root'], ['diff README.md src/a.ts src/b.ts', 'at most 2 files here: diff compares two'],
   ['cmp README.md src/a.ts 10 20', 'byte offsets'], ['cmp README.md src/a.ts src/b.ts', 'at most 2 files here: further operands are byte offsets'], ['od', 'standard input'],
-  ['xxd -r README.md', 'turns a hex dump back into binary'], ['xxd README.md out.bin', 'it would write'], ['xxd -ps README.md out.bin', 'give each flag as its own word'],
+  ['xxd -r README.md', 'turns a hex dump back into binary'], ['xxd README.md out.bin', 'it would write'], ['xxd -ps README.md out.bin', 'by its first letter only'],
   ['xxd', 'standard input'], ['hexdump', 'standard input'], ['hexdump -f /etc/passwd binary.bin', 'outside the repository root'], ['strings -T elf64 binary.bin', 'object-file back end'], ['strings --target=elf64 binary.bin', 'object-file back end'],
   ['strings @patterns.txt', 'a file of further options'], ['pwd src', 'pwd takes no arguments'], ['realpath /etc', 'outside the repository root'],
   ['sha256sum -c README.md', 'reads the list of files'], ['md5sum --check README.md', 'reads the list of files'], ['sha1sum --check README.md', 'reads the list'], ['sha1sum -c README.md', 'reads the list'], ['md5sum -c README.md', 'reads the list'], ['sha256sum --check README.md', 'reads the list'],

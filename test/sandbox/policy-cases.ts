@@ -4,6 +4,7 @@
  * the bash tool test (every allowed command really runs and leaves the fixture untouched).
  */
 
+import { HOST_ALLOWED, HOST_OPTIONAL_ALLOWED, HOST_REFUSED } from './policy-cases-host.js';
 import { OPTIONAL_READER_ALLOWED, READER_ALLOWED, READER_REFUSED } from './policy-cases-readers.js';
 
 /** Commands that must be accepted, with the argv they become when it is not simply the words. */
@@ -50,7 +51,7 @@ export const ALLOWED: Array<[string, string[]?]> = [
   // tree runs where no symbolic link leads out of the root: src here (the fixture's top level has links out).
   ['tree src'], ['tree -L 2 src'], ['tree -a -L 1 src'], ['tree -aL 1 src'], ['tree -J -L 1 src'], ['tree --gitignore -L 2 src'],
   ["tree -P '*.ts' src"], ['tree --dirsfirst --noreport src'], ['tree -I node_modules src'], ['tree -d src'], ['tree -F src'],
-  ...READER_ALLOWED, ...OPTIONAL_READER_ALLOWED,
+  ...READER_ALLOWED, ...OPTIONAL_READER_ALLOWED, ...HOST_ALLOWED, ...HOST_OPTIONAL_ALLOWED,
 ];
 
 /** Commands that must be refused, with a fragment of the reason the model is given. */
@@ -203,7 +204,7 @@ export const REFUSED: Array<[string, string]> = [
   // Skipped glob matches are listed, five at most.
   ['cat links/[cd]*', 'every match of links/[cd]* is a link out of the repository or a file that cannot be read here (links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot)'],
   ['cat links/[cdes]*', '(links/chain1, links/chain2, links/dangling, links/dangling-rel, links/dotdot and 2 more)'],
-  ...READER_REFUSED,
+  ...READER_REFUSED, ...HOST_REFUSED,
 ];
 
 /**

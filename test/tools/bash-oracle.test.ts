@@ -69,7 +69,7 @@ const REFUSED: Array<[string, string]> = [
   ['find . -type l -executable -print', 'asks the kernel'],
   ["find . -printf '%Y %p\\n'", '%Y is refused'],
   ["find . -printf '%-5Y\\n'", '%Y is refused'],
-  ["find . -printf '%Z %Q\\n'", 'the directive %Q is not accepted'],
+  ["find . -printf '%y %Q\\n'", 'the directive %Q is not accepted'], ["find . -printf '%Z %p\\n'", '%Z is refused'], ['find . -ls', 'owner names'],
   ['tree', "leave them out: tree -I 'link|ldir|lfile|rdir'"],
   ['tree -F', 'tree describes what a link points to'],
   ['tree -d', 'tree describes what a link points to'],
@@ -102,7 +102,7 @@ const REFUSED: Array<[string, string]> = [
 ];
 
 const RUN: string[] = [
-  'find .', 'find . -type l', "find . -printf '%y %p %l %m %s\\n'", 'find . -ls', 'find . -empty', 'find . -perm -u=r',
+  'find .', 'find . -type l', "find . -printf '%y %p %l %m %s\\n'", "find . -printf '%M %n %U %G %s %p\\n'", 'find . -empty', 'find . -perm -u=r',
   "tree -I 'link|ldir|lfile|rdir'", "tree -F -d --dirsfirst -I 'link|ldir|lfile|rdir'", 'tree d1 -I link', 'tree inside -I rdir',
   'ls -la', 'ls -F', 'ls -l', 'ls -lR', 'ls -p', 'ls -l --color=always', 'ls -la src d1 d2',
   'du -a', 'du -ab', 'du -sh .', 'stat -c %N a.txt', 'diff -r d1 d2', 'diff -rq d1 d2', 'diff -rN d1 d2',

@@ -40,6 +40,9 @@ export function parseFind(words: readonly Word[]): Parsed {
     if (primary.choices !== undefined && !primary.choices.includes(value.text)) {
       return refuse(`find ${text} ${value.text} is not accepted; ${text} accepts only: ${primary.choices.join(', ')}`);
     }
+    if (primary.numeric === true && !/^\d+$/.test(value.text)) {
+      return refuse(`find ${text} ${value.text}: give the numeric id (${text} 1000): a name is looked up in the host's user or group database (/etc/passwd, /etc/group); find -printf '%U %G %p\\n' shows the ids`);
+    }
     const badFormat = primary.format === true ? findFormatReason(value.text) : null;
     if (badFormat !== null) return refuse(`find ${text}: ${badFormat}`);
     roles[i + 1] = { kind: 'value', value: primary.value, flag: text };
@@ -68,8 +71,22 @@ function refuse(reason: string): { ok: false; reason: string } {
   return { ok: false, reason };
 }
 
-/** -printf directives that describe the file itself (its lstat, name and link text); %Y is refused, see below. */
-const FORMAT_DIRECTIVE = /%[-+ #0]*\d*(?:\.\d+)?(?:[%abcdDfFgGhHiklmMnpPsStuUyZ]|[ACT][aAbBcCdDeFgGhHIjklmMnprRsStTuUVwWxXyYzZ@+])/y;
+/**
+ * -printf directives that describe the file itself (its lstat, name and link text). Refused: %Y (below), the host's
+ * facts %D (device number), %F (filesystem type) and %Z (security context), and the names %u %g, which come from the
+ * host's user and group databases (%U %G are the numeric ids).
+ */
+const FORMAT_DIRECTIVE = /%[-+ #0]*\d*(?:\.\d+)?(?:[%abcdfGhHiklmMnpPsStUy]|[ACT][aAbBcCdDeFgGhHIjklmMnprRsStTuUVwWxXyY@+])/y;
+
+/** Why each refused directive letter is refused. */
+const REFUSED_DIRECTIVES: Readonly<Record<string, string>> = {
+  Y: 'it reports the type of what a symbolic link points to, which can lie outside the repository; use %y (the link itself) and %l (its target)',
+  u: "it prints the owner's name from the host's user database (/etc/passwd); use %U (the numeric id)",
+  g: "it prints the group's name from the host's group database (/etc/group); use %G (the numeric id)",
+  D: 'it prints the device number of the host filesystem the file is on',
+  F: 'it prints the type of the host filesystem the file is on',
+  Z: "it prints the file's security context, a label of the host",
+};
 
 /**
  * Every `%` of a -printf format must start a known directive. `%Y` is refused: it is the type of what a symbolic link
@@ -83,10 +100,10 @@ export function findFormatReason(format: string): string | null {
     const match = directive.exec(format);
     if (match === null) {
       const shown = format.slice(at, at + 2);
-      if (/^%[-+ #0]*\d*(?:\.\d+)?Y/.test(format.slice(at))) {
-        return `%Y is refused: it reports the type of what a symbolic link points to, which can lie outside the repository; use %y (the link itself) and %l (its target)`;
-      }
-      return `the directive ${shown} is not accepted; use %p %P %f %h %s %y %l %m %M %u %g %t %T@ %TY-%Tm-%Td %d %k %n %i`;
+      const letter = /^%[-+ #0]*\d*(?:\.\d+)?([YugDFZ])/.exec(format.slice(at))?.[1];
+      const why = letter === undefined ? undefined : REFUSED_DIRECTIVES[letter];
+      if (letter !== undefined && why !== undefined) return `%${letter} is refused: ${why}`;
+      return `the directive ${shown} is not accepted; use %p %P %f %h %s %y %l %m %M %U %G %t %T@ %TY-%Tm-%Td %d %k %n %i`;
     }
     at += match[0].length;
   }

@@ -1,17 +1,9 @@
 import type { Word } from './lexer.js';
+import type { Parsed, Role } from './roles.js';
+import { parseXxd } from './xxd.js';
 import { lookup, type FlagRule, type ProgramPolicy, type ValueKind } from './tables.js';
 
-/**
- * What each argument word is, parallel to the words: a flag (possibly carrying an attached path value to confine),
- * a flag's separate value, or an operand (a path, or rg/grep's pattern).
- */
-export type Role =
-  | { kind: 'flag'; attachedPath?: string }
-  | { kind: 'value'; value: ValueKind; flag: string }
-  | { kind: 'operand'; value: 'path' | 'pattern' };
-
-/** `given`: the flags as the tables name them (see State), for checks made after parsing (tree's walk). */
-export type Parsed = { ok: true; roles: Role[]; given?: ReadonlySet<string> } | { ok: false; reason: string };
+export type { Parsed, Role } from './roles.js';
 
 interface State {
   policy: ProgramPolicy;
@@ -26,17 +18,20 @@ interface State {
 
 /** Parses arguments the way the program itself does (getopt_long, lexopt or tree's loop), against its table. */
 export function parseFlags(program: string, policy: ProgramPolicy, words: readonly Word[]): Parsed {
+  if (policy.style === 'xxd') return parseXxd(policy, words);
   const first = words[0]?.text;
   if (policy.obsoleteFollow && first !== undefined && /^[-+]\d*[bcl]?f$/.test(first)) {
     return refuse(`${program} ${first} is refused: GNU tail reads the obsolete ${first} as "follow forever" and would hang; use tail -n N FILE to read the end once`);
+  }
+  // binutils expands every word that starts with @ (a flag's value and a word after -- too) before it parses options.
+  const response = policy.noResponseFiles ? words.find((word) => word.text.startsWith('@')) : undefined;
+  if (response !== undefined) {
+    return refuse(`${program}: ${response.text} would be read as a file of further options; give the options directly`);
   }
   const state: State = { policy, roles: [], given: new Set(), operands: [], pattern: false, noPattern: false, recursive: false };
   let endOfOptions = false;
   for (let i = 0; i < words.length; i += 1) {
     const text = (words[i] as Word).text;
-    if (policy.noResponseFiles && text.startsWith('@')) {
-      return refuse(`${program}: ${text} would be read as a file of further options; give the options directly`);
-    }
     if (endOfOptions || text === '-' || !text.startsWith('-')) {
       if (policy.countShorthand && /^\+\d/.test(text)) {
         return refuse(`${program}: the obsolete ${text} form is not supported; use -n ${text} (lines) or -c ${text} (bytes)`);
@@ -46,6 +41,9 @@ export function parseFlags(program: string, policy: ProgramPolicy, words: readon
       continue;
     }
     if (text === '--') {
+      if (policy.noEndBeforePattern && !state.pattern && state.operands.length === 0) {
+        return refuse(`${program}: -- before the filter is refused (${program} 1.6 fails on it); give the filter first: ${program} '.' FILE`);
+      }
       state.roles[i] = { kind: 'flag' };
       endOfOptions = true;
       continue;
@@ -68,6 +66,8 @@ function finish(program: string, policy: ProgramPolicy, state: State, words: rea
     if (bad !== null) return refuse(`${program}: ${bad}`);
   }
   if (policy.operands === 'none' && state.operands.length > 0) return refuse(`${program} takes no arguments`);
+  const notPath = policy.notPaths === undefined ? undefined : state.operands.find((i) => policy.notPaths?.pattern.test((words[i] as Word).text));
+  if (notPath !== undefined) return refuse(`${program} ${(words[notPath] as Word).text}: ${policy.notPaths?.reason}`);
   if (policy.operands === 'text') for (const i of state.operands) state.roles[i] = { kind: 'operand', value: 'pattern' };
   const paths = policy.operands === 'text' ? 0 : state.operands.length - (takesPattern && first !== undefined ? 1 : 0);
   const needs = policy.needsPath;
@@ -97,6 +97,7 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
   const rule = lookup(policy.long, name);
   if (rule === undefined) return unknownLong(program, policy, name);
   if (rule.type === 'deny') return `${program} ${flag} is refused: it ${rule.reason}`;
+  if (policy.noLongEquals && eq >= 0) return `${program} ${text}: ${program} reads ${flag} ${rule.type === 'value' ? 'VALUE as two words' : 'alone'}, never with =`;
   state.given.add(flag);
   if (eq >= 0) state.given.add(`${flag}=${text.slice(eq + 1)}`);
   else if (rule.type === 'value' && !rule.optional && words[i + 1] !== undefined) state.given.add(`${flag}=${(words[i + 1] as Word).text}`);
@@ -117,7 +118,12 @@ function parseLong(program: string, policy: ProgramPolicy, words: readonly Word[
 /** `-abc`, `-m5`, `-f/x`; in tree a value flag takes the next word and the cluster goes on. */
 function parseShortCluster(program: string, policy: ProgramPolicy, words: readonly Word[], i: number, state: State): number | string {
   const text = (words[i] as Word).text;
-  if (policy.countShorthand && /^-\d/.test(text)) return countShorthand(program, text, i, state);
+  if (policy.countShorthand && /^-\d/.test(text)) {
+    if (policy.obsoleteFollow && /^-\d+[bcl]?$/.test(text) && !tailObsolete(words, i)) {
+      return `tail ${text} works only as the first word before a single file (GNU tail reads it in no other place); use tail -n ${text.slice(1)} FILE…`;
+    }
+    return countShorthand(program, text, i, state);
+  }
   let next = i;
   state.roles[i] = { kind: 'flag' };
   for (let j = 1; j < text.length; j += 1) {
@@ -126,9 +132,6 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     const where = text.length > 2 ? ` (in ${text})` : '';
     if (rule === undefined) return `${program} -${ch}${where} is not an allowed flag; allowed short flags: ${shortList(policy)}`;
     if (rule.type === 'deny') return `${program} -${ch}${where} is refused: it ${rule.reason}`;
-    if (policy.style === 'single' && text.length > 2 && rule.type === 'bool') {
-      return `${program} ${text}: give each flag as its own word (${[...text.slice(1)].map((c) => `-${c}`).join(' ')})`;
-    }
     state.given.add(`-${ch}`);
     if (rule.type === 'bool') {
       apply(state, rule, undefined);
@@ -146,6 +149,18 @@ function parseShortCluster(program: string, policy: ProgramPolicy, words: readon
     next = taken;
   }
   return next;
+}
+
+/**
+ * GNU tail reads `-NUM` only as its first argument, followed by at most one file or by `--` and one file
+ * (parse_obsolete_option); anywhere else it fails with "option used in invalid context".
+ */
+function tailObsolete(words: readonly Word[], i: number): boolean {
+  const second = words[1]?.text;
+  if (i !== 0) return false;
+  if (words.length === 1) return true;
+  if (second === '--') return words.length <= 3;
+  return words.length === 2 && !(second !== undefined && second.startsWith('-') && second.length > 1);
 }
 
 function countShorthand(program: string, text: string, i: number, state: State): number | string {
@@ -200,18 +215,26 @@ function badChoice(
   value: string,
   policy: ProgramPolicy,
 ): string | null {
-  const max = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
-  if (max !== undefined) {
+  const bound = policy.bounds === undefined ? undefined : lookup(policy.bounds, flag.replace(/^--?/, ''));
+  if (typeof bound === 'number') {
     // Not a number counts as 0: below every bound.
     const n = sizeValue(value) ?? 0;
-    if (n < 1 || n > max) {
-      return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${max} (one call may not take the machine)`;
+    if (n < 1 || n > bound) {
+      return `${program} ${flag} ${value} is not accepted: it must be a number from 1 to ${bound} (one call may not take the machine)`;
+    }
+  }
+  if (bound !== undefined && typeof bound !== 'number') {
+    const n = sortSize(value);
+    if (n === null || n < bound.min || n > bound.max) {
+      return `${program} ${flag} ${value} is not accepted: give a size from ${mebibytes(bound.min)} to ${mebibytes(bound.max)}, such as ${mebibytes(bound.min)} (${bound.why})`;
     }
   }
   if (rule.sets === 'pattern' && rule.value === 'pattern' && policy.script !== undefined) {
     const bad = policy.script(value);
     if (bad !== null) return `${program} ${flag}: ${bad}`;
   }
+  const checked = rule.check?.(value) ?? null;
+  if (checked !== null) return `${program} ${flag}: ${checked}`;
   if (rule.choices === undefined || rule.choices.includes(value)) return null;
   return `${program} ${flag} ${value} is not accepted; ${flag} accepts only: ${rule.choices.join(', ')}`;
 }
@@ -222,6 +245,18 @@ function sizeValue(value: string): number | null {
   if (match === null) return null;
   const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2] as '' | 'K' | 'M' | 'G'];
   return Number(match[1]) * scale;
+}
+
+/** GNU sort's `-S` size in bytes: no suffix means KiB, `b` bytes, K M G T P E Z Y R Q powers of 1024; null otherwise (`%` too). */
+function sortSize(value: string): number | null {
+  const match = /^(\d{1,15})([bkKmMgGtTPEZYRQ]?)$/.exec(value);
+  if (match === null) return null;
+  const power = 'bkmgtpezyrq'.indexOf((match[2] as string).toLowerCase());
+  return Number(match[1]) * 1024 ** (match[2] === '' ? 1 : power);
+}
+
+function mebibytes(bytes: number): string {
+  return `${bytes / 1024 ** 2}M`;
 }
 
 function apply(state: State, rule: Exclude<FlagRule, { type: 'deny' }>, value: string | undefined): void {

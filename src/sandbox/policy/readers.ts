@@ -1,4 +1,4 @@
-import type { FlagRule, ProgramPolicy } from './tables.js';
+import type { FlagRule, ProgramPolicy, SizeBound } from './tables.js';
 import { checkJqFilter, checkSedScript } from './scripts.js';
 
 /**
@@ -22,12 +22,22 @@ const FOLLOWS = deny('follows symbolic links, which can lead outside the reposit
 const FILE_LIST = deny('reads the list of files from another file; pass the files as arguments instead');
 const HELP = { help: BOOL, version: BOOL };
 
+const SORT_BUFFER: SizeBound = {
+  syntax: 'sort',
+  min: 64 * 1024 ** 2,
+  max: 256 * 1024 ** 2,
+  why: 'a smaller buffer spills into temporary files outside the repository, a larger one would take the machine',
+};
+
 const SORT: ProgramPolicy = {
   style: 'gnu',
   operands: 'paths',
   needsPath: 'always',
-  // Memory and threads: one call may not take the machine (the child's address space is capped at 1 GiB too).
-  bounds: { S: 256 * 1024 * 1024, 'buffer-size': 256 * 1024 * 1024, parallel: 8 },
+  // Memory and threads: one call may not take the machine (the child's address space is capped at 1 GiB too), and a
+  // small buffer makes sort spill into temporary files in $TMPDIR, outside the repository (`sort -S 1` created /tmp/sortXXXXXX).
+  bounds: { S: SORT_BUFFER, 'buffer-size': SORT_BUFFER, parallel: 8 },
+  // GNU sort merges 16 inputs at a time (NMERGE); with more, `sort -m` merges through temporary files (measured: /tmp/sortXXXXXX).
+  maxMerged: { flags: ['-m', '--merge'], count: 16, why: 'with more, sort -m merges through temporary files outside the repository; merge them in groups' },
   short: {
     b: BOOL, d: BOOL, f: BOOL, g: BOOL, i: BOOL, M: BOOL, h: BOOL, n: BOOL, R: BOOL, r: BOOL, V: BOOL, c: BOOL, C: BOOL,
     m: BOOL, s: BOOL, u: BOOL, z: BOOL, k: TEXT, t: TEXT, S: TEXT,
@@ -93,12 +103,40 @@ const TAC: ProgramPolicy = {
   long: { ...HELP, before: BOOL, regex: BOOL, separator: TEXT },
 };
 
+/**
+ * stat's format directives that describe the file itself: name (%n, and %N with a link's target text), size, blocks,
+ * type and mode, numeric owners, links, inode (as ls -i and find -printf %i show it) and times. Refused: %U %G (names
+ * from the host's user and group databases), %d %D (the device of the host filesystem), %m (its mount point), %o (its
+ * preferred I/O size), %t %T %Hd %Ld %Hr %Lr (device numbers) and %C (the host's security context).
+ */
+const STAT_DIRECTIVE = /%(?:%|[-#+ 0']*\d*(?:\.\d*)?[aAbBfFghinNsuwWxXyYzZ])/y;
+
+/** Every `%` of a stat format must start an accepted directive; null accepts. */
+export function statFormatReason(format: string): string | null {
+  const directive = new RegExp(STAT_DIRECTIVE.source, 'y');
+  for (let at = format.indexOf('%'); at >= 0; at = format.indexOf('%', at)) {
+    directive.lastIndex = at;
+    const match = directive.exec(format);
+    if (match === null) {
+      const shown = /^%[-#+ 0']*\d*(?:\.\d*)?[HL]?.?/.exec(format.slice(at))?.[0] ?? '%';
+      return `the directive ${shown} is not accepted: it reports the host (its filesystem, devices, mount points or user names), not the file; use %n %N %s %b %F %a %A %u %g %h %i %x %y %z %w`;
+    }
+    at += match[0].length;
+  }
+  return null;
+}
+
+const STAT_FORMAT: FlagRule = { type: 'value', value: 'text', check: statFormatReason };
+const FILE_SYSTEM = deny('reports the host filesystem (its type, size and free space), not the repository');
+
 const STAT: ProgramPolicy = {
   style: 'gnu',
   operands: 'paths',
   needsPath: 'always',
-  short: { c: TEXT, f: BOOL, t: BOOL, L: FOLLOWS },
-  long: { ...HELP, format: TEXT, printf: TEXT, 'file-system': BOOL, terse: BOOL, cached: TEXT, dereference: FOLLOWS },
+  short: { c: STAT_FORMAT, t: BOOL, L: FOLLOWS, f: FILE_SYSTEM },
+  long: {
+    ...HELP, format: STAT_FORMAT, printf: STAT_FORMAT, terse: BOOL, cached: TEXT, dereference: FOLLOWS, 'file-system': FILE_SYSTEM,
+  },
 };
 
 const DU: ProgramPolicy = {
@@ -163,6 +201,11 @@ const OD: ProgramPolicy = {
   style: 'gnu',
   operands: 'paths',
   needsPath: 'always',
+  // GNU od's traditional form `od FILE [+]OFFSET[.][b]`: a number operand is a byte offset, not a file.
+  notPaths: {
+    pattern: /^\+?(?:0[xX][0-9a-fA-F]+|[0-9]+\.?)[bB]?$/,
+    reason: 'od reads a number operand as a byte offset (od FILE +OFFSET), not a file; use -j N to skip bytes, or ./N for a file named N',
+  },
   short: {
     A: TEXT, j: TEXT, N: TEXT, S: TEXT, t: TEXT, v: BOOL, w: { type: 'value', value: 'text', optional: true },
     a: BOOL, b: BOOL, c: BOOL, d: BOOL, f: BOOL, i: BOOL, l: BOOL, o: BOOL, s: BOOL, x: BOOL,
@@ -174,9 +217,9 @@ const OD: ProgramPolicy = {
   },
 };
 
-/** xxd parses its own arguments (any word starting `-p` is plain, `-cols` takes the next word): one flag per word. */
+/** xxd parses its own arguments (any word starting `-p` is plain, `-cols` takes the next word), see xxd.ts. */
 const XXD: ProgramPolicy = {
-  style: 'single',
+  style: 'xxd',
   operands: 'paths',
   needsPath: 'always',
   maxPaths: ONE_INPUT,
@@ -297,6 +340,8 @@ const SED: ProgramPolicy = {
 const JQ: ProgramPolicy = {
   style: 'gnu',
   operands: 'pattern-then-paths',
+  noLongEquals: true,
+  noEndBeforePattern: true,
   needsPath: 'unless-recursive',
   needsPathHint: 'give it a JSON file, or -n to read no input',
   script: checkJqFilter,

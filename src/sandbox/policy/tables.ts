@@ -23,15 +23,17 @@ export type FlagRule =
       sets?: Effect;
       /** The effect applies only for this value (grep `-d recurse`). */
       setsWhen?: string;
+      /** A further check of the value (stat's format directives); null accepts, otherwise the reason. */
+      check?: (value: string) => string | null;
     }
   | { type: 'deny'; reason: string };
 
 export interface ProgramPolicy {
   /**
    * gnu: getopt_long; rg: lexopt (`-e=x` drops the `=`); tree: a value flag takes the next word, even mid-cluster;
-   * single: one flag per word, its value attached or the next word (xxd, whose own parser reads `-ps` as `-p`).
+   * xxd: xxd's own loop, which stops at the first operand and reads the next word as its output file (xxd.ts).
    */
-  style: 'gnu' | 'rg' | 'tree' | 'single';
+  style: 'gnu' | 'rg' | 'tree' | 'xxd';
   short: Readonly<Record<string, FlagRule>>;
   long: Readonly<Record<string, FlagRule>>;
   /**
@@ -57,8 +59,19 @@ export interface ProgramPolicy {
   requires?: { flags: readonly string[]; reason: string };
   /** The pattern operand and pattern-setting flag values are a script checked by this (sed, jq); null accepts. */
   script?: (text: string) => string | null;
-  /** Operands starting with `@` are response files (binutils strings reads options from them). */
+  /** Every word starting with `@` is a response file, a flag's value too (binutils strings reads options from it). */
   noResponseFiles?: boolean;
+  /**
+   * Most path operands after glob expansion while one of `flags` is given, and why (sort -m merges at most 16 files at
+   * once and spills the rest into temporary files).
+   */
+  maxMerged?: { flags: readonly string[]; count: number; why: string };
+  /** Operands the program reads as something other than a file (od's traditional `od FILE +OFFSET`), refused with the reason. */
+  notPaths?: { pattern: RegExp; reason: string };
+  /** The program reads `--name VALUE` only, never `--name=VALUE` (jq 1.6 fails with "Unknown option"). */
+  noLongEquals?: true;
+  /** `--` before the pattern operand is a usage error (jq 1.6: the filter must come first). */
+  noEndBeforePattern?: true;
   /** head/tail accept the obsolete `-NUM` count. */
   countShorthand?: boolean;
   /**
@@ -66,8 +79,22 @@ export interface ProgramPolicy {
    * `tail -cf FILE` is "bytes, follow forever", not `-c f`. Such a first word ending in `f` is refused.
    */
   obsoleteFollow?: boolean;
-  /** Numeric flag values with an upper bound (threads, sizes): `max` in the flag's unit, suffixes K/M/G allowed. */
-  bounds?: Readonly<Record<string, number>>;
+  /**
+   * Numeric flag values with bounds (threads, sizes): a number is the upper bound in the flag's unit, suffixes K/M/G
+   * allowed (ripgrep's sizes); a SizeBound also has a floor and is read in the program's own size syntax.
+   */
+  bounds?: Readonly<Record<string, number | SizeBound>>;
+}
+
+/** A size read as GNU sort reads `-S`: no suffix is KiB, `b` bytes, K M G T … powers of 1024; `%` of memory is refused. */
+export interface SizeBound {
+  syntax: 'sort';
+  /** Bytes. */
+  min: number;
+  /** Bytes. */
+  max: number;
+  /** Why the floor, for the refusal. */
+  why: string;
 }
 
 const BOOL: FlagRule = { type: 'bool' };
@@ -84,6 +111,8 @@ const FOLLOWS = deny('follows symbolic links during traversal, which can lead ou
 const FOLLOW_FOREVER = deny('follows the file forever and would hang; use tail -n N to read the end once');
 const FILE_LIST = deny('reads the list of files from another file; pass the files as arguments instead');
 const COLOR = choice(['never', 'always', 'auto'], true);
+/** tree prints owner names from the host's user database (/etc/passwd), and has no numeric form. */
+const OWNER_NAMES = deny("prints owner names from the host's user database (/etc/passwd); ls -ln and find -printf '%U %G %p\\n' show the numeric ids");
 
 /** rg's own resource knobs: a few threads (each a walker and a searcher), and regex sizes within the child's 1 GiB. */
 const RG_BOUNDS = { j: 8, threads: 8, 'regex-size-limit': 256 * 1024 * 1024, 'dfa-size-limit': 256 * 1024 * 1024 };
@@ -436,7 +465,8 @@ const LS: ProgramPolicy = {
     width: TEXT,
     tabsize: TEXT,
     'block-size': TEXT,
-    format: TEXT,
+    // Exact values only: ls also takes a unique prefix (--format=l is long), which the long-listing conflict reads by name.
+    format: choice(['long', 'verbose', 'commas', 'horizontal', 'across', 'vertical', 'single-column']),
     ignore: PATTERN,
     hide: PATTERN,
     dereference: FOLLOWS,
@@ -626,8 +656,8 @@ const TREE: ProgramPolicy = {
     N: BOOL,
     Q: BOOL,
     p: BOOL,
-    u: BOOL,
-    g: BOOL,
+    u: OWNER_NAMES,
+    g: OWNER_NAMES,
     s: BOOL,
     h: BOOL,
     D: BOOL,
@@ -664,7 +694,7 @@ const TREE: ProgramPolicy = {
     si: BOOL,
     du: BOOL,
     inodes: BOOL,
-    device: BOOL,
+    device: deny('prints the device number of the filesystem each file is on, a fact about the host; ls -i and find -printf describe the files themselves'),
     dirsfirst: BOOL,
     filesfirst: BOOL,
     help: BOOL,
@@ -717,7 +747,14 @@ export const FIND_OPTIONS: Readonly<Record<string, FlagRule>> = {
 export type FindPrimary =
   | { arity: 0 }
   /** `format`: a -printf format, whose directives are checked (findFormatReason). */
-  | { arity: 1; value: ValueKind; choices?: readonly string[]; format?: true }
+  | {
+      arity: 1;
+      value: ValueKind;
+      choices?: readonly string[];
+      format?: true;
+      /** Only a number: a name would be looked up in the host's user or group database (-user, -group). */
+      numeric?: true;
+    }
   | { arity: 'deny'; reason: string };
 
 const P0: FindPrimary = { arity: 0 };
@@ -742,7 +779,7 @@ export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
   '-or': P0,
   '-print': P0,
   '-print0': P0,
-  '-ls': P0,
+  '-ls': findDeny("prints owner names from the host's user database (/etc/passwd); use -printf '%M %n %U %G %s %TY-%Tm-%Td %p\\n' (numeric owners)"),
   '-prune': P0,
   '-quit': P0,
   '-true': P0,
@@ -759,8 +796,8 @@ export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
   '-daystart': P0,
   '-ignore_readdir_race': P0,
   '-noignore_readdir_race': P0,
-  '-nouser': P0,
-  '-nogroup': P0,
+  '-nouser': findDeny("asks the host's user database (/etc/passwd) whether each owner has a name; use -printf '%U %G %p\\n'"),
+  '-nogroup': findDeny("asks the host's group database (/etc/group) whether each group has a name; use -printf '%U %G %p\\n'"),
   '-warn': P0,
   '-nowarn': P0,
   '-help': P0,
@@ -786,15 +823,15 @@ export const FIND_PRIMARIES: Readonly<Record<string, FindPrimary>> = {
   '-ctime': P_TEXT,
   '-cmin': P_TEXT,
   '-perm': P_TEXT,
-  '-user': P_TEXT,
-  '-group': P_TEXT,
+  '-user': { arity: 1, value: 'text', numeric: true },
+  '-group': { arity: 1, value: 'text', numeric: true },
   '-uid': P_TEXT,
   '-gid': P_TEXT,
   '-links': P_TEXT,
   '-inum': P_TEXT,
   '-printf': { arity: 1, value: 'text', format: true },
   '-used': P_TEXT,
-  '-fstype': P_TEXT,
+  '-fstype': findDeny("tests the type of the host filesystem a file is on (an oracle for the host's mounts); it says nothing about the repository"),
   '-regextype': { arity: 1, value: 'text', choices: ['findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'] },
   '-newer': P_PATH,
   '-anewer': P_PATH,
