@@ -50,7 +50,8 @@ export function parseXxd(policy: ProgramPolicy, words: readonly Word[]): Parsed 
     i += 1;
   }
   const operands = words.length - i;
-  if (operands === 0) return refuse('xxd would read standard input, which is not available; give it a file path');
+  // A pipeline's later stage reads the stage before it: the table it is checked with needs no path.
+  if (operands === 0) return policy.needsPath === undefined ? { ok: true, roles, given } : refuse('xxd would read standard input, which is not available; give it a file path');
   if (operands > 1) return refuse(OUTPUT);
   roles[i] = { kind: 'operand', value: 'path' };
   return { ok: true, roles, given };
