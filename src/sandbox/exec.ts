@@ -30,6 +30,8 @@ export const CHILD_ENV: Readonly<Record<string, string>> = Object.freeze({
   // A directory that cannot exist (below a device): `sort` spilling a big input, and any program that makes its
   // temporary files in TMPDIR, fails instead of writing to the host's /tmp (the kernel sandbox's /tmp is private anyway).
   TMPDIR: '/dev/null/spelunk-no-temp-files',
+  // Times (ls -l, stat, find -printf, git log) in UTC in both layers, never in the host's /etc/localtime zone.
+  TZ: 'UTC',
 });
 
 /**

@@ -50,7 +50,7 @@ describe('execCapped', () => {
     try {
       const result = await execCapped('/usr/bin/env', [], opts());
       // A literal, not CHILD_ENV: a test that compared against the constant it tests could not catch a leak added there.
-      expect(result.stdout.trim().split('\n').sort()).toEqual(['LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin', 'TMPDIR=/dev/null/spelunk-no-temp-files']);
+      expect(result.stdout.trim().split('\n').sort()).toEqual(['LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin', 'TMPDIR=/dev/null/spelunk-no-temp-files', 'TZ=UTC']);
       expect(result.stdout + result.stderr).not.toContain(CANARY);
     } finally {
       delete process.env.RIPGREP_CONFIG_PATH;
@@ -153,7 +153,7 @@ describe('execCapped', () => {
 
   it('adds only the extra variables it is given', async () => {
     const result = await execCapped('/usr/bin/env', [], opts({ env: { GIT_CONFIG_NOSYSTEM: '1' } }));
-    expect(result.stdout.trim().split('\n').sort()).toEqual(['GIT_CONFIG_NOSYSTEM=1', 'LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin', 'TMPDIR=/dev/null/spelunk-no-temp-files']);
+    expect(result.stdout.trim().split('\n').sort()).toEqual(['GIT_CONFIG_NOSYSTEM=1', 'LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'PATH=/usr/bin:/bin', 'TMPDIR=/dev/null/spelunk-no-temp-files', 'TZ=UTC']);
   });
 
   it('names the program as the model wrote it in messages, not by its absolute path', async () => {

@@ -92,6 +92,7 @@ describe('runGit', () => {
       GIT_GRAFT_FILE: '/dev/null',
       GIT_PAGER: 'cat',
       TMPDIR: '/dev/null/spelunk-no-temp-files',
+      TZ: 'UTC',
     });
     expect(existsSync(env.get('HOME') as string)).toBe(false);
   });
