@@ -4,6 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rgPath } from '@vscode/ripgrep';
+import { buildListing } from '../../src/preamble/listing.js';
 import { checkRepositoryFiles } from '../../src/sandbox/special-files.js';
 
 // F4 and F8 of the third red team: one lstat walk before rg, git, locate or the map run. Every row plants its file
@@ -226,5 +228,56 @@ describe('.git files whose git directory leaves the root (F8)', () => {
     git(main, 'commit', '-qm', 'm');
     git(main, 'worktree', 'add', '-q', path.join(parent, 'linked'));
     expect((await checkRepositoryFiles(path.join(parent, 'linked'))).problem).toBeNull();
+  });
+});
+
+describe('listings and the map do not depend on outside content (F8, the tables: rg sees outside files)', () => {
+  /** The preamble's map of `root` as the model would get it (rg walk, no sandbox: every outside file visible). */
+  async function map(): Promise<string> {
+    return (await buildListing(root, { depth: 3, maxEntries: null, rgPath })).text;
+  }
+
+  /** `rg --files` as the model runs it through the bash tool (rg's defaults: it reads a `.git` file's excludes). */
+  function files(): string {
+    return execFileSync(rgPath, ['--files', '--no-config', '--sort', 'path'], { cwd: root, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+  }
+
+  function plantOutsideExclude(gitDir: string, withCommondir: boolean): void {
+    mkdirSync(path.join(parent, 'common/info'), { recursive: true });
+    writeFileSync(path.join(parent, 'common/info/exclude'), 'secret*\n');
+    mkdirSync(gitDir, { recursive: true });
+    if (withCommondir) writeFileSync(path.join(gitDir, 'commondir'), `${parent}/common\n`);
+  }
+
+  it('control: rg does read the outside exclude of a planted .git file, and the walk refuses that tree', async () => {
+    plant('sub/secret1', file('s\n'));
+    plant('sub/other', file('o\n'));
+    plant('sub/.git', file(`gitdir: ${parent}/fake\n`));
+    plantOutsideExclude(path.join(parent, 'fake'), true);
+    // What the walk prevents: the listing changes with an outside file.
+    expect(files()).not.toContain('secret1');
+    rmSync(path.join(parent, 'common'), { recursive: true });
+    expect(files()).toContain('secret1');
+    expect((await checkRepositoryFiles(root)).problem).toContain('sub/.git');
+  });
+
+  it('an accepted submodule-shaped .git file (rg reads ../x from the root, no commondir there): the map is the same with and without outside excludes', async () => {
+    plant('sub/secret1', file('s\n'));
+    plant('sub/other', file('o\n'));
+    plant('.git/modules/sub/HEAD', file('ref: refs/heads/main\n'));
+    plant('sub/.git', file('gitdir: ../.git/modules/sub\n'));
+    expect((await checkRepositoryFiles(root)).problem).toBeNull();
+    const without = [await map(), files()];
+    // The directory rg reads the gitdir as (from the root): <parent>/.git/modules/sub, with an exclude but no commondir.
+    plantOutsideExclude(path.join(parent, '.git/modules/sub'), false);
+    mkdirSync(path.join(parent, '.git/modules/sub/info'), { recursive: true });
+    writeFileSync(path.join(parent, '.git/modules/sub/info/exclude'), 'secret*\n');
+    expect((await checkRepositoryFiles(root)).problem).toBeNull();
+    expect([await map(), files()]).toEqual(without);
+    expect(without[0]).toContain('secret1');
+    expect(without[1]).toContain('sub/secret1');
+    // With a commondir there, rg would read on: then the walk refuses instead.
+    writeFileSync(path.join(parent, '.git/modules/sub/commondir'), `${parent}/common\n`);
+    expect((await checkRepositoryFiles(root)).problem).toContain('read from the root as ripgrep reads it');
   });
 });
