@@ -6,14 +6,15 @@ import { confineSync } from './paths.js';
 
 /**
  * Files that ripgrep or git open by their name wherever they are in the tree: ignore files (rg reads every one in each
- * directory it walks; git status too), attributes (git log -p reads the ones along each path), `.git` (rg opens a
- * `.git` file to find the repository's excludes), the submodule list and the mailmap. A FIFO under one of these names
- * makes every search wait out its timeout; a device streams without end; a link out of the root makes the listing
- * depend on an outside file. The preamble's instructions files (AGENTS.md, CLAUDE.md) are not here: they are opened
- * without blocking and refused when not a regular file (preamble/read-contained.ts), and the tools refuse a special
- * file as an operand.
+ * directory it walks; git status too), attributes (git log -p reads the ones along each path) and `.git` (rg opens a
+ * `.git` file to find the repository's excludes). A FIFO under one of these names makes every search wait out its
+ * timeout; a device streams without end; a link out of the root makes the listing depend on an outside file. Not here:
+ * `.mailmap` and `.gitmodules`, which only git reads and only at the top of the work tree, where the git tool's own
+ * check (git-metadata.ts) already leaves git unused, with a warning, when one is special; and the preamble's
+ * instructions files (AGENTS.md, CLAUDE.md), opened without blocking and refused when not a regular file
+ * (preamble/read-contained.ts), as the tools refuse a special file named as an operand.
  */
-const READ_BY_NAME = new Set(['.gitignore', '.ignore', '.rgignore', '.gitattributes', '.git', '.gitmodules', '.mailmap']);
+const READ_BY_NAME = new Set(['.gitignore', '.ignore', '.rgignore', '.gitattributes', '.git']);
 /** Files of a git directory that rg or git open when a `.git` file or directory leads there (`<gitdir>/commondir`, `info/exclude`). */
 const GIT_DIR_FILES = new Set(['commondir']);
 const GIT_INFO_FILES = new Set(['exclude', 'attributes']);

@@ -30,7 +30,7 @@ function plant(rel: string, make: (abs: string) => void): void {
 const fifo = (abs: string): void => void execFileSync('/usr/bin/mkfifo', [abs]);
 const file = (text: string) => (abs: string): void => writeFileSync(abs, text);
 
-const NAMES = ['.gitignore', '.ignore', '.rgignore', '.gitattributes', '.git', '.gitmodules', '.mailmap'];
+const NAMES = ['.gitignore', '.ignore', '.rgignore', '.gitattributes', '.git'];
 const DEPTHS: Array<[string, string]> = [['depth 0', ''], ['depth 1', 'a/'], ['depth 3', 'a/b/c/']];
 const FIFO_ROWS = NAMES.flatMap((name) => DEPTHS.map(([depth, dir]) => [name, depth, `${dir}${name}`] as const));
 
@@ -103,6 +103,9 @@ describe('special files ripgrep and git open by name', () => {
     ['a dangling symlink (nothing is read)', () => plant('.ignore', (abs) => symlinkSync('missing', abs))],
     ['a symlink loop (opening it fails)', () => plant('.ignore', (abs) => symlinkSync('.ignore', abs))],
     ['a FIFO with another name', () => plant('pipe.fifo', fifo)],
+    // Only git reads these, only at the top; the git tool's check leaves git unused there (git-includes.test.ts).
+    ['a FIFO named .mailmap at the top', () => plant('.mailmap', fifo)],
+    ['a FIFO named .gitmodules one level down', () => plant('sub/.gitmodules', fifo)],
     ['a FIFO named AGENTS.md (the preamble opens it without blocking and refuses it)', () => plant('AGENTS.md', fifo)],
     ['a FIFO named CLAUDE.md one level down', () => plant('pkg/CLAUDE.md', fifo)],
     ['a symlinked directory out of the root (not followed)', () => plant('vendor', (abs) => symlinkSync(parent, abs))],
