@@ -38,7 +38,7 @@ export interface RepositoryFiles {
  * One lstat walk of `root` (real, absolute) before any program reads it: refuses a FIFO, socket or device named as
  * READ_BY_NAME at any depth (or a link to one, or a link out of the root under such a name), and a `.git` file whose
  * git directory, or that directory's `commondir`, leaves the root (ripgrep would read the excludes there; see
- * gitFilePointer). The root's own `.git` may point outside when it is a genuine linked worktree (the git tool's rule,
+ * gitFileProblem). The root's own `.git` may point outside when it is a genuine linked worktree (the git tool's rule,
  * locateGitDir). Directory links are not followed, as ripgrep does not follow them. Never throws.
  */
 export async function checkRepositoryFiles(root: string, maxEntries = MAX_WALK_ENTRIES): Promise<RepositoryFiles> {
