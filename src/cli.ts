@@ -1,6 +1,7 @@
 import { parseArgs, type Parsed } from './args.js';
-import { resolveConfig, type Config } from './config.js';
+import { resolveConfig, type Config, type RawFlags } from './config.js';
 import { publishRunRoot } from './run-root.js';
+import { admitRoot, realRoot } from './roots.js';
 import { UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -52,11 +53,15 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
           `--sandbox (or SPELUNK_SANDBOX) must be auto, required or off (got "${escapeControls(parsed.flags.sandbox ?? io.env.SPELUNK_SANDBOX ?? '')}")`,
         );
       }
-      await startSandbox(mode, io);
+      const probe = chooseSandbox(mode);
+      const root = await realRoot(parsed.flags.dir ?? '.', io.cwd);
+      const refused = await admit(root, io, parsed.flags);
+      if (refused !== null) return refused;
+      await startSandbox(mode, io, probe);
       // Imported only here, and before the config: locate needs no API key, and other commands never load it.
       const { runLocate } = await import('./locate/command.js');
       const piped = parsed.question ?? (io.stdin.isTTY ? null : (await readStdin(io.stdin)).text.trim() || null);
-      return await runLocate(piped, parsed.flags, io);
+      return await runLocate(piped, root, parsed.flags, io);
     }
     // The probe (one sandboxed `true`, a child's wall time) runs while the config is resolved: in parallel, not in
     // series. A mode that is not one is left to resolveConfig's usage error; no child of the run starts before the
@@ -64,8 +69,10 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     const early = sandboxMode(parsed.flags.sandbox, io.env.SPELUNK_SANDBOX);
     const probe = early === null ? null : chooseSandbox(early);
     const config: Config = { ...(await resolveConfig(parsed.flags, io.env, io.cwd, parsed.audit, parsed.mcp)), ...options };
-    publishRunRoot(config.root);
     debug = config.debug;
+    const refused = await admit(config.root, io, parsed.flags, parsed.mcp);
+    if (refused !== null) return refused;
+    publishRunRoot(config.root);
     await startSandbox(config.sandboxMode, io, probe ?? undefined);
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
@@ -93,6 +100,17 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return EXIT.failure;
   }
+}
+
+/**
+ * Before any program reads the root (src/roots.ts): the home directory asked about on a terminal (refused elsewhere
+ * and by the MCP server), then the special-file walk. The exit code when the person said no (2) or pressed Ctrl+C (130).
+ */
+async function admit(root: string, io: Io, flags: Pick<RawFlags, 'allowHome' | 'quiet'>, mcp = false): Promise<number | null> {
+  const ask = (prompt: string): ReturnType<typeof confirmOnTerminal> => confirmOnTerminal(io, prompt);
+  const admitted = await admitRoot(root, io, { allowHome: flags.allowHome === true, quiet: flags.quiet === true, nonInteractive: mcp, ask });
+  if (admitted === 'declined') return EXIT.usage;
+  return admitted === 'interrupted' ? EXIT.interrupted : null;
 }
 
 /** The user said no to sending a large question on the terminal (exit 2), or pressed Ctrl+C there (exit 130). */

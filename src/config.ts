@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './agent/effort.js';
 import { UsageError } from './errors.js';
@@ -8,6 +7,7 @@ import { resolveBaseUrl, resolveCredential } from './endpoint.js';
 import type { Severity } from './audit/report.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
+import { realRoot } from './roots.js';
 import { sandboxMode } from './sandbox/choose.js';
 import type { SandboxMode } from './sandbox/kernel.js';
 
@@ -137,6 +137,7 @@ export interface RawFlags {
   hint?: boolean;
   sandbox?: string;
   allowLargeQuestion?: boolean;
+  allowHome?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -147,7 +148,7 @@ export async function resolveConfig(
   audit: boolean,
   mcp = false,
 ): Promise<Config> {
-  const root = await resolveRoot(flags.dir ?? '.', cwd);
+  const root = await realRoot(flags.dir ?? '.', cwd);
   const { apiKey, credential } = resolveCredential(env);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
@@ -350,20 +351,6 @@ function auditScope(
     baseline: flags.baseline === undefined ? null : path.resolve(cwd, flags.baseline),
     updateBaseline: flags.updateBaseline === true,
   };
-}
-
-/** The repository root as a real absolute path, so every later containment check compares real paths. */
-async function resolveRoot(dir: string, cwd: string): Promise<string> {
-  const absolute = path.resolve(cwd, dir);
-  let real: string;
-  try {
-    real = await fs.realpath(absolute);
-  } catch {
-    throw new UsageError(`--dir ${dir}: no such directory; pass the repository root with -C <path>`);
-  }
-  const stat = await fs.stat(real);
-  if (!stat.isDirectory()) throw new UsageError(`--dir ${dir}: not a directory; pass the repository root with -C <path>`);
-  return real;
 }
 
 function positiveInt(flag: string, value: number | undefined, fallback: number): number {

@@ -1,5 +1,3 @@
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { RawFlags } from '../config.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -13,11 +11,11 @@ import { renderJson, renderText } from './render.js';
 const LOCATE_TIMEOUT_MS = 30_000;
 
 /**
- * `spelunk locate QUESTION`: ranks the repository's files for the question without a model (no API key needed) and
+ * `spelunk locate QUESTION` over `root` (admitted by roots.ts): ranks the repository's files for the question without a model (no API key needed) and
  * prints the top k with their best symbols and lines. Bad flags are usage errors; the search itself never fails the
  * command (a partial search says so in its notes).
  */
-export async function runLocate(question: string | null, flags: RawFlags & { k?: number }, io: Io): Promise<number> {
+export async function runLocate(question: string | null, root: string, flags: RawFlags & { k?: number }, io: Io): Promise<number> {
   if (question === null) throw new UsageError('locate needs a question: spelunk locate "where are sessions expired?"');
   const format = flags.outputFormat ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`locate --output-format must be text or json (got "${format}")`);
@@ -25,7 +23,6 @@ export async function runLocate(question: string | null, flags: RawFlags & { k?:
   if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
     throw new UsageError(`--k must be a whole number from 1 to ${MAX_K} (got ${Number.isNaN(k) ? 'a non-number' : k})`);
   }
-  const root = await realDirectory(flags.dir ?? '.', io.cwd);
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
@@ -37,14 +34,4 @@ export async function runLocate(question: string | null, flags: RawFlags & { k?:
   io.stdout.write(renderText(result));
   for (const note of result.notes) io.stderr.write(`spelunk locate: note: ${note}\n`);
   return EXIT.ok;
-}
-
-/** The root as a real absolute path, so every containment check below compares real paths. */
-async function realDirectory(dir: string, cwd: string): Promise<string> {
-  const absolute = path.resolve(cwd, dir);
-  const real = await fs.realpath(absolute).catch(() => null);
-  if (real === null) throw new UsageError(`--dir ${dir}: no such directory; pass the repository root with -C <path>`);
-  const stat = await fs.stat(real);
-  if (!stat.isDirectory()) throw new UsageError(`--dir ${dir}: not a directory; pass the repository root with -C <path>`);
-  return real;
 }

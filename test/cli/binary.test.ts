@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 function run(args: string[], opts: { env?: Record<string, string>; onSpawn?: (pid: number) => void } = {}) {
-  return runBinary(args, { cwd: repo.root, env: { HOME: repo.root, ...opts.env }, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
+  return runBinary(args, { cwd: repo.root, env: { HOME: path.dirname(repo.root), ...opts.env }, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
 }
 
 describe('the built binary', () => {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
 import { resolveConfig } from '../../src/config.js';
@@ -124,7 +125,7 @@ describe('the built binary: the issue\'s flag mistakes', () => {
     [['-p', 'q'], /^spelunk: -p is not needed: spelunk prints the answer by default when given a question \(spelunk "where is X\?"\)\n$/],
     [['--sarif', 'x', 'q'], /^spelunk: --sarif only works with the audit subcommand/],
   ])('%j → exit 2, one line', async (argv, pattern) => {
-    const result = await runBinary(argv, { cwd: repo.root, env: { HOME: repo.root, ...KEY } });
+    const result = await runBinary(argv, { cwd: repo.root, env: { HOME: path.dirname(repo.root), ...KEY } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(pattern);
     expect(result.stdout).toBe('');

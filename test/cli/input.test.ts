@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../support/pty.js';
 import { httpError, reply, startMockApi, text, type MockApi } from '../support/mock-api.js';
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 function run(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
-  const env = { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, ...opts.env };
+  const env = { HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, ...opts.env };
   return runBinary(args, { cwd: repo.root, env, ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}) });
 }
 
@@ -140,7 +141,7 @@ describe('a large question', () => {
 function withOpenStdin(question: string) {
   const child = spawn(process.execPath, [BIN, question], {
     cwd: repo.root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

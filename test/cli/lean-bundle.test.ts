@@ -56,7 +56,7 @@ describe('the start-up bundle', () => {
     try {
       api = await startMockApi({ minCacheTokens: 256 });
       api.enqueue(reply(text('The login is in src/auth.js:4.')));
-      const env = { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, NODE_OPTIONS: `--require ${probe}` };
+      const env = { HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, NODE_OPTIONS: `--require ${probe}` };
       const run = await runBinary(['-C', repo.root, 'where is the login?'], { cwd: repo.root, env });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('src/auth.js:4');
@@ -69,7 +69,7 @@ describe('the start-up bundle', () => {
   it('reads YAML and TOML workspace declarations through the chunk', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('done')));
-    const run = await runBinary(['-C', repo.root, 'q'], { cwd: repo.root, env: { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
+    const run = await runBinary(['-C', repo.root, 'q'], { cwd: repo.root, env: { HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url } });
     expect(run.code, run.stderr).toBe(0);
     const system = JSON.stringify(api.requests.at(-1)?.body.system);
     expect(system).toContain('pnpm-workspace.yaml');
@@ -79,7 +79,7 @@ describe('the start-up bundle', () => {
   it('draws the REPL usage table through the table chunk', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('The login is in src/auth.js:4.')));
-    const pty = new PtySession(['-C', repo.root], { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+    const pty = new PtySession(['-C', repo.root], { HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
     try {
       await pty.waitFor(/\/help for commands[\s\S]*› $/);
       pty.type('where is the login?\r');
@@ -94,7 +94,7 @@ describe('the start-up bundle', () => {
   it('renders a markdown table on a terminal (marked-terminal through the shared table chunk)', async () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('| file | role |\n|---|---|\n| src/auth.js | login :smile: |\n')));
-    const pty = new PtySession(['-C', repo.root, 'which files?'], { HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
+    const pty = new PtySession(['-C', repo.root, 'which files?'], { HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url });
     try {
       await pty.waitFor(/│ src\/auth\.js │ login :smile: │/);
       expect(await pty.exited).toBe(0);

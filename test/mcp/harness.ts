@@ -40,7 +40,7 @@ export function useMcp(repo: { readonly root: string }): McpHarness {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [BIN, 'mcp', '-C', repo.root, ...extraArgs],
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, ...env },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, ...env },
         stderr: 'pipe',
       });
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

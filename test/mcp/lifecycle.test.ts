@@ -20,7 +20,7 @@ const e = process.env;
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [e.SPELUNK_BIN, 'mcp', '-C', e.REPO_ROOT],
-  env: { PATH: e.PATH, HOME: e.REPO_ROOT, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: e.API_URL },
+  env: { PATH: e.PATH, HOME: e.REPO_ROOT + '/..', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: e.API_URL },
   stderr: 'ignore',
 });
 const client = new Client({ name: 'leaving-client', version: '1.0.0' });

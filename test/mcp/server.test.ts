@@ -235,7 +235,7 @@ describe('spelunk mcp (the built binary, a real MCP client)', () => {
   it('exits 0 when the client closes stdin, with nothing but protocol on stdout', async () => {
     const api = await mcp.api();
     const child = spawn(process.execPath, [BIN, 'mcp', '-C', repo.root], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: path.dirname(repo.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
