@@ -116,20 +116,30 @@ describe('audit.mjs: inputs → spelunk argv', () => {
   });
 });
 
-describe('post-review.mjs: post only what is new', () => {
+describe('post-review.mjs: post when the state changes, dismiss when it passes', () => {
   const pr = { number: 7, headSha: 'a'.repeat(40), baseRef: 'main' };
-  const body = (category: string) => `summary\n<!-- spelunk:review category=${category} -->`;
-  const review = (over: object) => ({ commit_id: 'a'.repeat(40), body: body('spelunk/q/'), event: 'COMMENT', comments: [], ...over });
+  const body = (category: string, verdict = 'fail', event = 'REQUEST_CHANGES') => `summary\n<!-- spelunk:review category=${category} verdict=${verdict} event=${event} -->`;
+  const earlier = (id: number, b: string, state = 'COMMENTED') => ({ id, body: b, state });
+  const failing = { body: body('spelunk/q/'), event: 'REQUEST_CHANGES' };
+  const passing = { body: body('spelunk/q/', 'pass', 'COMMENT'), event: 'COMMENT' };
+  const review = (over: object) => ({ commit_id: 'a'.repeat(40), comments: [], ...failing, ...over });
 
-  it.each<[string, 'post' | 'skip', object, string[], string]>([
-    ['the first review of this question', 'post', {}, [], ''],
-    ['new inline comments', 'post', { comments: [{ path: 'a', line: 1, side: 'RIGHT', body: 'b' }] }, [body('spelunk/q/')], ''],
-    ['nothing new, summary already posted', 'skip', {}, ['LGTM', body('spelunk/q/')], 'nothing new'],
-    ['another question\'s summary does not count', 'post', {}, [body('spelunk/other/')], ''],
-    ['a review for another commit than the PR head', 'skip', { commit_id: 'b'.repeat(40) }, [], 'check out the head'],
-  ])('%s → %s', (_name, action, over, earlier, why) => {
-    const decision = decide(review(over), pr, earlier) as { post?: object; skip?: string };
+  it.each<[string, 'post' | 'skip', object, object[], string, number[]]>([
+    ['the first review of this question', 'post', {}, [], '', []],
+    ['new inline comments', 'post', { comments: [{ path: 'a', line: 1, side: 'RIGHT', body: 'b' }] }, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', []],
+    ['the same fail again, nothing new', 'skip', {}, [earlier(1, 'LGTM'), earlier(2, body('spelunk/q/'), 'CHANGES_REQUESTED')], 'nothing new', []],
+    ['another question\'s summary does not count', 'post', {}, [earlier(1, body('spelunk/other/'))], '', []],
+    ['a summary of the old form (no verdict) is not the same state', 'post', {}, [earlier(1, 'summary\n<!-- spelunk:review category=spelunk/q/ -->')], '', []],
+    ['fail, then pass: posted, and the changes-requested review dismissed', 'post', passing, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', [1]],
+    ['pass after pass: nothing posted, a leftover changes-requested review still dismissed', 'skip', passing, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED'), earlier(2, body('spelunk/q/', 'pass', 'COMMENT'))], 'nothing new', [1]],
+    ['a pass dismisses only this category\'s reviews, and only changes-requested ones', 'post', passing, [earlier(1, body('spelunk/other/'), 'CHANGES_REQUESTED'), earlier(2, body('spelunk/q/'), 'DISMISSED')], '', []],
+    ['the latest summary decides: fail, pass, then fail again posts', 'post', {}, [earlier(1, body('spelunk/q/'), 'DISMISSED'), earlier(2, body('spelunk/q/', 'pass', 'COMMENT'))], '', []],
+    ['the same verdict under another event (fail-on changed) posts', 'post', { body: body('spelunk/q/', 'fail', 'COMMENT'), event: 'COMMENT' }, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', [1]],
+    ['a review for another commit than the PR head', 'skip', { commit_id: 'b'.repeat(40) }, [], 'check out the head', []],
+  ])('%s', (_name, action, over, reviews, why, dismissed) => {
+    const decision = decide(review(over), pr, reviews) as { post?: object; skip?: string; dismiss: number[] };
     expect(action in decision).toBe(true);
     if (why) expect(decision.skip).toContain(why);
+    expect(decision.dismiss).toEqual(dismissed);
   });
 });
