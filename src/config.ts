@@ -61,6 +61,8 @@ export interface Config {
   apiKey: string;
   /** Absent or 'apiKey': ANTHROPIC_API_KEY; 'authToken': ANTHROPIC_AUTH_TOKEN (a gateway's or proxy's bearer token). */
   credential?: 'apiKey' | 'authToken';
+  /** `spelunk mcp` without a credential: why its model tools cannot run (locate still can); apiKey is then ''. */
+  missingCredential?: string;
   baseURL: string | undefined;
   /**
    * One budget for every HEAD read of a run (the read-only proof's, 0.5 s each, and a resume's, 0.2 s), in place of
@@ -148,7 +150,7 @@ export async function resolveConfig(
   mcp = false,
 ): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
-  const { apiKey, credential } = resolveCredential(env);
+  const { apiKey, credential, missingCredential } = credentialFor(env, mcp);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
@@ -203,8 +205,19 @@ export async function resolveConfig(
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     ...(credential === 'authToken' ? { credential } : {}),
+    ...(missingCredential === undefined ? {} : { missingCredential }),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
   };
+}
+
+/** The credential; `spelunk mcp` starts without one (locate is free), and its model tools then say what is missing. */
+function credentialFor(env: Readonly<Record<string, string | undefined>>, mcp: boolean): ReturnType<typeof resolveCredential> & { missingCredential?: string } {
+  try {
+    return resolveCredential(env);
+  } catch (error) {
+    if (!mcp || !(error instanceof UsageError)) throw error;
+    return { apiKey: '', credential: 'apiKey', missingCredential: error.message };
+  }
 }
 
 /** The MCP server's limits; other commands refuse these flags (refuseMcpFlags). */
