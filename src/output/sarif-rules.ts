@@ -10,8 +10,12 @@ export const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error'
  * score, which it reads as a string; each value sits inside its band so the label matches the model's severity.
  */
 export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = { critical: '9.5', high: '8.0', medium: '5.5', low: '2.0' };
-/** `tool.driver.informationUri` (SARIF2005): where a reader learns what spelunk is; package.json's homepage. */
-export const INFORMATION_URI: string = pkg.homepage;
+/**
+ * `tool.driver.informationUri` (SARIF2005): where a reader learns what spelunk is, package.json's `homepage`. The
+ * project has no public page yet, so there is none: GitHub links a SARIF tool's informationUri, and a placeholder would
+ * send readers to someone else's site. Set `homepage` and the driver carries it.
+ */
+export const INFORMATION_URI: string | undefined = (pkg as { homepage?: string }).homepage;
 /** Characters of the audit question quoted in a rule's description. */
 const MAX_QUESTION_CHARS = 300;
 

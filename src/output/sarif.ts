@@ -45,7 +45,7 @@ export interface SarifLog {
         name: 'spelunk';
         version: string;
         semanticVersion: string;
-        informationUri: string;
+        informationUri?: string;
         rules: SarifRule[];
       };
     };
@@ -132,7 +132,7 @@ function runLog(
             name: 'spelunk',
             version: input.toolVersion,
             semanticVersion: input.toolVersion,
-            informationUri: INFORMATION_URI,
+            ...(INFORMATION_URI === undefined ? {} : { informationUri: INFORMATION_URI }),
             rules,
           },
         },
