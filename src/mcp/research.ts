@@ -165,7 +165,7 @@ export class Researcher {
     if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
     const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
     if (note) notes.push(note);
-    this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.total_cost_usd)}`);
+    this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.cost_known ? result.total_cost_usd : null)}`);
     // The run checked the whole answer's citations; a cut answer is checked as it is served.
     const checked = truncated ? null : outcome.citations;
     const citations = checked !== null ? checked.map(citationRecord) : await citationsOf(text, this.#config.root);
@@ -184,7 +184,7 @@ export class Researcher {
         cache_read: result.usage.cache_read_input_tokens,
         output: result.usage.output_tokens,
         requests: outcome.requests,
-        cost_usd: result.total_cost_usd,
+        cost_usd: result.cost_known ? result.total_cost_usd : null,
       },
     };
     return { ok: true, structured: fitResult(structured, ANSWER_FIT) };
@@ -227,7 +227,7 @@ export class Researcher {
       if (typeof ran === 'string') return { ok: false, message: ran };
       const { result } = ran;
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
-      this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
+      this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.cost_known ? result.total_cost_usd : null)}`);
       const { text, truncated, note } = fitAnswer(result.result, 'result');
       const warnings = note ? [...result.warnings, note] : result.warnings;
       const served = { ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) };
