@@ -30,6 +30,8 @@ export interface Config {
   mapTokens: number;
   toolTimeoutMs: number;
   verbose: boolean;
+  /** --include-partial-messages: stream-json also writes the API's streaming events. */
+  includePartialMessages?: boolean;
   thinking: boolean;
   /** The effort sent with every request (--effort, else the mode's default); null: none is sent. */
   effort: Effort | null;
@@ -106,6 +108,7 @@ export interface RawFlags {
   mapTokens?: number;
   toolTimeout?: number;
   verbose?: boolean;
+  includePartialMessages?: boolean;
   thinking?: boolean;
   effort?: string;
   showThinking?: boolean;
@@ -155,6 +158,9 @@ export async function resolveConfig(
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
   }
+  if (flags.includePartialMessages === true && outputFormat !== 'stream-json') {
+    throw new UsageError('--include-partial-messages needs --output-format stream-json');
+  }
   if (!mcp) refuseMcpFlags(flags);
   const session = resolveSession(flags, audit, mcp);
   const failOn = flags.failOn ?? 'high';
@@ -185,6 +191,7 @@ export async function resolveConfig(
     mapTokens: positiveInt('--map-tokens', flags.mapTokens, 2_000),
     toolTimeoutMs: positiveNumber('--tool-timeout', flags.toolTimeout, 30) * 1000,
     verbose: flags.verbose ?? false,
+    ...(flags.includePartialMessages === true ? { includePartialMessages: true } : {}),
     thinking,
     effort,
     showThinking: flags.showThinking ?? false,

@@ -181,6 +181,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       sessionId,
       instructionFiles: session.instructionFiles,
       costOf: estimateCostUsd,
+      partialMessages: config.includePartialMessages === true,
     });
     renderer.start();
     return [progress, renderer];
