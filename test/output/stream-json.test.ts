@@ -216,3 +216,24 @@ describe('--include-partial-messages: stream_event lines as Claude Code writes t
     expect(turn2.filter((e) => e.delta?.type === 'text_delta').map((e) => e.delta.text)).toEqual(['src/server.ts:3']);
   });
 });
+
+describe('the schemas: $ids, and a $ref to the sibling that resolves by its $id', () => {
+  const files = ['result.schema.json', 'stream-event.schema.json'].map((f) => schema(f) as Record<string, unknown>);
+
+  it('each has a $id; every $ref is local or names a sibling\'s $id', () => {
+    const ids = files.map((s) => s['$id']);
+    for (const id of ids) expect(id).toMatch(/^urn:spelunk:schema:[a-z-]+:3$/);
+    const refs = files.flatMap((s) => [...JSON.stringify(s).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!));
+    for (const ref of refs) expect(ref.startsWith('#') || ids.includes(ref), ref).toBe(true);
+    expect(refs).toContain(ids[0]);
+  });
+
+  it('a validator given both schemas, with no file names or keys, resolves the reference', () => {
+    const fresh = new Ajv({ strict: true });
+    for (const s of files) fresh.addSchema(s);
+    const validate = fresh.getSchema(String(files[1]!['$id']))!;
+    const result = JSON.parse(run([]).at(-1)!) as Record<string, unknown>;
+    expect(validate(result), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...result, cost_known: 'yes' })).toBe(false);
+  });
+});
