@@ -4,6 +4,7 @@
 // web-tree-sitter (with the @vscode/tree-sitter-wasm grammars): it finds its .wasm beside itself, and both are read
 // only when a command asks for symbols. The vendored tags queries are copied to dist/tags/.
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -13,7 +14,16 @@ import { fileURLToPath } from 'node:url';
 // the checkout and names it here; the bundle resolves packages there as well.
 const modules = process.env.SPELUNK_BUILD_MODULES;
 const { build: esbuild } = modules ? createRequire(path.join(modules, 'package.json'))('esbuild') : await import('esbuild');
-const build = (options) => esbuild({ ...options, ...(modules ? { nodePaths: [modules] } : {}) });
+/** Packages whose published file inlines (some of) their dependencies, so esbuild never reads those. */
+const INLINES_DEPENDENCIES = new Set(['marked-terminal']);
+
+/** Every file each build bundled (esbuild's metafile inputs), for the third-party notices. */
+const bundledInputs = new Set();
+const build = async (options) => {
+  const result = await esbuild({ ...options, metafile: true, ...(modules ? { nodePaths: [modules] } : {}) });
+  for (const input of Object.keys(result.metafile.inputs)) bundledInputs.add(input);
+  return result;
+};
 
 /**
  * string-width (yargs and cliui use it to lay out --help) builds an Intl.Segmenter and \p{RGI_Emoji} regexes when
@@ -196,3 +206,62 @@ await build({
   logLevel: 'warning',
 });
 await chmod(new URL('../dist/spelunk.js', import.meta.url), 0o755);
+await writeFile(new URL('../dist/THIRD-PARTY-NOTICES.txt', import.meta.url), thirdPartyNotices([...bundledInputs]));
+
+/**
+ * The bundles carry code of other packages, whose licences (MIT, ISC, BSD, Apache-2.0) ask that their copyright notice
+ * travel with it; minified bundles keep no comments, so each bundled package's name, version, licence and licence file
+ * are collected here, from the packages esbuild actually read.
+ */
+function thirdPartyNotices(inputs) {
+  const packages = new Map();
+  for (const input of inputs) {
+    // A plugin's namespace prefixes its inputs (`lazy-string-width:/…/string-width/index.js`); stubs have no file.
+    const file = input.replace(/^[a-z-]+:(?=\/)/, '');
+    if (/^[a-z-]+:/.test(file)) continue;
+    const dir = packageDir(path.resolve(file));
+    if (dir !== null && !packages.has(dir)) packages.set(dir, JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')));
+  }
+  // A package may ship a prebuilt file with its own dependencies inlined (marked-terminal's index.cjs carries chalk,
+  // cli-highlight and highlight.js): for those, the declared dependencies esbuild never read are listed too, transitively.
+  const queue = [...packages].filter(([, pkg]) => INLINES_DEPENDENCIES.has(pkg.name)).map(([dir]) => dir);
+  while (queue.length > 0) {
+    const dir = queue.shift();
+    for (const name of Object.keys(packages.get(dir).dependencies ?? {})) {
+      const found = installedDir(dir, name);
+      if (found === null || packages.has(found)) continue;
+      packages.set(found, JSON.parse(readFileSync(path.join(found, 'package.json'), 'utf8')));
+      queue.push(found);
+    }
+  }
+  const seen = new Set();
+  const entries = [];
+  for (const [dir, pkg] of [...packages].sort(([, a], [, b]) => a.name.localeCompare(b.name))) {
+    if (seen.has(`${pkg.name}@${pkg.version}`)) continue;
+    seen.add(`${pkg.name}@${pkg.version}`);
+    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying|notice)(\.|$)/i.test(name));
+    const author = typeof pkg.author === 'string' ? pkg.author : pkg.author?.name;
+    const text = file === undefined ? `(no licence file in the package; its package.json says ${pkg.license ?? 'nothing'}${author ? `, author ${author}` : ''})` : readFileSync(path.join(dir, file), 'utf8').trim();
+    entries.push(`${pkg.name}@${pkg.version} (${typeof pkg.license === 'string' ? pkg.license : 'see below'})\n\n${text}\n`);
+  }
+  const head = `spelunk's dist/ bundles code from these ${entries.length} packages. Their licences and notices follow.\n`;
+  return [head, ...entries].join(`\n${'-'.repeat(80)}\n\n`);
+}
+
+/** Where Node would find package `name` from inside package directory `from`, or null. */
+function installedDir(from, name) {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** The root of the installed package a bundled file belongs to (the innermost node_modules/<name> or <@scope/name>). */
+function packageDir(file) {
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0) return null;
+  const length = parts[at + 1]?.startsWith('@') ? 2 : 1;
+  return parts.slice(0, at + 1 + length).join(path.sep);
+}

@@ -11,8 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** devDependencies the build does not need: tests, type checking and mutation testing (the Agent SDK alone is ~400 MB). */
-const TEST_ONLY = /^(@anthropic-ai\/claude-agent-sdk|@stryker-mutator\/.*|@types\/.*|vitest|typescript|ajv-draft-04)$/;
+/**
+ * devDependencies the build does not need: tests, type checking, mutation testing and the third-party checkers the
+ * tests run (the Agent SDK alone is ~400 MB; the SARIF Multitool is a native .NET binary).
+ */
+const TEST_ONLY =
+  /^(@anthropic-ai\/claude-agent-sdk|@stryker-mutator\/.*|@types\/.*|vitest|typescript|ajv-draft-04|@microsoft\/sarif-multitool|@action-validator\/core|@security-alert\/sarif-to-markdown)$/;
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const command = process.env.npm_command;
@@ -30,8 +34,9 @@ const npm = process.env.npm_execpath;
 if (!npm) fail('esbuild is not installed and this was not run by npm; run `npm ci` first');
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_(global|prefix|location)$/i.test(key)));
 const quiet = ['--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'];
-// What the linked command needs at run time: @vscode/ripgrep (everything else is in the bundle).
-run(process.execPath, [npm, 'ci', '--omit=dev', ...quiet], env);
+// What the linked command needs at run time: @vscode/ripgrep (everything else is in the bundle). Under `npm ci
+// --omit=dev` (the GitHub Action) npm has just installed it: only a global install of the folder has not.
+if (!resolvable('@vscode/ripgrep')) run(process.execPath, [npm, 'ci', '--omit=dev', ...quiet], env);
 // What the build needs, at the locked versions, in a folder of its own: the devDependencies but the test tools.
 const tools = mkdtempSync(path.join(os.tmpdir(), 'spelunk-build-'));
 try {

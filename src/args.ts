@@ -66,6 +66,7 @@ const OPTIONS = {
   hint: { type: 'boolean', describe: 'add the files locate ranks highest to the first question, after the cached preamble (--no-hint: do not)', defaultDescription: 'off' },
   render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
   verbose: { type: 'boolean', describe: 'show full tool output' },
+  'include-partial-messages': { type: 'boolean', describe: 'stream-json: also the API\'s streaming events, as stream_event lines (as Claude Code writes them)' },
   thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
   effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
   'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },

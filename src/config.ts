@@ -30,6 +30,8 @@ export interface Config {
   mapTokens: number;
   toolTimeoutMs: number;
   verbose: boolean;
+  /** --include-partial-messages: stream-json also writes the API's streaming events. */
+  includePartialMessages?: boolean;
   thinking: boolean;
   /** The effort sent with every request (--effort, else the mode's default); null: none is sent. */
   effort: Effort | null;
@@ -61,6 +63,8 @@ export interface Config {
   apiKey: string;
   /** Absent or 'apiKey': ANTHROPIC_API_KEY; 'authToken': ANTHROPIC_AUTH_TOKEN (a gateway's or proxy's bearer token). */
   credential?: 'apiKey' | 'authToken';
+  /** `spelunk mcp` without a credential: why its model tools cannot run (locate still can); apiKey is then ''. */
+  missingCredential?: string;
   baseURL: string | undefined;
   /**
    * One budget for every HEAD read of a run (the read-only proof's, 0.5 s each, and a resume's, 0.2 s), in place of
@@ -104,6 +108,7 @@ export interface RawFlags {
   mapTokens?: number;
   toolTimeout?: number;
   verbose?: boolean;
+  includePartialMessages?: boolean;
   thinking?: boolean;
   effort?: string;
   showThinking?: boolean;
@@ -149,10 +154,13 @@ export async function resolveConfig(
   mcp = false,
 ): Promise<Config> {
   const root = await realRoot(flags.dir ?? '.', cwd);
-  const { apiKey, credential } = resolveCredential(env);
+  const { apiKey, credential, missingCredential } = credentialFor(env, mcp);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
+  }
+  if (flags.includePartialMessages === true && outputFormat !== 'stream-json') {
+    throw new UsageError('--include-partial-messages needs --output-format stream-json');
   }
   if (!mcp) refuseMcpFlags(flags);
   const session = resolveSession(flags, audit, mcp);
@@ -184,6 +192,7 @@ export async function resolveConfig(
     mapTokens: positiveInt('--map-tokens', flags.mapTokens, 2_000),
     toolTimeoutMs: positiveNumber('--tool-timeout', flags.toolTimeout, 30) * 1000,
     verbose: flags.verbose ?? false,
+    ...(flags.includePartialMessages === true ? { includePartialMessages: true } : {}),
     thinking,
     effort,
     showThinking: flags.showThinking ?? false,
@@ -204,8 +213,19 @@ export async function resolveConfig(
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
     apiKey,
     ...(credential === 'authToken' ? { credential } : {}),
+    ...(missingCredential === undefined ? {} : { missingCredential }),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
   };
+}
+
+/** The credential; `spelunk mcp` starts without one (locate is free), and its model tools then say what is missing. */
+function credentialFor(env: Readonly<Record<string, string | undefined>>, mcp: boolean): ReturnType<typeof resolveCredential> & { missingCredential?: string } {
+  try {
+    return resolveCredential(env);
+  } catch (error) {
+    if (!mcp || !(error instanceof UsageError)) throw error;
+    return { apiKey: '', credential: 'apiKey', missingCredential: error.message };
+  }
 }
 
 /** The MCP server's limits; other commands refuse these flags (refuseMcpFlags). */

@@ -51,6 +51,17 @@ export function auditPlan(env) {
   return { args, files };
 }
 
+/**
+ * upload-sarif's `ref` and `sha`, both or neither: the commit spelunk analysed (on a pull request the checked-out head,
+ * `refs/pull/N/head`; upload-sarif would otherwise name the merge commit, which the review's lines do not match).
+ */
+export function sarifTarget(env, commit) {
+  const pr = pullRequest(env);
+  const ref = pr === null ? (env.GITHUB_REF?.trim() ?? '') : `refs/pull/${pr.number}/head`;
+  const known = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit ?? '') && ref !== '';
+  return { 'sarif-ref': known ? ref : '', 'sarif-sha': known ? commit : '' };
+}
+
 /** spelunk's environment: the runner's, without the workflow token and the action's inputs (spelunk needs neither). */
 function childEnv(env) {
   return Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'GITHUB_TOKEN' && !name.startsWith('INPUT_')));
@@ -83,6 +94,7 @@ function main(env) {
     'review-file': existsSync(files.review) ? files.review : '',
     'result-file': files.result,
   });
+  setOutputs(env, sarifTarget(env, result?.repo?.git_commit));
   const summary = result?.audit?.summary ?? result?.error?.message ?? '';
   process.stderr.write(`spelunk-action: exit ${code}${result?.audit ? `, verdict ${result.audit.verdict}` : ''}${summary ? `: ${oneLine(summary).slice(0, 500)}` : ''}\n`);
 }

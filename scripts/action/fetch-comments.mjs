@@ -2,7 +2,7 @@
 // --previous-review (so findings already posted are not posted again). Outside a pull request it writes [].
 // Usage: node fetch-comments.mjs OUTPUT_FILE   (env: GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_TOKEN, GITHUB_API_URL)
 import { writeFileSync } from 'node:fs';
-import { githubClient, need, oneLine, pullRequest } from './github.mjs';
+import { githubClient, need, oneLine, pullRequest, tokenLogin } from './github.mjs';
 
 async function main(argv, env) {
   const out = argv[0];
@@ -13,11 +13,14 @@ async function main(argv, env) {
     return;
   }
   const repo = need(env, 'GITHUB_REPOSITORY');
-  const comments = await githubClient(env).list(`/repos/${repo}/pulls/${pr.number}/comments`);
-  // Only what spelunk reads: the body (with its marker), the path and the line.
-  const kept = comments.map((c) => ({ body: c.body, path: c.path, line: c.line ?? null }));
+  const github = githubClient(env);
+  const login = await tokenLogin(env, github);
+  const comments = await github.list(`/repos/${repo}/pulls/${pr.number}/comments`);
+  // Only this token's own comments (a marker copied by anyone else silences nothing), and only what spelunk reads.
+  const own = comments.filter((c) => c.user?.login === login);
+  const kept = own.map((c) => ({ body: c.body, path: c.path, line: c.line ?? null }));
   writeFileSync(out, `${JSON.stringify(kept)}\n`);
-  process.stderr.write(`spelunk-action: ${kept.length} existing review comment(s) on #${pr.number}\n`);
+  process.stderr.write(`spelunk-action: ${comments.length} review comment(s) on #${pr.number}, ${kept.length} of them by ${login}\n`);
 }
 
 main(process.argv.slice(2), process.env).catch((error) => {

@@ -50,7 +50,9 @@ export function githubClient(env) {
     return { data: text === '' ? null : JSON.parse(text), link: response.headers.get('link') ?? '' };
   }
   return {
+    get: async (url) => (await request('GET', url)).data,
     post: async (url, body) => (await request('POST', url, body)).data,
+    put: async (url, body) => (await request('PUT', url, body)).data,
     /** Every item of a paginated list, following the Link header's rel="next". */
     async list(url) {
       const items = [];
@@ -64,6 +66,27 @@ export function githubClient(env) {
       return items;
     },
   };
+}
+
+/** The login GitHub Actions' own token posts as. */
+export const ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * Whose comments and reviews are spelunk's: only those count as posted, so nobody else can silence a finding by
+ * copying its marker. The input review-author when set (a GitHub App token other than the workflow's posts as
+ * `<app-slug>[bot]`, and an installation token cannot ask who it is); else `GET /user` for a personal token; else,
+ * when GitHub refuses that to an installation token (403), the workflow token's bot.
+ */
+export async function tokenLogin(env, github) {
+  const configured = env.INPUT_REVIEW_AUTHOR?.trim();
+  if (configured) return configured;
+  try {
+    const user = await github.get('/user');
+    if (typeof user?.login === 'string' && user.login !== '') return user.login;
+  } catch (error) {
+    if (error.status !== 403) throw error;
+  }
+  return ACTIONS_BOT;
 }
 
 /** Appends `name=value` lines to the step's outputs (GITHUB_OUTPUT), or prints them when there is none (local runs). */

@@ -1,21 +1,54 @@
-// Posts the review spelunk wrote (--review-output) on the pull request with the workflow token.
-// Usage: node post-review.mjs REVIEW_FILE   (env: GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_TOKEN, GITHUB_API_URL)
-// Nothing is posted when the review adds nothing: no new inline comment and this question's summary already posted.
+// Posts the review spelunk wrote (--review-output) on the pull request with the workflow token, and dismisses this
+// audit's earlier "changes requested" reviews once a run passes.
+// Usage: node post-review.mjs REVIEW_FILE   (env: GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_TOKEN, GITHUB_API_URL,
+// INPUT_REVIEW_AUTHOR)
+// Nothing is posted when the review adds nothing: no new inline comment, and this audit's latest summary already has
+// the same verdict and event.
 import { readFileSync } from 'node:fs';
-import { githubClient, need, oneLine, pullRequest } from './github.mjs';
+import { githubClient, need, oneLine, pullRequest, tokenLogin } from './github.mjs';
 
-/** The hidden line that ends spelunk's review body, naming the audit's category. */
-const REVIEW_MARKER = /<!-- spelunk:review category=([^\s]+) -->\s*$/;
+/** The hidden line that ends spelunk's review body: the audit's category, its verdict and the review's event. */
+const REVIEW_MARKER = /<!-- spelunk:review category=(\S+)(?: verdict=(\w+) event=(\w+))? -->\s*$/;
+/** GitHub's 422 for REQUEST_CHANGES on the token owner's own pull request; any other 422 is a real error. */
+const OWN_PULL_REQUEST = /own pull request/i;
 
-/** What to do with this review on this pull request: post it (and how), or skip it and why. */
-export function decide(review, pr, earlierBodies) {
+/** The marker's fields, or null for a body that is not spelunk's summary. */
+export function summaryMarker(body) {
+  const m = REVIEW_MARKER.exec(body ?? '');
+  return m === null ? null : { category: m[1], verdict: m[2] ?? null, event: m[3] ?? null };
+}
+
+/**
+ * What to do with this review on this pull request, given the token's own earlier reviews (GitHub's list, oldest
+ * first): post it or skip it (and why), and which earlier reviews of this audit to dismiss. A passing run (the review
+ * is a COMMENT) dismisses this category's CHANGES_REQUESTED reviews, so a fixed pull request stops showing them.
+ */
+export function decide(review, pr, ownReviews) {
+  const mine = summaryMarker(review.body);
+  const same = mine === null ? [] : ownReviews.filter((r) => summaryMarker(r.body)?.category === mine.category);
+  const dismiss = review.event === 'COMMENT' ? same.filter((r) => r.state === 'CHANGES_REQUESTED').map((r) => r.id) : [];
   if (review.commit_id !== undefined && review.commit_id !== pr.headSha) {
-    return { skip: `the review is for commit ${review.commit_id}, not the pull request's head ${pr.headSha}: check out the head (actions/checkout with ref: \${{ github.event.pull_request.head.sha }} and fetch-depth: 0) so the line numbers match` };
+    return { skip: `the review is for commit ${review.commit_id}, not the pull request's head ${pr.headSha}: check out the head (actions/checkout with ref: \${{ github.event.pull_request.head.sha }} and fetch-depth: 0) so the line numbers match`, dismiss: [] };
   }
-  const category = REVIEW_MARKER.exec(review.body)?.[1];
-  const posted = category !== undefined && earlierBodies.some((body) => REVIEW_MARKER.exec(body ?? '')?.[1] === category);
-  if (review.comments.length === 0 && posted) return { skip: 'nothing new: no new inline comment, and this audit\'s summary is already on the pull request' };
-  return { post: review };
+  const latest = same.length === 0 ? null : summaryMarker(same[same.length - 1].body);
+  const unchanged = latest !== null && latest.verdict === mine.verdict && latest.event === review.event;
+  if (review.comments.length === 0 && unchanged) {
+    return { skip: `nothing new: no new inline comment, and this audit's latest summary already says ${mine.verdict} (${review.event})`, dismiss };
+  }
+  return { post: review, dismiss };
+}
+
+/** Posts the review; returns the event GitHub took. Only the own-pull-request refusal is retried, as a COMMENT. */
+async function postReview(github, url, review) {
+  try {
+    await github.post(url, review);
+    return review.event;
+  } catch (error) {
+    if (error.status !== 422 || review.event !== 'REQUEST_CHANGES' || !OWN_PULL_REQUEST.test(error.body ?? '')) throw error;
+    process.stdout.write(`::warning::spelunk-action: GitHub refuses REQUEST_CHANGES on the token owner's own pull request; posting as COMMENT (the findings still fail the job)\n`);
+    await github.post(url, { ...review, event: 'COMMENT' });
+    return 'COMMENT';
+  }
 }
 
 async function main(argv, env) {
@@ -32,23 +65,25 @@ async function main(argv, env) {
   }
   const repo = need(env, 'GITHUB_REPOSITORY');
   const github = githubClient(env);
-  const earlier = await github.list(`/repos/${repo}/pulls/${pr.number}/reviews`);
-  const decision = decide(review, pr, earlier.map((r) => r.body));
+  const login = await tokenLogin(env, github);
+  const url = `/repos/${repo}/pulls/${pr.number}/reviews`;
+  const own = (await github.list(url)).filter((r) => r.user?.login === login);
+  const decision = decide(review, pr, own);
   if ('skip' in decision) {
     const level = decision.skip.startsWith('nothing new') ? 'notice' : 'warning';
     process.stdout.write(`::${level}::spelunk-action: no review posted: ${oneLine(decision.skip)}\n`);
-    return;
+  } else {
+    const event = await postReview(github, url, decision.post);
+    process.stderr.write(`spelunk-action: review posted on #${pr.number}: ${event}, ${decision.post.comments.length} inline comment(s)\n`);
   }
-  const url = `/repos/${repo}/pulls/${pr.number}/reviews`;
-  try {
-    await github.post(url, decision.post);
-  } catch (error) {
-    // GitHub refuses REQUEST_CHANGES from the pull request's own author (a personal token); the findings still count.
-    if (error.status !== 422 || decision.post.event !== 'REQUEST_CHANGES') throw error;
-    process.stdout.write(`::warning::spelunk-action: GitHub refused REQUEST_CHANGES (${oneLine(error.message).slice(0, 200)}); posting as COMMENT\n`);
-    await github.post(url, { ...decision.post, event: 'COMMENT' });
+  for (const id of decision.dismiss) {
+    try {
+      await github.put(`${url}/${id}/dismissals`, { message: 'A later spelunk audit of this pull request passes.', event: 'DISMISS' });
+      process.stderr.write(`spelunk-action: dismissed the earlier changes-requested review ${id}\n`);
+    } catch (error) {
+      process.stdout.write(`::warning::spelunk-action: could not dismiss review ${id}: ${oneLine(error.message).slice(0, 300)}\n`);
+    }
   }
-  process.stderr.write(`spelunk-action: review posted on #${pr.number}: ${decision.post.event}, ${decision.post.comments.length} inline comment(s)\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

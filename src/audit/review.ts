@@ -1,6 +1,7 @@
 import { escapeControls } from '../escape.js';
 import type { AuditReport, Finding, Severity } from './report.js';
 import type { ChangedFile } from './diff.js';
+import type { FindingAnchor } from './fingerprint.js';
 
 /** One inline comment of GitHub's "create a review for a pull request" call. */
 export interface ReviewComment {
@@ -25,15 +26,15 @@ const MAX_BODY_FINDINGS = 50;
 /** GitHub's limit on a comment or review body is 65,536 characters; the model's message is cut well below it. */
 const MAX_MESSAGE_CHARS = 4_000;
 const MARKER = 'spelunk:fingerprint=';
-/** The marker as it ends a comment body; a fingerprint is sha256 hex and an occurrence number (see fingerprint.ts). */
+/** The marker as it ends a comment body; a fingerprint is sha256 hex and an occurrence number (see anchorFingerprints). */
 export const FINGERPRINT_MARKER = /<!-- spelunk:fingerprint=([0-9a-f]{64}:[1-9][0-9]{0,5}) -->\s*$/;
 
 export interface ReviewInput {
   /** The scoped report (each finding classified against the change; baselined ones marked suppressed). */
   report: AuditReport;
   files: readonly ChangedFile[];
-  /** Each finding's fingerprint, in the report's order. */
-  fingerprints: readonly string[];
+  /** Each finding's anchor fingerprints (see anchorFingerprints), in the report's order. */
+  fingerprints: readonly FindingAnchor[];
   /** Fingerprints already posted on the pull request (`--previous-review`). */
   posted: ReadonlySet<string>;
   /** The audit fails at --fail-on (exit 4): the review requests changes. */
@@ -54,24 +55,48 @@ export interface ReviewInput {
 export function buildReview(input: ReviewInput): ReviewBody {
   const comments: ReviewComment[] = [];
   const elsewhere: Finding[] = [];
+  const already = matchPosted(input.report.findings, input.fingerprints, input.posted);
   let repeated = 0;
   let accepted = 0;
   input.report.findings.forEach((finding, i) => {
-    const fingerprint = input.fingerprints[i] ?? '';
     if (finding.suppressed === true) accepted++;
-    else if (input.posted.has(fingerprint)) repeated++;
+    else if (already[i] === true) repeated++;
     else {
       const line = lastAddedLine(finding, input.files);
       if (line === null) elsewhere.push(finding);
-      else comments.push({ path: finding.path, line, side: 'RIGHT', body: commentBody(finding, fingerprint, input.question) });
+      else comments.push({ path: finding.path, line, side: 'RIGHT', body: commentBody(finding, input.fingerprints[i]?.own ?? '', input.question) });
     }
   });
+  const event = input.failed ? 'REQUEST_CHANGES' : 'COMMENT';
   return {
     ...(input.commitId === null ? {} : { commit_id: input.commitId }),
-    body: reviewSummary(input, comments.length, elsewhere, repeated, accepted),
-    event: input.failed ? 'REQUEST_CHANGES' : 'COMMENT',
+    body: reviewSummary(input, event, { inline: comments.length, elsewhere, repeated, accepted }),
+    event,
     comments,
   };
+}
+
+/**
+ * Which findings an earlier comment already covers. Each posted fingerprint covers one finding: first the findings
+ * whose own anchor was posted, then those with a posted fingerprint near their range (the range moved or grew), and a
+ * finding anchored where another of this run already is counts as said once.
+ */
+function matchPosted(findings: readonly Finding[], anchors: readonly FindingAnchor[], posted: ReadonlySet<string>): boolean[] {
+  const used = new Set<string>();
+  const covered = findings.map(() => false);
+  const claim = (i: number, fingerprint: string | undefined) => {
+    if (fingerprint === undefined || covered[i] || used.has(fingerprint) || !posted.has(fingerprint)) return;
+    used.add(fingerprint);
+    covered[i] = true;
+  };
+  anchors.forEach((anchor, i) => claim(i, anchor.own));
+  anchors.forEach((anchor, i) => anchor.nearby.forEach((fingerprint) => claim(i, fingerprint)));
+  const own = new Set<string>();
+  anchors.forEach((anchor, i) => {
+    if (!covered[i] && own.has(anchor.own) && findings[i]?.suppressed !== true) covered[i] = true;
+    own.add(anchor.own);
+  });
+  return covered;
 }
 
 /** The last line of the finding's range that the change added, or null when it added none of them. */
@@ -97,7 +122,14 @@ function commentBody(finding: Finding, fingerprint: string, question: string): s
   ].join('\n');
 }
 
-function reviewSummary(input: ReviewInput, inline: number, elsewhere: Finding[], repeated: number, accepted: number): string {
+interface Counts {
+  inline: number;
+  elsewhere: Finding[];
+  repeated: number;
+  accepted: number;
+}
+
+function reviewSummary(input: ReviewInput, event: ReviewBody['event'], { inline, elsewhere, repeated, accepted }: Counts): string {
   const verdict = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[input.report.verdict];
   const lines = [
     `### spelunk audit: ${verdict}`,
@@ -118,7 +150,7 @@ function reviewSummary(input: ReviewInput, inline: number, elsewhere: Finding[],
     lines.push(`- **${f.severity}: ${markdownText(f.title)}** · \`${codeText(where)}\` · \`${codeText(f.rule_id)}\``);
   }
   if (elsewhere.length > MAX_BODY_FINDINGS) lines.push(`- … and ${elsewhere.length - MAX_BODY_FINDINGS} more (see the SARIF upload or the json result)`);
-  lines.push('', `<!-- spelunk:review category=${codeText(input.category).replace(/-->/g, '')} -->`);
+  lines.push('', `<!-- spelunk:review category=${markerWord(input.category)} verdict=${input.report.verdict} event=${event} -->`);
   return lines.join('\n');
 }
 
@@ -134,6 +166,11 @@ function markdownText(s: string): string {
     .replace(/@(?=\w)/g, '@\u200b')
     .replace(/!\[/g, '!\\[')
     .replace(/\]\(/g, ']\\(');
+}
+
+/** The category as one word of the summary's marker (post-review.mjs reads it back). */
+function markerWord(s: string): string {
+  return codeText(s).replace(/-->/g, '').replace(/\s/g, '_');
 }
 
 /** Text inside a code span: a backtick would close it. */

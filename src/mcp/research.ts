@@ -15,6 +15,8 @@ import { citationsOf } from './citations.js';
 import { ANSWER_FIT, AUDIT_FIT, fitAnswer, fitResult } from './fit.js';
 import type { McpCall } from './tools.js';
 import type { Severity } from '../audit/report.js';
+import { parseDiffSpec, type DiffSource } from '../audit/diff.js';
+import { UsageError } from '../errors.js';
 import { locate } from '../locate/locate.js';
 import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
 
@@ -67,9 +69,13 @@ export class Researcher {
   async run(call: McpCall, ctl: CallControl): Promise<CallOutcome> {
     // Free (no model call), so no budget applies; one symbol index per server keeps parsed files across calls.
     if (call.tool === 'locate') return this.#locate(call.question, call.k, ctl.signal);
+    const missing = this.#config.missingCredential;
+    if (missing !== undefined) {
+      return { ok: false, message: `${call.tool} calls the model, and ${missing}: in the environment spelunk mcp starts with (claude mcp add spelunk --env ANTHROPIC_API_KEY=… -- spelunk mcp), then restart it; locate works without a key` };
+    }
     const over = this.#budgetLeft();
     if (typeof over === 'string') return { ok: false, message: over };
-    if (call.tool === 'audit') return this.#audit(call.question, call.failOn, over, ctl);
+    if (call.tool === 'audit') return this.#audit(call.question, call.failOn, call.diff, over, ctl);
     if (call.tool === 'ask') {
       const base = await this.#base;
       // Busy from the start: it is about to answer, so making room for it must not forget it.
@@ -159,7 +165,7 @@ export class Researcher {
     if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
     const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
     if (note) notes.push(note);
-    this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.total_cost_usd)}`);
+    this.#log(`${question.slice(0, 60)} → ${done.stop}, ${outcome.requests} requests, ${formatCostUsd(result.cost_known ? result.total_cost_usd : null)}`);
     // The run checked the whole answer's citations; a cut answer is checked as it is served.
     const checked = truncated ? null : outcome.citations;
     const citations = checked !== null ? checked.map(citationRecord) : await citationsOf(text, this.#config.root);
@@ -178,7 +184,7 @@ export class Researcher {
         cache_read: result.usage.cache_read_input_tokens,
         output: result.usage.output_tokens,
         requests: outcome.requests,
-        cost_usd: result.total_cost_usd,
+        cost_usd: result.cost_known ? result.total_cost_usd : null,
       },
     };
     return { ok: true, structured: fitResult(structured, ANSWER_FIT) };
@@ -188,13 +194,24 @@ export class Researcher {
    * An audit is the run `spelunk audit --output-format json` makes, in-process: the same RunOutcome, served as its
    * result object (with the stop worded for MCP), the verdict's exit code and the fail_on it was judged by.
    */
-  async #audit(question: string, failOn: Severity, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
+  async #audit(question: string, failOn: Severity, spec: string | null, budgetUsd: number | null, ctl: CallControl): Promise<CallOutcome> {
+    // `--diff`'s rules (a revision never starts with "-"; git must resolve it): a refusal is the caller's to fix.
+    const refusal = (error: unknown): string => {
+      if (error instanceof UsageError) return error.message.replace(/--diff /g, 'diff ');
+      throw error;
+    };
+    let diff: DiffSource | null = null;
+    try {
+      diff = spec === null ? null : parseDiffSpec(spec);
+    } catch (error) {
+      return { ok: false, message: refusal(error) };
+    }
     const audit = {
       failOn,
       sarif: null,
       sarifCategory: null,
       sarifOnError: 'none',
-      diff: null,
+      diff,
       scope: 'line',
       baseline: null,
       updateBaseline: false,
@@ -206,9 +223,11 @@ export class Researcher {
       // The audit's own session, its ledger under the server's, like an ask's.
       const open = async (c: Config, opts: SessionOptions): Promise<Session> => ({ ...(await openSession(c, opts)), ledger: new UsageLedger(this.#spent) });
       const request = { question, open, env: this.#io.env, front: 'mcp' } as const;
-      const { result } = await runQuestion(request, config, { sinks }, controller.signal);
+      const ran = await runQuestion(request, config, { sinks }, controller.signal).catch(refusal);
+      if (typeof ran === 'string') return { ok: false, message: ran };
+      const { result } = ran;
       if (ctl.signal.aborted) return { ok: false, message: 'cancelled' };
-      this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.total_cost_usd)}`);
+      this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.cost_known ? result.total_cost_usd : null)}`);
       const { text, truncated, note } = fitAnswer(result.result, 'result');
       const warnings = note ? [...result.warnings, note] : result.warnings;
       const served = { ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) };

@@ -5,7 +5,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -33,7 +32,8 @@ const INSTRUCTIONS =
   'spelunk researches one repository (fixed when the server started) with read-only tools and answers with path:line evidence. Use ask for a question, ask_followup to continue it, audit for a pass/fail check, and locate (free, no model) to rank the files most likely to matter for a question.';
 
 /**
- * `spelunk mcp`: serves ask, ask_followup and audit over stdio until the client closes stdin (or SIGINT/SIGTERM).
+ * `spelunk mcp`: serves ask, ask_followup, audit and locate (which needs no key) over stdio until the client closes
+ * stdin (or SIGINT/SIGTERM).
  * stdout carries only the protocol; every log line goes to stderr.
  */
 export async function runMcp(config: Config, io: Io): Promise<number> {
@@ -67,7 +67,7 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
     // An unknown tool is a protocol error (the SDK sends a thrown McpError as the JSON-RPC error); bad arguments to a
     // known tool stay a tool error, which the calling model can read and correct.
     const unknown = unknownTool(request.params.name);
-    if (unknown !== null) throw new McpError(ErrorCode.InvalidParams, unknown);
+    if (unknown !== null) throw protocolError(ErrorCode.InvalidParams, unknown);
     const call = parseCall(request.params.name, request.params.arguments);
     if (typeof call === 'string') return errorResult(call);
     const token = extra._meta?.progressToken;
@@ -120,6 +120,7 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
   io.stderr.write(
     `spelunk mcp: serving ${config.root} (model ${config.model}) on stdio; ${maxCalls} calls and ${children} programs at once (${memoryGib} GiB allowance)\n`,
   );
+  if (config.missingCredential !== undefined) io.stderr.write(`spelunk mcp: only locate works: ${config.missingCredential}\n`);
   await closed;
   io.signals.off('SIGINT', stop);
   io.signals.off('SIGTERM', stop);
@@ -130,6 +131,14 @@ export async function runMcp(config: Config, io: Io): Promise<number> {
 function toResult(outcome: CallOutcome): CallToolResult {
   if (!outcome.ok) return errorResult(outcome.message);
   return { content: [{ type: 'text', text: JSON.stringify(outcome.structured) }], structuredContent: outcome.structured };
+}
+
+/**
+ * A JSON-RPC error for the SDK to send. Not an McpError: its message already starts "MCP error -32602:", and the
+ * client's McpError adds that prefix again; the SDK sends `code` and `message` as they are.
+ */
+function protocolError(code: ErrorCode, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
 }
 
 function errorResult(message: string): CallToolResult {

@@ -142,7 +142,7 @@ export const MCP_TOOLS = [
     name: 'ask',
     title: 'Ask about the repository',
     description:
-      'Researches a question about this one repository with read-only tools (file reads, rg, grep, find, ls) and answers with path:line evidence. Starts a new conversation; continue it with ask_followup.',
+      'Researches a question about this one repository with read-only tools (file reads, rg, grep, find, ls) and answers with path:line evidence. Calls the Claude API: costs money (typically a few cents to a dollar, reported in usage.cost_usd) and takes from tens of seconds to several minutes. Starts a new conversation; continue it with ask_followup. For file names alone, locate is free and instant.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -157,7 +157,8 @@ export const MCP_TOOLS = [
   {
     name: 'ask_followup',
     title: 'Follow up on an earlier answer',
-    description: 'Continues the conversation of an earlier ask (its files and findings stay in context, and the prompt cache stays warm).',
+    description:
+      'Continues the conversation of an earlier ask (its files and findings stay in context, and the prompt cache stays warm). Calls the Claude API: costs money (usually less than the first ask) and takes tens of seconds to minutes.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -173,12 +174,18 @@ export const MCP_TOOLS = [
     name: 'audit',
     title: 'Audit the repository',
     description:
-      'Runs a code audit of this repository for a yes/no question (e.g. "does every handler check auth?"): a verdict of pass, fail or inconclusive, with findings at verified locations.',
+      'Runs a code audit of this repository for a yes/no question (e.g. "does every handler check auth?"): a verdict of pass, fail or inconclusive, with findings at verified locations; with diff, an audit of a change (findings classified against it). Calls the Claude API: costs money (typically tens of cents to a few dollars) and takes minutes.',
     inputSchema: {
       type: 'object',
       properties: {
         question: questionSchema(),
         fail_on: { type: 'string', enum: [...SEVERITIES], description: 'lowest severity that makes the verdict a failure (default high)' },
+        diff: {
+          type: 'string',
+          pattern: '\\S',
+          maxLength: 500,
+          description: 'audit a change: BASE or BASE...HEAD, as `spelunk audit --diff` takes it (e.g. "origin/main"); only findings on changed lines fail it',
+        },
       },
       required: ['question'],
     },
@@ -206,7 +213,7 @@ export const MCP_TOOLS = [
 export type McpCall =
   | { tool: 'ask'; question: string; maxTurns: number | null }
   | { tool: 'ask_followup'; sessionId: string; question: string }
-  | { tool: 'audit'; question: string; failOn: Severity }
+  | { tool: 'audit'; question: string; failOn: Severity; diff: string | null }
   | { tool: 'locate'; question: string; k: number };
 
 const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
@@ -238,8 +245,10 @@ export function parseCall(name: string, args: unknown): McpCall | string {
       return { tool: 'ask', question, maxTurns: Object.hasOwn(given, 'max_turns') ? (given.max_turns as number) : null };
     case 'ask_followup':
       return { tool: 'ask_followup', sessionId: (given.session_id as string).trim(), question };
-    case 'audit':
-      return { tool: 'audit', question, failOn: Object.hasOwn(given, 'fail_on') ? (given.fail_on as Severity) : 'high' };
+    case 'audit': {
+      const diff = Object.hasOwn(given, 'diff') ? (given.diff as string).trim() : null;
+      return { tool: 'audit', question, failOn: Object.hasOwn(given, 'fail_on') ? (given.fail_on as Severity) : 'high', diff };
+    }
     case 'locate':
       return { tool: 'locate', question, k: Object.hasOwn(given, 'k') ? (given.k as number) : 10 };
   }
@@ -249,6 +258,7 @@ export function parseCall(name: string, args: unknown): McpCall | string {
 const WANTED: Readonly<Record<string, string>> = {
   question: 'a non-empty string such as "where is the config loaded?"',
   session_id: 'pass the session_id an earlier ask returned',
+  diff: 'BASE or BASE...HEAD such as "origin/main", or leave it out to audit the whole repository',
 };
 
 /** The issues in one line: one phrase per field (its first issue), in the schema's order. */

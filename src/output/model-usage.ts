@@ -2,7 +2,8 @@ import type { Usage } from '../agent/events.js';
 
 /**
  * Claude Code's per-model totals (`modelUsage`), for the fields spelunk knows: it keeps no table of context windows,
- * so `contextWindow` and `maxOutputTokens` are absent, and `costUSD` is null for a model without a known price.
+ * so `contextWindow` and `maxOutputTokens` are absent. `costUSD` is a number, as Claude Code's typed readers expect: 0
+ * for a model without a known price, with `costKnown` false, so no cost is invented and no reader meets a null.
  */
 export interface ModelUsageRecord {
   inputTokens: number;
@@ -13,7 +14,9 @@ export interface ModelUsageRecord {
   cacheCreationEphemeral1hInputTokens?: number;
   /** spelunk offers the model no web search: always 0. */
   webSearchRequests: number;
-  costUSD: number | null;
+  costUSD: number;
+  /** false when a request of this model had no known price (costUSD is then 0, not a cost). */
+  costKnown: boolean;
 }
 
 /** One model's totals in Claude Code's shape; `costUsd` as it should be shown (already rounded). */
@@ -30,7 +33,8 @@ export function modelUsageOf(u: Usage, costUsd: number | null): ModelUsageRecord
         }
       : {}),
     webSearchRequests: 0,
-    costUSD: costUsd,
+    costUSD: costUsd ?? 0,
+    costKnown: costUsd !== null,
   };
 }
 

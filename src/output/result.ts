@@ -63,7 +63,10 @@ export interface ResultObject {
   duration_ms: number;
   duration_api_ms: number;
   session_id: string;
-  total_cost_usd: number | null;
+  /** Claude Code always writes a number here: 0 when a price is unknown, and then `cost_known` is false. */
+  total_cost_usd: number;
+  /** false when a request's model has no known price: total_cost_usd is then 0, not a cost. */
+  cost_known: boolean;
   usage: TokenUsage;
   model: string;
   schema_version: number;
@@ -144,7 +147,8 @@ export function buildResult(input: BuildResultInput): ResultObject {
     duration_ms: Math.round(input.durationMs),
     duration_api_ms: Math.round(input.durationApiMs),
     session_id: input.sessionId,
-    total_cost_usd: input.costUsd === null ? null : roundUsd(input.costUsd),
+    total_cost_usd: input.costUsd === null ? 0 : roundUsd(input.costUsd),
+    cost_known: input.costUsd !== null,
     usage: { ...input.usage },
     model: input.model,
     schema_version: SCHEMA_VERSION,

@@ -10,8 +10,12 @@ export const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error'
  * score, which it reads as a string; each value sits inside its band so the label matches the model's severity.
  */
 export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = { critical: '9.5', high: '8.0', medium: '5.5', low: '2.0' };
-/** `tool.driver.informationUri` (SARIF2005): where a reader learns what spelunk is; package.json's homepage. */
-export const INFORMATION_URI: string = pkg.homepage;
+/**
+ * `tool.driver.informationUri` (SARIF2005): where a reader learns what spelunk is, package.json's `homepage`. The
+ * project has no public page yet, so there is none: GitHub links a SARIF tool's informationUri, and a placeholder would
+ * send readers to someone else's site. Set `homepage` and the driver carries it.
+ */
+export const INFORMATION_URI: string | undefined = (pkg as { homepage?: string }).homepage;
 /** Characters of the audit question quoted in a rule's description. */
 const MAX_QUESTION_CHARS = 300;
 
@@ -24,7 +28,8 @@ export interface SarifRule {
   /** What the rule means and how to fix it; GitHub shows `markdown` on the alert page (GH2012 requires it). */
   help: { text: string; markdown: string };
   defaultConfiguration: { level: SarifLevel };
-  properties: { 'security-severity': string; tags: string[] };
+  /** `security-severity` only on a rule whose findings are security problems: GitHub shows it as a security label. */
+  properties: { 'security-severity'?: string; tags: string[] };
 }
 
 /**
@@ -37,10 +42,11 @@ export interface SarifRule {
 export function ruleFor(id: string, findings: readonly Finding[], question: string | undefined): SarifRule {
   const worst = findings.reduce<Severity>((max, f) => (severityAtLeast(f.severity, max) ? f.severity : max), 'low');
   const tags = [...new Set(findings.flatMap((f) => (f.category ? [f.category] : [])))].sort();
-  const title = oneLine(findings[0]?.title ?? id);
+  // From the id alone, so an upload whose first finding is another one does not rename the rule on GitHub.
+  const title = ruleTitle(id);
   const asked = question === undefined ? '' : ` for the audit question "${oneLine(question).slice(0, MAX_QUESTION_CHARS)}"`;
   const kind = tags.length > 0 ? `${tags.join(', ')} ` : '';
-  const full = `${kind}problems of the kind "${id}" (e.g. ${title}) that spelunk's audit found${asked}; the most severe is ${worst}.`;
+  const full = `${kind}problems of the kind "${id}" that spelunk's audit found${asked}; the most severe is ${worst}.`;
   const fix = [
     'Each result names the code and gives the evidence in its message.',
     'Change that code so it no longer shows the problem, then run the audit again: the alert closes when the finding is gone.',
@@ -56,8 +62,14 @@ export function ruleFor(id: string, findings: readonly Finding[], question: stri
       markdown: `**${escapeMarkdown(title)}** (rule ${escapeMarkdown(id)}, up to ${worst})\n\n${escapeMarkdown(capitalise(full))}\n\n#### How to fix\n\n${fix.map((line) => `- ${escapeMarkdown(line)}`).join('\n')}`,
     },
     defaultConfiguration: { level: LEVEL[worst] },
-    properties: { 'security-severity': SECURITY_SEVERITY[worst], tags },
+    properties: { ...(tags.includes('security') ? { 'security-severity': SECURITY_SEVERITY[worst] } : {}), tags },
   };
+}
+
+/** `shell-injection` → `Shell injection`: the rule's short description, stable across uploads. */
+function ruleTitle(id: string): string {
+  const words = id.split(/[^A-Za-z0-9]+/).filter((w) => w !== '').join(' ').toLowerCase();
+  return words === '' ? 'Spelunk finding' : capitalise(words);
 }
 
 /** `shell-injection` → `ShellInjection`; an id without letters or digits keeps a fixed name. */

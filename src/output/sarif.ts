@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { FINGERPRINT_KEY, findingFingerprints, type LineReader } from '../audit/fingerprint.js';
 import type { AuditReport, Finding, Severity } from '../audit/report.js';
 import { writeOutputFile } from '../sandbox/safe-write.js';
@@ -45,15 +44,24 @@ export interface SarifLog {
         name: 'spelunk';
         version: string;
         semanticVersion: string;
-        informationUri: string;
+        informationUri?: string;
         rules: SarifRule[];
       };
     };
     automationDetails?: { id: string };
+    versionControlProvenance?: VersionControlDetails[];
     invocations: SarifInvocation[];
-    originalUriBaseIds: Record<string, { uri: string }>;
+    originalUriBaseIds: Record<string, { description: { text: string } }>;
     results: SarifResult[];
   }>;
+}
+
+/** SARIF's `versionControlProvenance` entry: which repository and commit the results belong to. */
+export interface VersionControlDetails {
+  repositoryUri: string;
+  revisionId: string;
+  branch?: string;
+  mappedTo: { uriBaseId: string };
 }
 
 export interface SarifInput {
@@ -67,6 +75,8 @@ export interface SarifInput {
   automationId?: string;
   /** The audit question, quoted in each rule's description. */
   question?: string;
+  /** The repository and commit analysed (sarifProvenance), when known. */
+  provenance?: VersionControlDetails;
 }
 
 /** Converts an audit report into a SARIF 2.1.0 log that GitHub code scanning accepts and deduplicates across runs. */
@@ -99,6 +109,7 @@ export function toSarif(input: SarifInput): SarifLog {
 
 export interface SarifFailureInput {
   root: string;
+  provenance?: VersionControlDetails;
   toolVersion: string;
   automationId?: string;
   /** Why the run reached no verdict, one line (the result's error message). */
@@ -117,7 +128,7 @@ export function toSarifFailure(input: SarifFailureInput): SarifLog {
 }
 
 function runLog(
-  input: { root: string; toolVersion: string; automationId?: string },
+  input: { root: string; toolVersion: string; automationId?: string; provenance?: VersionControlDetails },
   rules: SarifRule[],
   invocations: SarifInvocation[],
   results: SarifResult[],
@@ -132,14 +143,16 @@ function runLog(
             name: 'spelunk',
             version: input.toolVersion,
             semanticVersion: input.toolVersion,
-            informationUri: INFORMATION_URI,
+            ...(INFORMATION_URI === undefined ? {} : { informationUri: INFORMATION_URI }),
             rules,
           },
         },
         ...(input.automationId === undefined ? {} : { automationDetails: { id: input.automationId } }),
+        ...(input.provenance === undefined ? {} : { versionControlProvenance: [input.provenance] }),
         invocations,
-        // A directory URI must end with "/" or consumers resolve relative URIs against its parent.
-        originalUriBaseIds: { [SRCROOT]: { uri: `${pathToFileURL(input.root).href.replace(/\/$/, '')}/` } },
+        // No uri: the runner's absolute path would mean nothing to a reader of the log (and shows where CI ran);
+        // consumers resolve %SRCROOT% to their checkout (upload-sarif's checkout_path).
+        originalUriBaseIds: { [SRCROOT]: { description: { text: 'The root of the repository analysed; result paths are relative to it.' } } },
         results,
       },
     ],
@@ -159,6 +172,21 @@ export function sarifCategory(question: string, given: string | null): string {
   const hash = createHash('sha256').update(question).digest('hex').slice(0, 8);
   const cut = words.slice(0, MAX_SLUG_CHARS).replace(/-+$/, '');
   return `spelunk/${cut === '' ? hash : `${cut}-${hash}`}/`;
+}
+
+/**
+ * `versionControlProvenance` from the CI's environment: the repository's web address and the commit spelunk read, on
+ * GitHub Actions (GITHUB_SERVER_URL/GITHUB_REPOSITORY; branch GITHUB_HEAD_REF on a pull request, else
+ * GITHUB_REF_NAME) or GitLab CI (CI_PROJECT_URL; CI_COMMIT_REF_NAME). Elsewhere none: a git remote's URL may carry
+ * credentials, and is not read.
+ */
+export function sarifProvenance(env: Readonly<Record<string, string | undefined>>, commit: string | null): VersionControlDetails | undefined {
+  if (commit === null) return undefined;
+  const github = env.GITHUB_SERVER_URL?.trim() && env.GITHUB_REPOSITORY?.trim() ? `${env.GITHUB_SERVER_URL.trim().replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY.trim()}` : '';
+  const repositoryUri = github || env.CI_PROJECT_URL?.trim() || '';
+  if (!/^https?:\/\/[^\s@]+$/.test(repositoryUri)) return undefined;
+  const branch = (github ? env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() : env.CI_COMMIT_REF_NAME?.trim()) || undefined;
+  return { repositoryUri, revisionId: commit, ...(branch === undefined ? {} : { branch }), mappedTo: { uriBaseId: SRCROOT } };
 }
 
 /** SARIF URIs are URI references: encode each segment (spaces, "#", "%") but keep the "/" separators. */

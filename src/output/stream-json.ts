@@ -4,6 +4,7 @@ import type { Block } from '../agent/model.js';
 import type { OutStream } from '../io.js';
 import { roundUsd, SCHEMA_VERSION, type ResultObject } from './result.js';
 import { currentSandbox } from '../sandbox/exec.js';
+import { partialMessages } from './stream-events.js';
 
 /**
  * Tool output is included so a CI log shows what the model saw, but bounded: a `rg` over a monorepo can return
@@ -22,6 +23,8 @@ export interface StreamJsonInit {
   instructionFiles?: string[];
   /** Prices one request; without it `cost_usd` is null. */
   costOf?: (model: string, usage: Usage) => number | null;
+  /** `--include-partial-messages`: also the API's streaming events, as `stream_event` lines (stream-events.ts). */
+  partialMessages?: boolean;
 }
 
 /**
@@ -59,6 +62,8 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
   let started = false;
   let finished = false;
   let turn = 0;
+  const partial = init.partialMessages === true ? partialMessages(init.model) : null;
+  const thread = { parent_tool_use_id: null, ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }) };
   // Claude Code gives every line a uuid; the result object brings its own.
   const emit = (obj: Record<string, unknown>): void => {
     out.write(`${JSON.stringify({ ...obj, uuid: obj['uuid'] ?? randomUUID() })}\n`);
@@ -86,6 +91,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       if (finished) return;
       start();
       if (event.type === 'request_start') turn = event.turn;
+      for (const api of partial?.eventsFor(event) ?? []) emit({ type: 'stream_event', event: api, ...thread });
       const line = lineFor(event, turn, init);
       if (line !== null) emit(line);
     },

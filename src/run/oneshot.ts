@@ -1,5 +1,5 @@
 import { ABORT_INTERRUPT } from '../agent/loop.js';
-import { sarifCategory, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
+import { sarifCategory, sarifProvenance, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
 import { fileLineReader } from '../audit/fingerprint.js';
 import { EXIT } from '../exit-codes.js';
 import { exitCodeFor, withError, type ResultObject } from '../output/result.js';
@@ -123,7 +123,8 @@ async function sarifOutcome(
   staleRemoved: boolean,
 ): Promise<ResultObject> {
   const exit = exitCodeFor(result, config.audit?.failOn);
-  const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null) };
+  const provenance = sarifProvenance(io.env, result.repo.git_commit);
+  const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null), ...(provenance ? { provenance } : {}) };
   const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
   // An inconclusive audit ends as a "success" run; name it by what went wrong for the reader of the file.
   const reason = exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype;
@@ -181,6 +182,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       sessionId,
       instructionFiles: session.instructionFiles,
       costOf: estimateCostUsd,
+      partialMessages: config.includePartialMessages === true,
     });
     renderer.start();
     return [progress, renderer];

@@ -3,7 +3,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { exitCodeFor, type ResultObject } from '../output/result.js';
 import { sarifCategory } from '../output/sarif.js';
-import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { anchorFingerprints, fileLineReader } from '../audit/fingerprint.js';
 import type { DiffScope } from '../audit/diff.js';
 import { reviewCommit, writeReview, type ReviewPlan } from '../audit/review-files.js';
 import { buildReview } from '../audit/review.js';
@@ -30,7 +30,7 @@ export async function reviewOutcome(
     );
     return result;
   }
-  const fingerprints = findingFingerprints(result.audit.findings, fileLineReader(config.root));
+  const fingerprints = anchorFingerprints(result.audit.findings, fileLineReader(config.root));
   const review = buildReview({
     report: result.audit,
     files: change.files,

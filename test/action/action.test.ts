@@ -1,13 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validateAction, validateWorkflow } from '@action-validator/core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 // @ts-expect-error: a plain .mjs script of the action, without type declarations
 import { auditPlan } from '../../scripts/action/audit.mjs';
 // @ts-expect-error: likewise
 import { decide } from '../../scripts/action/post-review.mjs';
+// @ts-expect-error: likewise
+import { keyPlan } from '../../scripts/action/key.mjs';
+// @ts-expect-error: likewise
+import { sarifTarget } from '../../scripts/action/audit.mjs';
 
 /**
  * action.yml against SchemaStore's github-action schema, as embedded in @action-validator/core 0.6.0 (a dev
@@ -16,7 +22,11 @@ import { decide } from '../../scripts/action/post-review.mjs';
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ACTION_TEXT = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
-const ACTION = parse(ACTION_TEXT) as { inputs: Record<string, { default?: string; required?: boolean }>; runs: { steps: Array<{ name?: string; run?: string; env?: Record<string, string>; uses?: string }> } };
+const ACTION = parse(ACTION_TEXT) as {
+  inputs: Record<string, { default?: string; required?: boolean }>;
+  runs: { steps: Array<{ name?: string; id?: string; if?: string; run?: string; env?: Record<string, string>; uses?: string; with?: Record<string, string>; 'continue-on-error'?: boolean }> };
+};
+const step = (name: string) => ACTION.runs.steps.find((s) => s.name === name || s.id === name || s.uses?.startsWith(name))!;
 
 describe('action.yml', () => {
   it('is valid against SchemaStore\'s github-action schema', () => {
@@ -38,8 +48,27 @@ describe('action.yml', () => {
     const uses = ACTION.runs.steps.map((s) => s.uses).filter(Boolean);
     expect(uses).toContain('github/codeql-action/upload-sarif@v3');
     const scripts = ACTION.runs.steps.flatMap((s) => [...(s.run ?? '').matchAll(/\$GITHUB_ACTION_PATH\/(scripts\/action\/[\w.-]+)/g)].map((m) => m[1]!));
-    expect(scripts.sort()).toEqual(['scripts/action/audit.mjs', 'scripts/action/fetch-comments.mjs', 'scripts/action/post-review.mjs', 'scripts/action/setup-sandbox.sh']);
+    expect(scripts.sort()).toEqual(['scripts/action/audit.mjs', 'scripts/action/fetch-comments.mjs', 'scripts/action/key.mjs', 'scripts/action/post-review.mjs', 'scripts/action/setup-sandbox.sh']);
     for (const script of scripts) expect(existsSync(path.join(ROOT, script)), script).toBe(true);
+  });
+
+  it('installs only the runtime dependency (prepare builds dist/ with what the build needs)', () => {
+    expect(step('Install spelunk').run).toBe('npm ci --prefix "$GITHUB_ACTION_PATH" --omit=dev --no-audit --no-fund');
+  });
+
+  it('without a key nothing else runs: every step after the check is gated on it, the verdict on an exit code', () => {
+    const [first, ...rest] = ACTION.runs.steps;
+    expect(first?.id).toBe('key');
+    expect(ACTION.inputs['on-missing-key']?.default).toBe('skip');
+    for (const s of rest) expect(s.if, s.name ?? s.uses).toMatch(/steps\.key\.outputs\.run == 'true'|steps\.upload\.outcome == 'failure'|steps\.audit\.outputs\.exit-code != ''/);
+  });
+
+  it('upload-sarif: the checked-out commit (ref and sha), and a missing code-scanning feature is a warning, not a red job', () => {
+    const upload = step('github/codeql-action/upload-sarif');
+    expect(upload.with).toMatchObject({ ref: '${{ steps.audit.outputs.sarif-ref }}', sha: '${{ steps.audit.outputs.sarif-sha }}' });
+    expect(upload['continue-on-error']).toBe(true);
+    expect(upload.id).toBe('upload');
+    expect(step('Say that the SARIF upload failed').run).toMatch(/^echo "::warning::/);
   });
 
   it('every input reaches a step', () => {
@@ -116,20 +145,75 @@ describe('audit.mjs: inputs → spelunk argv', () => {
   });
 });
 
-describe('post-review.mjs: post only what is new', () => {
+describe('post-review.mjs: post when the state changes, dismiss when it passes', () => {
   const pr = { number: 7, headSha: 'a'.repeat(40), baseRef: 'main' };
-  const body = (category: string) => `summary\n<!-- spelunk:review category=${category} -->`;
-  const review = (over: object) => ({ commit_id: 'a'.repeat(40), body: body('spelunk/q/'), event: 'COMMENT', comments: [], ...over });
+  const body = (category: string, verdict = 'fail', event = 'REQUEST_CHANGES') => `summary\n<!-- spelunk:review category=${category} verdict=${verdict} event=${event} -->`;
+  const earlier = (id: number, b: string, state = 'COMMENTED') => ({ id, body: b, state });
+  const failing = { body: body('spelunk/q/'), event: 'REQUEST_CHANGES' };
+  const passing = { body: body('spelunk/q/', 'pass', 'COMMENT'), event: 'COMMENT' };
+  const review = (over: object) => ({ commit_id: 'a'.repeat(40), comments: [], ...failing, ...over });
 
-  it.each<[string, 'post' | 'skip', object, string[], string]>([
-    ['the first review of this question', 'post', {}, [], ''],
-    ['new inline comments', 'post', { comments: [{ path: 'a', line: 1, side: 'RIGHT', body: 'b' }] }, [body('spelunk/q/')], ''],
-    ['nothing new, summary already posted', 'skip', {}, ['LGTM', body('spelunk/q/')], 'nothing new'],
-    ['another question\'s summary does not count', 'post', {}, [body('spelunk/other/')], ''],
-    ['a review for another commit than the PR head', 'skip', { commit_id: 'b'.repeat(40) }, [], 'check out the head'],
-  ])('%s → %s', (_name, action, over, earlier, why) => {
-    const decision = decide(review(over), pr, earlier) as { post?: object; skip?: string };
+  it.each<[string, 'post' | 'skip', object, object[], string, number[]]>([
+    ['the first review of this question', 'post', {}, [], '', []],
+    ['new inline comments', 'post', { comments: [{ path: 'a', line: 1, side: 'RIGHT', body: 'b' }] }, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', []],
+    ['the same fail again, nothing new', 'skip', {}, [earlier(1, 'LGTM'), earlier(2, body('spelunk/q/'), 'CHANGES_REQUESTED')], 'nothing new', []],
+    ['another question\'s summary does not count', 'post', {}, [earlier(1, body('spelunk/other/'))], '', []],
+    ['a summary of the old form (no verdict) is not the same state', 'post', {}, [earlier(1, 'summary\n<!-- spelunk:review category=spelunk/q/ -->')], '', []],
+    ['fail, then pass: posted, and the changes-requested review dismissed', 'post', passing, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', [1]],
+    ['pass after pass: nothing posted, a leftover changes-requested review still dismissed', 'skip', passing, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED'), earlier(2, body('spelunk/q/', 'pass', 'COMMENT'))], 'nothing new', [1]],
+    ['a pass dismisses only this category\'s reviews, and only changes-requested ones', 'post', passing, [earlier(1, body('spelunk/other/'), 'CHANGES_REQUESTED'), earlier(2, body('spelunk/q/'), 'DISMISSED')], '', []],
+    ['the latest summary decides: fail, pass, then fail again posts', 'post', {}, [earlier(1, body('spelunk/q/'), 'DISMISSED'), earlier(2, body('spelunk/q/', 'pass', 'COMMENT'))], '', []],
+    ['the same verdict under another event (fail-on changed) posts', 'post', { body: body('spelunk/q/', 'fail', 'COMMENT'), event: 'COMMENT' }, [earlier(1, body('spelunk/q/'), 'CHANGES_REQUESTED')], '', [1]],
+    ['a review for another commit than the PR head', 'skip', { commit_id: 'b'.repeat(40) }, [], 'check out the head', []],
+  ])('%s', (_name, action, over, reviews, why, dismissed) => {
+    const decision = decide(review(over), pr, reviews) as { post?: object; skip?: string; dismiss: number[] };
     expect(action in decision).toBe(true);
     if (why) expect(decision.skip).toContain(why);
+    expect(decision.dismiss).toEqual(dismissed);
+  });
+});
+
+describe('key.mjs: a pull request without the key (a fork, Dependabot) ends with a notice, or fails when asked', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'spelunk-key-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const event = (head: string) => {
+    const file = path.join(dir, `${head.replace('/', '_')}.json`);
+    writeFileSync(file, JSON.stringify({ pull_request: { number: 1, head: { repo: { full_name: head } }, base: { repo: { full_name: 'o/r' } } } }));
+    return file;
+  };
+
+  it.each<[string, Record<string, string>, object]>([
+    ['a key: run', { ANTHROPIC_API_KEY: 'sk-ant-x' }, { run: true }],
+    ['a fork\'s pull request: skip with a notice naming the fork', { GITHUB_EVENT_PATH: event('someone/r') }, { run: false, level: 'notice', line: expect.stringMatching(/forks \(this one is from someone\/r\); the audit is skipped and the job passes/) }],
+    ['Dependabot: skip, saying where its secrets go', { GITHUB_ACTOR: 'dependabot[bot]', GITHUB_EVENT_PATH: event('o/r') }, { run: false, level: 'notice', line: expect.stringContaining('Secrets and variables → Dependabot') }],
+    ['the repository\'s own pull request without the secret: skip, saying to pass it', { GITHUB_EVENT_PATH: event('o/r') }, { run: false, level: 'notice', line: expect.stringContaining('the anthropic-api-key input is empty') }],
+    ['on-missing-key fail: an error', { INPUT_ON_MISSING_KEY: 'fail', GITHUB_EVENT_PATH: event('someone/r') }, { run: false, level: 'error', line: expect.stringContaining('cannot run (on-missing-key: fail)') }],
+    ['a blank key is no key', { ANTHROPIC_API_KEY: '  ' }, { run: false, level: 'notice' }],
+  ])('%s', (_name, env, plan) => {
+    expect(keyPlan(env)).toMatchObject(plan);
+  });
+
+  it('run as the action runs it: the notice on stdout, run=false and skipped=true in the step outputs, exit 0', () => {
+    const outputs = path.join(dir, 'outputs.txt');
+    const stdout = execFileSync(process.execPath, [path.join(ROOT, 'scripts/action/key.mjs')], { env: { PATH: '/usr/bin:/bin', GITHUB_OUTPUT: outputs, GITHUB_EVENT_PATH: event('someone/r'), ANTHROPIC_API_KEY: '' }, encoding: 'utf8' });
+    expect(stdout).toMatch(/^::notice::spelunk: no ANTHROPIC_API_KEY: GitHub withholds secrets/);
+    expect(readFileSync(outputs, 'utf8')).toBe('run=false\nskipped=true\n');
+  });
+
+  it('a bad on-missing-key is refused', () => {
+    expect(() => keyPlan({ INPUT_ON_MISSING_KEY: 'ignore' })).toThrow('on-missing-key must be skip or fail');
+  });
+});
+
+describe('audit.mjs: the commit the SARIF upload names', () => {
+  const SHA = 'c'.repeat(40);
+  const PR_EVENT = path.join(ROOT, 'test', 'action', 'pr-event.json');
+  it.each<[string, Record<string, string>, string | null, object]>([
+    ['a pull request: its head, refs/pull/N/head', { GITHUB_EVENT_PATH: PR_EVENT, GITHUB_REF: 'refs/pull/7/merge' }, SHA, { 'sarif-ref': expect.stringMatching(/^refs\/pull\/\d+\/head$/), 'sarif-sha': SHA }],
+    ['a push: the pushed ref', { GITHUB_REF: 'refs/heads/main' }, SHA, { 'sarif-ref': 'refs/heads/main', 'sarif-sha': SHA }],
+    ['no commit known: neither (upload-sarif takes both or none)', { GITHUB_REF: 'refs/heads/main' }, null, { 'sarif-ref': '', 'sarif-sha': '' }],
+    ['no ref known (a local run): neither', {}, SHA, { 'sarif-ref': '', 'sarif-sha': '' }],
+  ])('%s', (_name, env, commit, outputs) => {
+    expect(sarifTarget(env, commit)).toEqual(outputs);
   });
 });

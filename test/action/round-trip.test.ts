@@ -11,7 +11,8 @@ import { BIN } from '../support/pty.js';
  * The action's scripts, run as the action runs them (node, environment variables, GITHUB_OUTPUT), against the local
  * Messages API server and a local stand-in for GitHub's API, on a fixture pull request: a seeded SQL injection in the
  * changed lines and an old shell injection outside them. Push 1 posts one inline comment and requests changes; push 2
- * (the same findings) posts nothing.
+ * (the same findings) posts nothing; push 3 (the model gives the same finding a range one line longer) posts nothing;
+ * push 4 (fixed: the audit passes) posts a passing summary and dismisses the changes-requested review.
  */
 const SCRIPTS = path.resolve('scripts/action');
 const TOKEN = 'ghs_test_token';
@@ -65,9 +66,10 @@ beforeAll(async () => {
   await fs.writeFile(path.join(ws, 'event.json'), JSON.stringify({ action: 'synchronize', pull_request: { number: 7, head: { sha: head }, base: { ref: 'main' } } }));
   await fs.writeFile(path.join(ws, 'spelunk-wrapper.mjs'), WRAPPER);
   api = await startMockApi({ minCacheTokens: 256 });
-  github = await startFakeGitHub({ repo: 'o/r', number: 7, token: TOKEN });
-  // Someone else's comments, enough for two pages.
-  github.comments.push(...[1, 2, 3].map((id) => ({ id, body: `nit ${id}`, path: 'src/search.js', line: id, user: { login: 'alice' } })));
+  github = await startFakeGitHub({ repo: 'o/r', number: 7, users: { [TOKEN]: { login: 'github-actions[bot]', installation: true } }, author: 'alice', hunks: { 'src/search.js': [[1, 5]] } });
+  // Someone else's comments, enough for two pages of 100; one copies a marker of spelunk's form, which must not count.
+  github.comments.push(...Array.from({ length: 101 }, (_, id) => ({ id, body: `nit ${id}`, path: 'src/search.js', line: 1 + (id % 5), user: { login: 'alice' } })));
+  github.comments.push({ id: 500, body: `quiet\n<!-- spelunk:fingerprint=${'0'.repeat(64)}:1 -->`, path: 'src/search.js', line: 3, user: { login: 'alice' } });
 });
 afterAll(async () => {
   await api.close();
@@ -90,13 +92,13 @@ function script(name: string, args: string[], env: Record<string, string>): Prom
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** One push: the action's three script steps in order, as action.yml runs them. */
-async function push(n: number) {
+/** One push: the action's three script steps in order, as action.yml runs them, with the model's report. */
+async function push(n: number, report: object = { verdict: 'fail', summary: 'An injection in the change.', findings: [OLD, NEW] }) {
   const ctx = { GITHUB_EVENT_PATH: path.join(ws, 'event.json'), GITHUB_REPOSITORY: 'o/r', GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, RUNNER_TEMP: path.join(ws, 'runner-temp') };
   const previous = path.join(ws, 'runner-temp', 'spelunk-previous-review.json');
   const fetched = await script('fetch-comments.mjs', [previous], ctx);
   expect(fetched.code, fetched.stdout + fetched.stderr).toBe(0);
-  api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 'An injection in the change.', findings: [OLD, NEW] })), reply(text('Done.')));
+  api.enqueue(reply(toolUse('report_findings', report)), reply(text('Done.')));
   const outputs = path.join(ws, `outputs-${n}.txt`);
   const record = path.join(ws, `record-${n}.json`);
   const audit = await script('audit.mjs', [], {
@@ -114,13 +116,14 @@ async function push(n: number) {
     SPELUNK_TEST_RECORD: record,
   });
   expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+  expect(audit.stdout, audit.stdout).not.toContain('::error::');
   const out = Object.fromEntries((await fs.readFile(outputs, 'utf8')).trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
   const posted = await script('post-review.mjs', [out['review-file']!], ctx);
   return { fetched, audit, out, posted, recorded: JSON.parse(await fs.readFile(record, 'utf8')) as { args: string[]; env: string[] } };
 }
 
 describe('the action\'s scripts, end to end, offline', () => {
-  it('push 1 posts one inline comment and requests changes; push 2 posts nothing new', { timeout: 120_000 }, async () => {
+  it('fail → the same fail → the range moved → pass: one review each time the state changes, and the old one dismissed', { timeout: 240_000 }, async () => {
     const first = await push(1);
     expect(first.recorded.args).toEqual(expect.arrayContaining(['--sandbox', 'required', '--diff', 'origin/main...HEAD', '--previous-review']));
     expect(first.recorded.env).not.toContain('GITHUB_TOKEN');
@@ -128,21 +131,39 @@ describe('the action\'s scripts, end to end, offline', () => {
     expect(first.out).toMatchObject({ 'exit-code': '4', verdict: 'fail', category: 'spelunk/is-user-input-used-safely/' });
     expect(JSON.parse(await fs.readFile(first.out['sarif-file']!, 'utf8')).runs[0].results).toHaveLength(2);
     expect(first.posted.code, first.posted.stdout + first.posted.stderr).toBe(0);
+    expect(first.posted.stderr).toContain('review posted on #7: REQUEST_CHANGES, 1 inline comment(s)');
     expect(github.posted).toHaveLength(1);
     const review = github.posted[0] as { commit_id: string; event: string; body: string; comments: Array<{ path: string; line: number; side: string }> };
     expect(review.commit_id).toBe(head);
     expect(review.event).toBe('REQUEST_CHANGES');
     expect(review.comments.map((c) => `${c.path}:${c.line}:${c.side}`)).toEqual(['src/search.js:3:RIGHT']);
     expect(review.body).toContain('- 1 finding(s) outside the changed lines, listed here');
-    // Paging was followed: three earlier comments on two pages.
+    expect(review.body).toMatch(/<!-- spelunk:review category=spelunk\/is-user-input-used-safely\/ verdict=fail event=REQUEST_CHANGES -->$/);
+    // Paging was followed: 102 earlier comments on two pages of 100; the installation token asked who it is and was refused.
     expect(github.requests.filter((r) => r.startsWith('GET /repos/o/r/pulls/7/comments'))).toEqual(['GET /repos/o/r/pulls/7/comments?per_page=100', 'GET /repos/o/r/pulls/7/comments?per_page=100&page=2']);
+    expect(first.fetched.stderr).toContain('102 review comment(s) on #7, 0 of them by github-actions[bot]');
 
     const second = await push(2);
-    expect(JSON.parse(await fs.readFile(path.join(ws, 'runner-temp', 'spelunk-previous-review.json'), 'utf8'))).toHaveLength(4);
+    // Only the bot's own comment is read back: alice's, and her copied marker, are not.
+    expect(JSON.parse(await fs.readFile(path.join(ws, 'runner-temp', 'spelunk-previous-review.json'), 'utf8'))).toHaveLength(1);
     expect(JSON.parse(await fs.readFile(second.out['review-file']!, 'utf8')).comments).toEqual([]);
     expect(second.posted.code).toBe(0);
     expect(second.posted.stdout).toContain('::notice::spelunk-action: no review posted: nothing new');
     expect(github.posted).toHaveLength(1);
+
+    const third = await push(3, { verdict: 'fail', summary: 'An injection in the change.', findings: [OLD, { ...NEW, start_line: 2, end_line: 4 }] });
+    expect(JSON.parse(await fs.readFile(third.out['review-file']!, 'utf8')).comments).toEqual([]);
+    expect(third.posted.stdout).toContain('no review posted: nothing new');
+    expect(github.posted).toHaveLength(1);
+
+    const fourth = await push(4, { verdict: 'pass', summary: 'Queries are parameterised now.', findings: [] });
+    expect(fourth.out).toMatchObject({ 'exit-code': '0', verdict: 'pass' });
+    expect(fourth.posted.code, fourth.posted.stdout + fourth.posted.stderr).toBe(0);
+    expect(github.posted).toHaveLength(2);
+    expect(github.posted[1]).toMatchObject({ event: 'COMMENT', comments: [] });
+    expect((github.posted[1] as { body: string }).body).toContain('verdict=pass event=COMMENT -->');
+    expect(github.reviews.map((r) => r.state)).toEqual(['DISMISSED', 'COMMENTED']);
+    expect(github.requests).toContain(`PUT /repos/o/r/pulls/7/reviews/${github.reviews[0]!.id}/dismissals`);
   });
 
   it('a token GitHub refuses: fetch-comments warns and writes [], so the audit still runs', async () => {

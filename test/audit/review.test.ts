@@ -16,7 +16,7 @@ const finding = (over: Partial<Finding>): Finding => ({ rule_id: 'r', severity: 
 const input = (findings: Finding[], over: Partial<ReviewInput> = {}): ReviewInput => ({
   report: { verdict: 'fail', summary: 's', findings },
   files: FILES,
-  fingerprints: findings.map((_, i) => FP(i + 1)),
+  fingerprints: findings.map((_, i) => ({ own: FP(i + 1), nearby: [FP(i + 1)] })),
   posted: new Set(),
   failed: true,
   failOn: 'high',

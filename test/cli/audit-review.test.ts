@@ -83,7 +83,7 @@ describe('--review-output: a GitHub review of the change, without duplicates on 
     expect(review.body).toContain('- 0 finding(s) already posted in an earlier review, left out');
     expect(review.body).toContain('- 1 finding(s) outside the changed lines, listed here');
     expect(review.body).toContain('- **high: User input reaches exec** · `src/auth.js:4` · `shell-injection`');
-    expect(review.body).toContain('<!-- spelunk:review category=spelunk/is-user-input-used-safely/ -->');
+    expect(review.body).toContain('<!-- spelunk:review category=spelunk/is-user-input-used-safely/ verdict=fail event=REQUEST_CHANGES -->');
 
     // GitHub lists review comments with more fields than were posted; the next run reads that list.
     const listed = review.comments.map((c: object, i: number) => ({ id: 100 + i, user: { login: 'github-actions[bot]' }, commit_id: featureHead, original_line: 3, ...c }));

@@ -29,6 +29,8 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['-qx', 'q'], 'unknown flag -x'],
     [['-qm', 'opus', 'q'], '-m takes a value, so it cannot be grouped'],
     [['--no-model', 'q'], 'unknown flag --no-model'],
+    [['--include-partial-messages', 'q'], '--include-partial-messages needs --output-format stream-json'],
+    [['--include-partial-messages', '--output-format', 'json', 'q'], '--include-partial-messages needs --output-format stream-json'],
     [['--model.x', '1', 'q'], 'unknown flag --model.x; did you mean --model?'],
     [['-C'], '-C/--dir needs a value, e.g. --dir path/to/repo'],
     [['q', '-m'], '-m/--model needs a value, e.g. --model sonnet'],

@@ -46,7 +46,7 @@ beforeAll(async () => {
   // other test files run the built binary.
   const copy = path.join(tmp, 'checkout');
   await fs.mkdir(copy);
-  for (const entry of ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'schema', 'scripts', 'src']) {
+  for (const entry of ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'tsconfig.json', 'bin', 'schema', 'scripts', 'src']) {
     await fs.cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
   }
   await fs.symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
@@ -67,7 +67,8 @@ describe(`the published package (${pkg.name})`, () => {
       expect.arrayContaining(['package/dist/spelunk.js', 'package/dist/spelunk-main.cjs', 'package/dist/vendor-mcp.cjs', 'package/dist/vendor-render.cjs', 'package/schema/result.schema.json', 'package/README.md', 'package/package.json']),
     );
     expect(files.filter((f) => /^package\/(src|test|scripts|node_modules)\//.test(f))).toEqual([]);
-    expect(pkg.bin).toEqual({ spelunk: 'dist/spelunk.js' });
+    expect(pkg.bin).toEqual({ spelunk: 'scripts/spelunk.cjs' });
+    expect(files).toContain('package/scripts/spelunk.cjs');
     // Everything else is bundled into dist/: a consumer installs ripgrep and the tree-sitter runtime, nothing more.
     expect(Object.keys(pkg.dependencies)).toEqual(['@vscode/ripgrep', '@vscode/tree-sitter-wasm', 'web-tree-sitter']);
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
+import { MCP_TOOLS } from '../../src/mcp/tools.js';
 
 // The snippets in docs/mcp.md for adding spelunk to Claude Code, Cursor and Codex must start `spelunk mcp` as written.
 const section = readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'mcp.md'), 'utf8');
@@ -36,7 +37,8 @@ describe('docs/mcp.md snippets', () => {
   it('Claude Code -p: the server named in claude mcp add is allowed with --allowedTools mcp__<server>', () => {
     const server = /^claude mcp add (\S+) /.exec(block('sh').trim())![1];
     const print = block('console').trim();
-    expect(print).toMatch(/^claude -p --allowedTools (\S+) "[^"]+"$/);
+    // The prompt first: since Claude Code 2.1 --allowedTools takes several values and would swallow a prompt after it.
+    expect(print).toMatch(/^claude -p "[^"]+" --allowedTools (\S+)$/);
     expect(/--allowedTools (\S+)/.exec(print)![1]).toBe(`mcp__${server}`);
   });
 
@@ -52,5 +54,13 @@ describe('docs/mcp.md snippets', () => {
     expect(toml).toMatch(/^\[mcp_servers\.spelunk\]\ncommand = "spelunk"\n/);
     expect(toml).toMatch(/\ntool_timeout_sec = \d+\n/);
     await expectMcp(JSON.parse(/\nargs = (\[.*\])\n/.exec(toml)![1]!) as string[]);
+  });
+
+  it('the table lists every tool the server lists, and the count in words is right', () => {
+    const rows = [...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(MCP_TOOLS.map((t) => t.name));
+    const words = ['one', 'two', 'three', 'four', 'five'];
+    expect(section).toContain(`allows all ${words[MCP_TOOLS.length - 1]}`);
+    expect(section).not.toMatch(/all (two|three|five) tools|allows all (two|three|five)\b/);
   });
 });

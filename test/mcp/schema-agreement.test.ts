@@ -13,9 +13,9 @@ const ajv = new Ajv({ strict: false, allErrors: false });
 const RUNS = 1500;
 
 /** Each phrase of a refusal starts with the field it is about, or says the arguments are not an object. */
-const PHRASE = /^(question|session_id|max_turns|fail_on|k) (is|must) \S|^the arguments must be a JSON object$/;
+const PHRASE = /^(question|session_id|max_turns|fail_on|diff|k) (is|must) \S|^the arguments must be a JSON object$/;
 /** Where one phrase ends and the next begins ("; " also appears inside a phrase: "…characters; keep it under …"). */
-const NEXT = /; (?=(?:question|session_id|max_turns|fail_on|k) (?:is|must) |the arguments )/;
+const NEXT = /; (?=(?:question|session_id|max_turns|fail_on|diff|k) (?:is|must) |the arguments )/;
 
 describe('every MCP tool: the inputSchema the client sees is the check (ajv as the oracle)', () => {
   it.each(MCP_TOOLS.map((t) => [t.name, t.inputSchema as JsonSchema] as const))('%s: random arguments get the verdict ajv gives', (name, schema) => {

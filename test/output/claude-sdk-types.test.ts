@@ -16,7 +16,7 @@ import { CLAUDE_SHAPE_GAPS } from './claude-shape-gaps.js';
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-const CLAUDE_TYPES = new Set(['system/init', 'assistant', 'user', 'result']);
+const CLAUDE_TYPES = new Set(['system/init', 'assistant', 'user', 'result', 'stream_event']);
 
 let api: MockApi;
 const repo = useRepo(APP_FILES, { git: true });
@@ -50,6 +50,7 @@ async function recordAll(): Promise<Record<string, unknown>[]> {
   const tool = () => reply(text('Looking.'), toolUse('read_file', { path: 'src/auth.js' }));
   return [
     ...(await record('stream-json', [], [tool(), reply(text('Login is handled in src/auth.js:1.'))])),
+    ...(await record('stream-json', ['--include-partial-messages'], [tool(), reply(text('Login is handled in src/auth.js:1.'))])),
     ...(await record('stream-json', ['--max-turns', '1'], [tool()])),
     ...(await record('stream-json', ['--max-budget-usd', '0.0005'], [tool()])),
     ...(await record('stream-json', [], [httpError(400, 'invalid_request_error', 'bad request')])),
@@ -62,7 +63,7 @@ function program(lines: Record<string, unknown>[]): string {
   const own = lines.filter((l) => !CLAUDE_TYPES.has(kind(l)));
   const ownTypes = [...new Set(own.filter((l) => l['type'] !== 'system').map((l) => JSON.stringify(l['type'])))];
   const ownSubtypes = [...new Set(own.filter((l) => l['type'] === 'system').map((l) => JSON.stringify(l['subtype'])))];
-  return `import type { ModelUsage, SDKAssistantMessage, SDKMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+  return `import type { ModelUsage, SDKAssistantMessage, SDKMessage, SDKPartialAssistantMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 
 /** Keys of any member of a union (a gap named here must exist in Claude Code's type). */
 type AnyKey<T> = T extends unknown ? keyof T : never;
@@ -82,7 +83,19 @@ type Result = SDKResultMessage extends infer R
     ? Omit<R, 'usage' | 'modelUsage'> & { usage: ResultUsage; modelUsage: Record<string, PerModel> }
     : never
   : never;
-type Known = Init | Assistant | SDKUserMessage | Result;
+type StreamEvent = SDKPartialAssistantMessage['event'];
+type MessageDelta = Extract<StreamEvent, { type: 'message_delta' }>;
+type BlockStart = Extract<StreamEvent, { type: 'content_block_start' }>;
+type RelaxedEvent =
+  | Exclude<StreamEvent, { type: 'message_start' | 'message_delta' | 'content_block_start' }>
+  | (Omit<Extract<StreamEvent, { type: 'message_start' }>, 'message'> & { message: Omit<Message, 'content'> & { content: [] } })
+  | (Omit<Relax<MessageDelta, ${gaps(CLAUDE_SHAPE_GAPS.messageDelta)}>, 'delta' | 'usage'> & {
+      delta: Relax<MessageDelta['delta'], ${gaps(CLAUDE_SHAPE_GAPS.messageDeltaDelta)}>;
+      usage: Relax<MessageDelta['usage'], ${gaps(CLAUDE_SHAPE_GAPS.messageDeltaUsage)}>;
+    })
+  | (Omit<BlockStart, 'content_block'> & { content_block: Relax<BlockStart['content_block'], ${gaps(CLAUDE_SHAPE_GAPS.contentBlock)}> });
+type PartialLine = Omit<SDKPartialAssistantMessage, 'event'> & { event: RelaxedEvent };
+type Known = Init | Assistant | SDKUserMessage | Result | PartialLine;
 
 /** Checks a line structurally, without excess-property errors: spelunk's extra fields are allowed. */
 const line = <T extends Known>(value: T): T => value;
@@ -104,9 +117,11 @@ describe("Claude Code's message types (@anthropic-ai/claude-agent-sdk SDKMessage
   it('recorded json and stream-json lines type-check against SDKMessage, but for the listed gaps', async () => {
     const lines = await recordAll();
     const kinds = new Set(lines.map(kind));
+    const streamed = lines.filter((l) => l['type'] === 'stream_event').map((l) => (l['event'] as { type: string }).type);
+    expect(new Set(streamed)).toEqual(new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']));
     for (const k of CLAUDE_TYPES) expect(kinds).toContain(k);
     const subtypes = lines.filter((l) => l['type'] === 'result').map((l) => l['subtype']);
-    expect(subtypes).toEqual(['success', 'error_max_turns', 'error_max_budget_usd', 'error_during_execution', 'success']);
+    expect(subtypes).toEqual(['success', 'success', 'error_max_turns', 'error_max_budget_usd', 'error_during_execution', 'success']);
     for (const l of lines) expect(l['uuid'], kind(l)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await fs.writeFile(path.join(scratch, 'lines.ts'), program(lines));
     const config = {

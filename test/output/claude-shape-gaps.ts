@@ -14,4 +14,10 @@ export const CLAUDE_SHAPE_GAPS = {
   usage: ['cache_creation', 'fallback_credit', 'inference_geo', 'iterations', 'output_tokens_details', 'server_tool_use', 'service_tier', 'speed'],
   /** a modelUsage entry of the result */
   modelUsage: ['contextWindow', 'maxOutputTokens'],
+  /** a stream_event's message_delta event (--include-partial-messages) */
+  messageDelta: ['context_management'],
+  /** its delta */
+  messageDeltaDelta: ['container', 'stop_details'],
+  /** its usage */
+  messageDeltaUsage: ['fallback_credit', 'iterations', 'output_tokens_details', 'server_tool_use'],
 } as const satisfies Record<string, readonly string[]>;

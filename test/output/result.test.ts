@@ -92,11 +92,12 @@ describe('ResultCollector', () => {
     expect(exitCodeFor(result)).toBe(0);
   });
 
-  it('reports an unknown cost as null when any request has no price, or when no pricing is given', () => {
+  it('reports an unknown cost as 0 with cost_known false (a number for typed readers, no invented cost)', () => {
     const partlyPriced = (model: string, u: Usage): number | null => (u.cache_read_input_tokens > 0 ? null : flatPrice(model, u));
-    expect(collect(SCRIPT, partlyPriced).toResult(FINISH).total_cost_usd).toBeNull();
-    expect(collect(SCRIPT).toResult(FINISH).total_cost_usd).toBeNull();
-    expect(collect([], flatPrice).toResult({ ...FINISH, stop: 'api_error' }).total_cost_usd).toBe(0);
+    expect(collect(SCRIPT, partlyPriced).toResult(FINISH)).toMatchObject({ total_cost_usd: 0, cost_known: false });
+    expect(collect(SCRIPT).toResult(FINISH)).toMatchObject({ total_cost_usd: 0, cost_known: false });
+    expect(collect(SCRIPT, flatPrice).toResult(FINISH)).toMatchObject({ total_cost_usd: 0.00611, cost_known: true });
+    expect(collect([], flatPrice).toResult({ ...FINISH, stop: 'api_error' })).toMatchObject({ total_cost_usd: 0, cost_known: true });
   });
 
   it('uses the fallback stop and the current turn text when the loop never reported done', () => {
@@ -171,7 +172,7 @@ describe('ResultCollector', () => {
     const result = collect([...SCRIPT.slice(0, -1), haiku, SCRIPT.at(-1)!], flatPrice).toResult(FINISH);
     expectValid(result);
     expect(result.modelUsage).toEqual({
-      'claude-sonnet-5': { inputTokens: 1040, outputTokens: 70, cacheReadInputTokens: 3000, cacheCreationInputTokens: 2000, webSearchRequests: 0, costUSD: 0.00611 },
+      'claude-sonnet-5': { inputTokens: 1040, outputTokens: 70, cacheReadInputTokens: 3000, cacheCreationInputTokens: 2000, webSearchRequests: 0, costUSD: 0.00611, costKnown: true },
       'claude-haiku-4-5': {
         inputTokens: 5,
         outputTokens: 7,
@@ -181,10 +182,11 @@ describe('ResultCollector', () => {
         cacheCreationEphemeral1hInputTokens: 40,
         webSearchRequests: 0,
         costUSD: 0.000112,
+        costKnown: true,
       },
     });
     expect(result.permission_denials).toEqual([]);
-    expect(collect(SCRIPT).toResult(FINISH).modelUsage['claude-sonnet-5']?.costUSD).toBeNull();
+    expect(collect(SCRIPT).toResult(FINISH).modelUsage['claude-sonnet-5']).toMatchObject({ costUSD: 0, costKnown: false });
     expect(collect([]).toResult(FINISH).modelUsage).toEqual({});
   });
 

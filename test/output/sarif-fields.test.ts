@@ -1,10 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/audit/report.js';
-import { sarifCategory, toSarif } from '../../src/output/sarif.js';
+import { sarifCategory, sarifProvenance, toSarif } from '../../src/output/sarif.js';
 
 // The survivors of the 2026-11-26 Stryker run on output/sarif.ts: fields a result carries only sometimes, the root's
 // URI, a path with directories, and the category slug at its length limit.
@@ -47,8 +46,9 @@ describe('toSarif fields', () => {
     expect(run([], 'spelunk/q/').automationDetails).toEqual({ id: 'spelunk/q/' });
   });
 
-  it('the root is a directory URI ending in exactly one "/"', () => {
-    expect(run([]).originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: `${pathToFileURL(root).href}/` } });
+  it('%SRCROOT% names no path: consumers resolve it to their checkout', () => {
+    expect(Object.keys(run([]).originalUriBaseIds)).toEqual(['%SRCROOT%']);
+    expect(run([]).originalUriBaseIds['%SRCROOT%']).not.toHaveProperty('uri');
   });
 
   it('a path with directories keeps its "/" separators and encodes each segment', () => {
@@ -70,5 +70,27 @@ describe('sarifCategory at the edges', () => {
   it('a cut that ends on a "-" drops it before the hash', () => {
     const category = sarifCategory(`${'a'.repeat(59)} ${'b'.repeat(10)}`, null);
     expect(category).toMatch(new RegExp(`^spelunk/${'a'.repeat(59)}-[0-9a-f]{8}/$`));
+  });
+});
+
+describe('versionControlProvenance from the CI environment', () => {
+  const SHA = 'a'.repeat(40);
+  it.each<[string, Record<string, string>, string | null, object | undefined]>([
+    ['GitHub Actions on a pull request: the head branch', { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_HEAD_REF: 'feature', GITHUB_REF_NAME: '7/merge' }, SHA, { repositoryUri: 'https://github.com/o/r', revisionId: SHA, branch: 'feature', mappedTo: { uriBaseId: '%SRCROOT%' } }],
+    ['GitHub Actions on a push', { GITHUB_SERVER_URL: 'https://ghe.example.net/', GITHUB_REPOSITORY: 'o/r', GITHUB_HEAD_REF: '', GITHUB_REF_NAME: 'main' }, SHA, { repositoryUri: 'https://ghe.example.net/o/r', revisionId: SHA, branch: 'main', mappedTo: { uriBaseId: '%SRCROOT%' } }],
+    ['GitLab CI', { CI_PROJECT_URL: 'https://gitlab.com/g/p', CI_COMMIT_REF_NAME: 'dev' }, SHA, { repositoryUri: 'https://gitlab.com/g/p', revisionId: SHA, branch: 'dev', mappedTo: { uriBaseId: '%SRCROOT%' } }],
+    ['no CI: none (a git remote is not read)', {}, SHA, undefined],
+    ['no commit: none', { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r' }, null, undefined],
+    ['an address with credentials: none', { CI_PROJECT_URL: 'https://user:token@gitlab.com/g/p' }, SHA, undefined],
+  ])('%s', (_name, env, commit, expected) => {
+    expect(sarifProvenance(env, commit)).toEqual(expected);
+  });
+
+  it('the log carries it when given, and a rule\'s short description does not depend on which finding came first', () => {
+    const a = toSarif({ report: { verdict: 'fail', summary: 's', findings: [finding({ title: 'one' })] }, root: '/r', toolVersion: '0', readLines: () => null, provenance: sarifProvenance({ CI_PROJECT_URL: 'https://gitlab.com/g/p' }, 'b'.repeat(40)) });
+    const b = toSarif({ report: { verdict: 'fail', summary: 's', findings: [finding({ title: 'another' })] }, root: '/r', toolVersion: '0', readLines: () => null });
+    expect(a.runs[0]!.versionControlProvenance).toEqual([{ repositoryUri: 'https://gitlab.com/g/p', revisionId: 'b'.repeat(40), mappedTo: { uriBaseId: '%SRCROOT%' } }]);
+    expect('versionControlProvenance' in b.runs[0]!).toBe(false);
+    expect(a.runs[0]!.tool.driver.rules[0]).toEqual(b.runs[0]!.tool.driver.rules[0]);
   });
 });

@@ -55,9 +55,9 @@ function apiMessage(n: number, content: ApiMessage['content'], stop: string): Ap
 
 const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sessionId: 'sess-1' };
 
-function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => number | null; after?: AgentEvent[] } = {}) {
+function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => number | null; after?: AgentEvent[]; partial?: boolean } = {}) {
   const writes: string[] = [];
-  const renderer = createStreamJsonRenderer({ write: (chunk: string) => writes.push(chunk) }, { ...INIT, costOf: opts.costOf });
+  const renderer = createStreamJsonRenderer({ write: (chunk: string) => writes.push(chunk) }, { ...INIT, costOf: opts.costOf, partialMessages: opts.partial === true });
   const collector = new ResultCollector(opts.costOf === undefined ? {} : { costOf: opts.costOf });
   for (const event of events) {
     collector.handle(event);
@@ -160,5 +160,80 @@ describe('stream-json renderer', () => {
     expect(validateEvent({ type: 'assistant', subtype: 'text' })).toBe(false);
     expect(validateEvent({ type: 'assistant', message: { role: 'assistant' }, parent_tool_use_id: null, session_id: 's' })).toBe(false);
     expect(validateEvent({ type: 'system', subtype: 'shutdown' })).toBe(false);
+  });
+});
+
+describe('--include-partial-messages: stream_event lines as Claude Code writes them', () => {
+  type Line = Record<string, any>;
+  // The deltas of EVENTS as the loop yields them for these messages: the first text in two chunks, and the loop's
+  // paragraph break before a later request's first text (src/agent/loop.ts).
+  const events = EVENTS.flatMap((e): AgentEvent[] => {
+    if (e.type === 'text' && e.text.startsWith('Searching')) return [{ type: 'text', text: 'Search' }, { type: 'text', text: 'ing:' }];
+    if (e.type === 'text') return [{ type: 'text', text: '\n\n' }, e];
+    return [e];
+  });
+  const lines = (partial: boolean): Line[] => run(events, { partial }).map((c) => JSON.parse(c) as Line);
+
+  it('none without the flag', () => {
+    expect(lines(false).filter((l) => l.type === 'stream_event')).toEqual([]);
+  });
+
+  it('each request: message_start, the blocks as they streamed, tool_use blocks whole, message_delta, message_stop; then the assistant line', () => {
+    const all = lines(true);
+    for (const l of all) expect(validateEvent(l), JSON.stringify(validateEvent.errors)).toBe(true);
+    const assistants = all.flatMap((l, i) => (l.type === 'assistant' ? [i] : []));
+    expect(assistants).toHaveLength(2);
+    let from = 0;
+    for (const at of assistants) {
+      const events = all.slice(from, at).filter((l) => l.type === 'stream_event');
+      for (const e of events) expect(e).toMatchObject({ parent_tool_use_id: null, session_id: 'sess-1', uuid: expect.stringMatching(UUID) });
+      const types = events.map((e) => e.event.type);
+      expect(types[0]).toBe('message_start');
+      expect(types.slice(-2)).toEqual(['message_delta', 'message_stop']);
+      const message = all[at]!.message as ApiMessage;
+      // The text the deltas carry is the text of the message, block by block.
+      const text = events.filter((e) => e.event.delta?.type === 'text_delta').map((e) => e.event.delta.text).join('');
+      expect(text).toBe(message.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join(''));
+      const tool = message.content.find((b) => b.type === 'tool_use') as { id: string; name: string; input: unknown } | undefined;
+      const json = events.filter((e) => e.event.delta?.type === 'input_json_delta').map((e) => e.event.delta.partial_json).join('');
+      expect(json === '' ? undefined : JSON.parse(json)).toEqual(tool?.input);
+      if (tool) expect(events.find((e) => e.event.content_block?.type === 'tool_use')?.event.content_block).toEqual({ type: 'tool_use', id: tool.id, name: tool.name, input: {} });
+      // Every block that starts stops, indexes from 0 in order.
+      const starts = events.filter((e) => e.event.type === 'content_block_start').map((e) => e.event.index);
+      expect(starts).toEqual(starts.map((_, i) => i));
+      expect(events.filter((e) => e.event.type === 'content_block_stop').map((e) => e.event.index)).toEqual(starts);
+      const { cache_creation: _split, ...counts } = message.usage;
+      expect(events.at(-2)!.event).toEqual({ type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: counts });
+      from = at + 1;
+    }
+  });
+
+  it('thinking streams as a thinking block, and the paragraph break spelunk adds between requests is not sent', () => {
+    const all = lines(true).filter((l) => l.type === 'stream_event').map((l) => l.event);
+    expect(all.find((e) => e.type === 'content_block_start')?.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
+    expect(all.find((e) => e.delta?.type === 'thinking_delta')?.delta).toEqual({ type: 'thinking_delta', thinking: 'Where is the server?' });
+    const turn2 = all.slice(all.findLastIndex((e) => e.type === 'message_start'));
+    expect(turn2.filter((e) => e.delta?.type === 'text_delta').map((e) => e.delta.text)).toEqual(['src/server.ts:3']);
+  });
+});
+
+describe('the schemas: $ids, and a $ref to the sibling that resolves by its $id', () => {
+  const files = ['result.schema.json', 'stream-event.schema.json'].map((f) => schema(f) as Record<string, unknown>);
+
+  it('each has a $id; every $ref is local or names a sibling\'s $id', () => {
+    const ids = files.map((s) => s['$id']);
+    for (const id of ids) expect(id).toMatch(/^urn:spelunk:schema:[a-z-]+:3$/);
+    const refs = files.flatMap((s) => [...JSON.stringify(s).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!));
+    for (const ref of refs) expect(ref.startsWith('#') || ids.includes(ref), ref).toBe(true);
+    expect(refs).toContain(ids[0]);
+  });
+
+  it('a validator given both schemas, with no file names or keys, resolves the reference', () => {
+    const fresh = new Ajv({ strict: true });
+    for (const s of files) fresh.addSchema(s);
+    const validate = fresh.getSchema(String(files[1]!['$id']))!;
+    const result = JSON.parse(run([]).at(-1)!) as Record<string, unknown>;
+    expect(validate(result), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...result, cost_known: 'yes' })).toBe(false);
   });
 });
