@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The command npm links is scripts/spelunk.cjs: it runs the built launcher, and in a clone installed without its build
+ * The command npm links is bin/spelunk.cjs: it runs the built launcher, and in a clone installed without its build
  * (`--ignore-scripts`: no prepare, so no dist/) it says how to finish instead of failing to load a module.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => fs.rm(tmp, { recursive: true, force: true }));
 
-describe('scripts/spelunk.cjs', () => {
+describe('bin/spelunk.cjs', () => {
   it('with dist/ built, it is spelunk', async () => {
     const { stdout } = await run(process.execPath, [path.join(ROOT, pkg.bin.spelunk!), '--version']);
     expect(stdout).toBe(`${pkg.version}\n`);

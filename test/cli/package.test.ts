@@ -67,8 +67,8 @@ describe(`the published package (${pkg.name})`, () => {
       expect.arrayContaining(['package/dist/spelunk.js', 'package/dist/spelunk-main.cjs', 'package/dist/vendor-mcp.cjs', 'package/dist/vendor-render.cjs', 'package/schema/result.schema.json', 'package/README.md', 'package/package.json']),
     );
     expect(files.filter((f) => /^package\/(src|test|scripts|node_modules)\//.test(f))).toEqual([]);
-    expect(pkg.bin).toEqual({ spelunk: 'scripts/spelunk.cjs' });
-    expect(files).toContain('package/scripts/spelunk.cjs');
+    expect(pkg.bin).toEqual({ spelunk: 'bin/spelunk.cjs' });
+    expect(files).toContain('package/bin/spelunk.cjs');
     // Everything else is bundled into dist/: a consumer installs ripgrep and the tree-sitter runtime, nothing more.
     expect(Object.keys(pkg.dependencies)).toEqual(['@vscode/ripgrep', '@vscode/tree-sitter-wasm', 'web-tree-sitter']);
   });
