@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { leaked, makeSecretRepo, readTree, type SecretRepo } from '../support/secret-repo.js';
+import { ok, useResearcher } from '../mcp/in-process.js';
 
 let repo: SecretRepo;
 let api: MockApi;
@@ -77,5 +78,36 @@ describe('a scripted model through every tool: nothing secret leaves', () => {
     expect(r.requests).toContain(repo.planted[0]!.value);
     expect(r.requests).not.toContain('[redacted: GitHub token, deploy.sh:1]');
     expect(r.out.match(/--allow-secrets: secrets in the repository go to the model/g)).toHaveLength(1);
+  });
+});
+
+describe('the MCP server and locate', () => {
+  const start = useResearcher({ get root() { return repo.root; } });
+
+  it('MCP ask: the requests and the structured result hold markers, no values', async () => {
+    const mcp = await start();
+    mcp.api.enqueue(reply(...CALLS.map(([name, input], i) => toolUse(name, input, `toolu_${i}`))), reply(text('There is a GitHub token at `deploy.sh:1`.')));
+    const result = ok(await mcp.call('ask', { question: 'where are the tokens?' }));
+    const requests = JSON.stringify(mcp.api.requests.map((r) => r.body));
+    expect(requests).toContain('[redacted: GitHub token, deploy.sh:1]');
+    expect(result.citations).toContainEqual(expect.objectContaining({ path: 'deploy.sh', start_line: 1, status: 'ok', excerpt: 'GITHUB_TOKEN=[redacted: GitHub token, deploy.sh:1]' }));
+    expect(leaked(requests + JSON.stringify(result) + mcp.stderr(), repo.values)).toEqual([]);
+  });
+
+  it('MCP locate: the quoted lines are redacted', async () => {
+    const mcp = await start();
+    const result = ok(await mcp.call('locate', { question: 'GITHUB_TOKEN SLACK_BOT deploy' }), 'locate');
+    expect(JSON.stringify(result)).toContain('[redacted: GitHub token, deploy.sh:1]');
+    expect(leaked(JSON.stringify(result), repo.values)).toEqual([]);
+  });
+
+  it.each([
+    ['redacted', [], false],
+    ['--allow-secrets', ['--allow-secrets'], true],
+  ])('spelunk locate: %s', async (_, flags, shown) => {
+    const r = await runCli(['locate', '-C', repo.root, ...flags, 'GITHUB_TOKEN SLACK_BOT deploy'], { cwd: repo.root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(leaked(r.stdout, repo.values).length > 0).toBe(shown);
+    if (!shown) expect(r.stdout).toContain('[redacted: GitHub token, deploy.sh:1]');
   });
 });
