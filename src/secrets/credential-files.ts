@@ -5,7 +5,8 @@
  *   templates meant to be committed (`.env.example`, `.env.sample`, `.env.template`, `.env.dist`, `.env.tpl`) are not;
  * - `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.p8`, `*.ppk`, `*.jks`, `*.keystore`, `id_rsa`/`id_dsa`/`id_ecdsa`/
  *   `id_ed25519` (and their variants, not `.pub`): private keys and key stores;
- * - `.npmrc`, `.pypirc`, `.netrc`/`_netrc`, `.git-credentials`, `.pgpass`, `.htpasswd`: tools' token and password files;
+ * - `.npmrc`, `.pypirc`, `.netrc`/`_netrc`, `.git-credentials`, `.pgpass`, `.htpasswd`: tools' token and password files
+ *   (in `.npmrc` and `.pypirc` only the values of credential keys, `_authToken`, `password`, …: the rest are settings);
  * - `credentials` and `credentials*.json|yml|yaml|toml|ini` (`~/.aws/credentials`, Google's `credentials.json`),
  *   `client_secret*.json` (Google OAuth clients).
  */
@@ -41,8 +42,10 @@ export interface ValueSpan {
 }
 
 const PEM_FENCE = /^\s*-----(BEGIN|END) [A-Z0-9 ]+-----\s*$/;
-const COMMENT = /^\s*(#|;|\/\/|$)/;
+const COMMENT = /^\s*(#|;|\/\/\s|$)/;
 const SECTION = /^\s*\[[^\]]*\]\s*$/;
+const SETTINGS_FILES = /(^|\/)\.(npmrc|pypirc)$/;
+const CREDENTIAL_KEY = /auth|token|password|passwd|secret|credential|username|email|key/i;
 const NETRC_WORDS = /\b(login|password|account)(\s+)(\S+)/g;
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 const JSON_SCALAR = /(:\s*)(-?\d[\d.eE+-]*|true|false)/g;
@@ -63,6 +66,8 @@ export function credentialValues(body: string, shape: CredentialShape, path: str
   const colon = body.indexOf(':');
   const at = eq >= 0 ? eq : colon;
   if (at <= 0) return [{ start: 0, end: body.length }];
+  // .npmrc and .pypirc are mostly settings (registry, package-lock=false): only their credential keys hold secrets.
+  if (SETTINGS_FILES.test(path) && !CREDENTIAL_KEY.test(body.slice(0, at))) return [];
   const value = body.slice(at + 1);
   const lead = value.length - value.trimStart().length;
   const start = at + 1 + lead;

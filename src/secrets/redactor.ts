@@ -3,6 +3,7 @@ import { CREDENTIAL_VALUE } from './kinds.js';
 import { credentialShape, credentialValues } from './credential-files.js';
 import { layOut, type LaidLine, type SecretSource } from './layout.js';
 import type { ScanHit } from './scan.js';
+import { mayHoldSecret } from './gate.js';
 
 export type { SecretSource } from './layout.js';
 
@@ -62,8 +63,11 @@ export class Redactor {
   async redact(text: string, source: SecretSource): Promise<Redacted> {
     if (!this.enabled || text === '') return { text, hits: [] };
     const lines = layOut(text, source);
-    const scan = await this.#scan();
-    const spans = [...(await scan(text)).map(asSpan), ...(await strippedHits(text, lines, scan)), ...credentialSpans(text, lines)];
+    const credential = credentialSpans(text, lines);
+    // The scanner (and its load, on the first text) only for a text that could hold what it finds (gate.ts).
+    const scan = mayHoldSecret(text) ? await this.#scan() : null;
+    const found = scan === null ? [] : [...(await scan(text)).map(asSpan), ...(await strippedHits(text, lines, scan))];
+    const spans = [...found, ...credential];
     spans.push(...openKeySpans(text, lines, spans));
     if (spans.length === 0) return { text, hits: [] };
     const out = apply(text, lines, merge(text, spans));
