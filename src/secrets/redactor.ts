@@ -37,6 +37,8 @@ interface Span {
 const BEGIN_KEY = /-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----/;
 const END_KEY = /-----END[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----/;
 const BASE64_LINE = /^[A-Za-z0-9+/=]{4,}$/;
+const PEM_FENCE = /^\s*-----(BEGIN|END) [A-Z0-9 ]+-----\s*$/;
+const KEY_BODY = /^([A-Za-z0-9+/=]+|[A-Za-z-]+: .*|)$/;
 const PRIVATE_KEY = 'private key';
 
 /**
@@ -64,9 +66,9 @@ export class Redactor {
     if (!this.enabled || text === '') return { text, hits: [] };
     const lines = layOut(text, source);
     const credential = credentialSpans(text, lines);
-    // The scanner (and its load, on the first text) only for a text that could hold what it finds (gate.ts).
-    const scan = mayHoldSecret(text) ? await this.#scan() : null;
-    const found = scan === null ? [] : [...(await scan(text)).map(asSpan), ...(await strippedHits(text, lines, scan))];
+    // The scanner (and its load, on the first text) only for the lines that could hold what it finds (gate.ts).
+    const picked = candidateLines(text, lines);
+    const found = picked.length === 0 ? [] : await scanPicked(text, lines, picked, await this.#scan());
     const spans = [...found, ...credential];
     spans.push(...openKeySpans(text, lines, spans));
     if (spans.length === 0) return { text, hits: [] };
@@ -97,34 +99,63 @@ function asSpan(hit: ScanHit): Span {
   return { start: hit.start, end: hit.end, kind: hit.kind, ruleId: hit.ruleId };
 }
 
+/** A line to scan, from `from` (its body, or its start when the prefix itself could hold a secret) to its end. */
+interface Picked {
+  index: number;
+  from: number;
+}
+
 /**
- * Hits in the text with every line's prefix taken off (read_file's `12\t`, a diff's `+`, a search's `path:3:`), so a
- * value written over several lines (a private key) is seen whole; offsets are mapped back to the original text. The
- * original is scanned too (by the caller): a prefix that was not one cannot hide a secret.
+ * The lines secretlint must see: those that pass the gate (gate.ts), and the END fences of keys. Every rule of the
+ * preset but the private key's matches within one line, and a key's lines all pass the gate, so scanning these alone
+ * finds what scanning the whole text would, at a fraction of the cost (most lines of code hold no candidate). Each is
+ * scanned from its body: read_file's `12\t`, a diff's `+` and a search's `path:3:` are taken off, so a key written
+ * over numbered lines is seen whole; a prefix that could itself hold a secret is scanned with its line.
  */
-async function strippedHits(text: string, lines: LaidLine[], scan: (text: string) => Promise<ScanHit[]>): Promise<Span[]> {
-  if (!lines.some((l) => l.body > l.start)) return [];
+function candidateLines(text: string, lines: readonly LaidLine[]): Picked[] {
+  const picked: Picked[] = [];
+  lines.forEach((line, index) => {
+    const body = text.slice(line.body, line.end);
+    const prefixed = line.body > line.start && mayHoldSecret(text.slice(line.start, line.body));
+    if (prefixed) picked.push({ index, from: line.start });
+    else if (mayHoldSecret(body) || END_KEY.test(body)) picked.push({ index, from: line.body });
+  });
+  return picked;
+}
+
+/** secretlint over the picked lines joined by newlines, its offsets mapped back to the original text. */
+async function scanPicked(text: string, lines: readonly LaidLine[], picked: readonly Picked[], scan: (text: string) => Promise<ScanHit[]>): Promise<Span[]> {
   const starts: number[] = [];
   let view = '';
-  for (const line of lines) {
+  for (const p of picked) {
     starts.push(view.length);
-    view += `${text.slice(line.body, line.end)}\n`;
+    view += `${text.slice(p.from, lines[p.index]!.end)}\n`;
   }
   const toOriginal = (at: number, isEnd: boolean): number => {
     const i = lineAt(starts, isEnd ? at - 1 : at);
-    const line = lines[i]!;
-    return Math.min(line.end, line.body + (at - starts[i]!));
+    const p = picked[i]!;
+    return Math.min(lines[p.index]!.end, p.from + (at - starts[i]!));
   };
   return (await scan(view)).map((hit) => ({ ...asSpan(hit), start: toOriginal(hit.start, false), end: toOriginal(hit.end, true) }));
 }
 
-/** The values of credential files' lines (credential-files.ts), as spans of the text. */
+/**
+ * The values of credential files' lines (credential-files.ts), as spans of the text. In a key file, the lines inside a
+ * PRIVATE KEY block, and any before the output's first fence (a window that starts inside a key); a certificate or
+ * public key block in a .pem stays, being public.
+ */
 function credentialSpans(text: string, lines: LaidLine[]): Span[] {
   const spans: Span[] = [];
+  const inKey = new Map<string, boolean>();
   for (const line of lines) {
     if (line.credential === null) continue;
     const shape = credentialShape(line.credential) ?? 'keyed';
     const body = text.slice(line.body, line.end);
+    if (shape === 'key-material') {
+      const fence = PEM_FENCE.exec(body);
+      if (fence) inKey.set(line.credential, fence[1] === 'BEGIN' && /PRIVATE KEY/.test(body));
+      if (fence || inKey.get(line.credential) === false) continue;
+    }
     for (const v of credentialValues(body, shape, line.credential)) {
       spans.push({ start: line.body + v.start, end: line.body + v.end, kind: shape === 'key-material' ? PRIVATE_KEY : CREDENTIAL_VALUE, ruleId: 'credential-file' });
     }
@@ -144,8 +175,11 @@ function openKeySpans(text: string, lines: LaidLine[], found: readonly Span[]): 
   let open = -1;
   lines.forEach((line, i) => {
     const body = text.slice(line.body, line.end);
-    if (BEGIN_KEY.test(body)) open = i;
-    else if (END_KEY.test(body)) {
+    const begins = BEGIN_KEY.exec(body);
+    const ends = END_KEY.exec(body);
+    // A line with both fences (a key in one string, `\n`-escaped) is whole on its line: secretlint's to judge.
+    if (begins && !(ends && ends.index > begins.index)) open = i;
+    else if (ends && !begins) {
       if (open < 0) {
         for (let j = i - 1; j >= 0 && BASE64_LINE.test(text.slice(lines[j]!.body, lines[j]!.end).trim()); j--) spans.push(key(lines[j]!));
       }
@@ -153,7 +187,10 @@ function openKeySpans(text: string, lines: LaidLine[], found: readonly Span[]): 
     }
   });
   if (open >= 0 && !covered(lines[open]!.body)) {
-    for (let j = open + 1; j < lines.length; j++) if (lines[j]!.end > lines[j]!.body) spans.push(key(lines[j]!));
+    // The key's own lines only (base64, or a PEM header such as Proc-Type): code that tests for a BEGIN fence is not a key.
+    for (let j = open + 1; j < lines.length && KEY_BODY.test(text.slice(lines[j]!.body, lines[j]!.end).trim()); j++) {
+      if (lines[j]!.end > lines[j]!.body) spans.push(key(lines[j]!));
+    }
   }
   return spans.filter((s) => !covered(s.start));
 }

@@ -7,6 +7,7 @@ import { reply, startMockApi, text, toolUse, type MockApi } from '../support/moc
 import { PtySession } from '../support/pty.js';
 import { leaked, makeSecretRepo, type SecretRepo } from '../support/secret-repo.js';
 import { makeRepo } from '../support/temp-repo.js';
+import { plantedSecrets } from '../support/planted-secrets.js';
 
 // The built binary (npm run build): the REPL front end, and the scanner kept off the start path.
 let repo: SecretRepo;
@@ -50,10 +51,13 @@ describe('secretlint is loaded on the first scan, not at start', () => {
   afterAll(() => rmSync(probeDir, { recursive: true, force: true }));
 
   it.each([
-    ['a question answered without tools, no AGENTS.md', false, [reply(text('Nothing to read.'))]],
-    ['a question with one read_file', true, [reply(toolUse('read_file', { path: 'src/app.js' })), reply(text('Port 8080, src/app.js:1.'))]],
-  ])('%s → loaded: %s', async (_, loaded, replies) => {
-    const plain = await makeRepo({ 'src/app.js': 'export const port = 8080;\n' }, { git: true });
+    ['a question answered without tools, no AGENTS.md', false, {}, [reply(text('Nothing to read.'))]],
+    ['an AGENTS.md of prose, no tools', false, { 'AGENTS.md': '# Agents\nRun npm test before a commit.\n' }, [reply(text('Nothing to read.'))]],
+    ['an AGENTS.md holding a token', true, { 'AGENTS.md': `# Agents\nToken: ${plantedSecrets(8)[0]!.value}\n` }, [reply(text('Nothing to read.'))]],
+    ['a question with one read_file of a file with a long token-like run', true, { 'src/hash.js': 'export const h = "d41d8cd98f00b204e9800998ecf8427e";\n' }, [reply(toolUse('read_file', { path: 'src/hash.js' })), reply(text('src/hash.js:1.'))]],
+    ['a question with one read_file of plain code', false, {}, [reply(toolUse('read_file', { path: 'src/app.js' })), reply(text('Port 8080, src/app.js:1.'))]],
+  ])('%s → loaded: %s', async (_, loaded, files, replies) => {
+    const plain = await makeRepo({ 'src/app.js': 'export const port = 8080;\n', ...files }, { git: true });
     try {
       api = await startMockApi({ minCacheTokens: 256 });
       api.enqueue(...replies);

@@ -81,3 +81,17 @@ describe('the gate: every kind the preset covers passes it, ordinary text does n
     expect(mayHoldSecret(text)).toBe(false);
   });
 });
+
+describe('tuned false positives', () => {
+  const redactor = new Redactor(true);
+  it.each([
+    ['a URL with a password at example.com (deno url_test.ts)', 'tests/url_test.ts', '"http://user:secret1@example.com:8080/x",', false],
+    ['the user:pass placeholder at another host', 'tests/url_test.ts', '"http://user:pass@xn--lck1c3crb1723bpq4a.com/a",', false],
+    ['a real-looking basic auth URL', 'deploy.sh', 'curl https://deploy:Xk29fjq8Lm@ci.corp.io/hook', true],
+    ['a certificate in a .pem (public)', 'certs/RootCA.pem', '-----BEGIN CERTIFICATE-----\nMIIDIzCCAgugAwIBAgIJAMKPPW4tsOymMA0GCSqGSIb3DQEBCwUAMCcxCzAJBgNV\n-----END CERTIFICATE-----', false],
+    ['a key after a certificate in the same .pem', 'certs/both.pem', '-----BEGIN CERTIFICATE-----\nMIIDIzCC\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nshort\n-----END PRIVATE KEY-----', true],
+  ])('%s → redacted: %s', async (_, file, content, redacted) => {
+    const out = await redactor.redact(content, { kind: 'text', path: file });
+    expect(out.hits.length > 0).toBe(redacted);
+  });
+});
