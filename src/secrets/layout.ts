@@ -24,6 +24,8 @@ export interface LaidLine {
 const READ_FILE_LINE = /^(\d+)\t/;
 /** `path:12:` or `path-12-` (a search's match and context lines), the path made of plain path characters. */
 const SEARCH_LINE = /^([\w.@+\-/]+?)([:-])(\d+)\2/;
+/** `git grep -n x REV`: `REV:path:12:`. */
+const REV_SEARCH_LINE = /^([\w.~^@{}\/-]+):([\w.@+\-/]+?):(\d+):/;
 /** `path:` with a path whose name is a credential file (a search without line numbers). */
 const SEARCH_PATH = /^([\w.@+\-/]+):/;
 /** `12:` or `12-`: a search's line in one named file (rg and grep print no path then). */
@@ -80,6 +82,13 @@ function commandLines(text: string, spans: Array<[number, number]>, command: str
     if (inDiff !== null) {
       const path = inDiff.path;
       out.push({ start, body: start + inDiff.prefix, end, path, line: inDiff.line, note: inDiff.note, credential: credentialOr(path) });
+      return;
+    }
+    const revision = git ? REV_SEARCH_LINE.exec(line) : null;
+    if (revision) {
+      const path = revision[2]!;
+      const note = `at ${revision[1]}`;
+      out.push({ start, body: start + revision[0].length, end, path, line: Number(revision[3]), note, credential: credentialOr(path) });
       return;
     }
     const search = SEARCH_LINE.exec(line);
@@ -173,7 +182,9 @@ function namedFiles(command: string, git: boolean): { files: string[]; search: b
     const blobs = rest.filter((w) => /^[^-][^:]*:[^:]+$/.test(w)).map((w) => w.slice(w.indexOf(':') + 1));
     return { files: blobs, search: false, firstLine: blobs.length === 1 && rest[0] === 'show' ? 1 : null, credentialWord };
   }
-  if (program === 'rg' || program === 'grep') return { files: operands.slice(1), search: true, firstLine: null, credentialWord };
+  if (program === 'rg' || program === 'grep') {
+    return { files: operands.slice(1), search: true, firstLine: null, credentialWord: credentialWord ?? blindSearch(program, rest) };
+  }
   if (program === 'sed') {
     const script = operands[0] ?? '';
     const from = /^(\d+)(?:,\d+)?p$/.exec(script);
@@ -181,6 +192,21 @@ function namedFiles(command: string, git: boolean): { files: string[]; search: b
   }
   const fromStart = program === 'cat' || program === 'head' || program === 'nl';
   return { files: operands, search: false, firstLine: fromStart ? 1 : null, credentialWord };
+}
+
+/**
+ * A search whose output does not name the file of each line (`-I`, `-h`, `--no-filename`, `--json`, NUL separators)
+ * and that can reach dot files and ignored files (`rg --hidden`/`-u`/`--no-ignore`, `grep -r`): a line of it may come
+ * from a `.env`, so every line it prints is treated as a credential file's (values left out). Null otherwise.
+ */
+function blindSearch(program: string, words: readonly string[]): string | null {
+  const shorts = words.filter((w) => /^-[A-Za-z0-9]+$/.test(w)).join('');
+  const blind = words.some((w) => /^--(no-filename|json|null|vimgrep)$/.test(w)) || /[hI0Z]/.test(shorts);
+  const reaches =
+    program === 'grep'
+      ? /[rR]/.test(shorts) || words.some((w) => /^--(recursive|dereference-recursive)$/.test(w))
+      : /u/.test(shorts) || words.some((w) => /^--(hidden|no-ignore.*|unrestricted)$/.test(w));
+  return blind && reaches ? 'a search that does not name its files' : null;
 }
 
 function credentialOr(path: string | null): string | null {

@@ -62,6 +62,21 @@ describe('credential files by name', () => {
     expect(out.content).not.toContain(key.body.slice(64, 104));
   });
 
+  it('git grep over a revision: REV:path:line: names the file, and a .env there loses its value', async () => {
+    const out = await redactor.outcome('git', { command: 'grep -n PASSWORD HEAD~3' }, { content: 'HEAD~3:.env:2:DB_PASSWORD=plainpw99\n', summary: 's', isError: false });
+    expect(out.content).toBe('HEAD~3:.env:2:DB_PASSWORD=[redacted: value in a credential file, .env:2 (at HEAD~3)]\n');
+  });
+
+  it.each([
+    ['rg --hidden -I', 'rg --hidden -I -n PASSWORD', true],
+    ['rg -uu --json', 'rg -uu --json PASSWORD', true],
+    ['grep -rh', 'grep -rh PASSWORD .', true],
+    ['rg -I without --hidden (dot files are not searched)', 'rg -I -n PASSWORD', false],
+  ])('a search that hides its file names and reaches dot files: %s → values left out: %s', async (_, command, left) => {
+    const out = await redactor.outcome('bash', { command }, { content: 'DB_PASSWORD=plainpw99\n', summary: 's', isError: false });
+    expect(out.content.includes('plainpw99')).toBe(!left);
+  });
+
   it('a search that names no file but passes through a .env redacts what it matched there', async () => {
     const out = await redactor.outcome('bash', { command: 'rg -n PASSWORD' }, { content: 'src/db.js:3:const p = env.DB_PASSWORD;\n.env:2:DB_PASSWORD=plainpw99\n', summary: 's', isError: false });
     expect(out.content).toContain('src/db.js:3:const p = env.DB_PASSWORD;');
