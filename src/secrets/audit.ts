@@ -1,13 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ChangedFile, DiffScope } from '../audit/diff.js';
-import type { AuditReport, Finding, FindingsSink } from '../audit/report.js';
+import { SECRET_RULE, type AuditReport, type Finding, type FindingsSink } from '../audit/report.js';
 import { walkFiles } from '../preamble/rg-walk.js';
 import { bundledRg } from '../sandbox/programs.js';
 import { Redactor, type SecretHit } from './redactor.js';
 
-/** The rule id of spelunk's own secret findings (SARIF, the review, baselines). */
-export const SECRET_RULE = 'secret';
+export { SECRET_RULE };
 /** Files larger than this (1 MiB) are not scanned: generated or data files, not where a credential is written. */
 const MAX_FILE_BYTES = 1024 * 1024;
 /** The audit's scan of a whole repository stops after this many files, and says so. */

@@ -118,3 +118,17 @@ describe('audit --diff: only the secrets the change adds', () => {
     expect(leaked(run.stdout + run.stderr + payload + JSON.stringify(api.requests.map((r) => r.body)), [added.value])).toEqual([]);
   });
 });
+
+describe('fingerprints of secret findings', () => {
+  it('are not a hash of the line that holds the secret', async () => {
+    const { createHash } = await import('node:crypto');
+    const { findingFingerprints } = await import('../../src/audit/fingerprint.js');
+    const line = 'DB_PASSWORD=hunter22';
+    const finding = { rule_id: 'secret', severity: 'high' as const, title: 'value in a credential file', message: 'm', path: '.env', start_line: 1, end_line: 1 };
+    const [print] = findingFingerprints([finding], () => [line]);
+    const ofLine = createHash('sha256').update(`secret\0.env\0${line}`).digest('hex');
+    expect(print).not.toContain(ofLine);
+    const [model] = findingFingerprints([{ ...finding, rule_id: 'hardcoded-password' }], () => [line]);
+    expect(model).toContain(createHash('sha256').update(`hardcoded-password\0.env\0${line}`).digest('hex'));
+  });
+});
