@@ -37,6 +37,9 @@ interface Span {
 const BEGIN_KEY = /-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----/;
 const END_KEY = /-----END[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----/;
 const BASE64_LINE = /^[A-Za-z0-9+/=]{4,}$/;
+const LINE_CUT = '… [line cut at ';
+const OUTPUT_CUT = /^\[output (truncated|passed)/;
+const CUT_TAIL = /[A-Za-z0-9+/_=-]{8,}$/;
 const PEM_FENCE = /^\s*-----(BEGIN|END) [A-Z0-9 ]+-----\s*$/;
 const KEY_BODY = /^([A-Za-z0-9+/=]+|[A-Za-z-]+: .*|)$/;
 const PRIVATE_KEY = 'private key';
@@ -70,7 +73,7 @@ export class Redactor {
     const picked = candidateLines(text, lines);
     const found = picked.length === 0 ? [] : await scanPicked(text, lines, picked, await this.#scan());
     const spans = [...found, ...credential];
-    spans.push(...openKeySpans(text, lines, spans));
+    spans.push(...openKeySpans(text, lines, spans), ...cutSpans(text, lines, spans));
     if (spans.length === 0) return { text, hits: [] };
     const out = apply(text, lines, merge(text, spans));
     this.#seen.push(...out.hits);
@@ -193,6 +196,30 @@ function openKeySpans(text: string, lines: LaidLine[], found: readonly Span[]): 
     }
   }
   return spans.filter((s) => !covered(s.start));
+}
+
+/**
+ * The end of a line that a tool's limit cut (read_file's `… [line cut at 2000 characters` and the last line before
+ * bash's `[output truncated` or `[output passed`): a token cut there no longer matches any rule, and its first part
+ * would be sent. The run of token characters that ends at the cut is left out when it is 8 or more long.
+ */
+function cutSpans(text: string, lines: readonly LaidLine[], found: readonly Span[]): Span[] {
+  const covered = (at: number): boolean => found.some((s) => s.start <= at && s.end > at);
+  const spans: Span[] = [];
+  const tail = (from: number, to: number): void => {
+    const run = CUT_TAIL.exec(text.slice(from, to));
+    if (run && !covered(to - 1)) spans.push({ start: to - run[0].length, end: to, kind: 'value cut by an output limit', ruleId: 'cut' });
+  };
+  lines.forEach((line, i) => {
+    const body = text.slice(line.body, line.end);
+    const inline = body.indexOf(LINE_CUT);
+    if (inline >= 0) tail(line.body, line.body + inline);
+    if (OUTPUT_CUT.test(body)) {
+      const before = lines.slice(0, i).reverse().find((l) => l.end > l.body);
+      if (before) tail(before.body, before.end);
+    }
+  });
+  return spans;
 }
 
 /**

@@ -72,6 +72,15 @@ describe('places in tool output', () => {
     expect(out.content).toContain('[redacted: private key, docs/key.txt:');
   });
 
+  it.each([
+    ['read_file: a line cut at 2000 characters', 'read_file', { path: 'dist/app.min.js' }, `1\tvar a=1;var t="${github.value.slice(0, 20)}… [line cut at 2000 characters; full line is 4000 bytes]`, 'dist/app.min.js:1'],
+    ['bash: the last line before the truncation notice', 'bash', { command: 'rg -n x' }, `src/a.js:1:ok\nsrc/b.js:2:const t = "${github.value.slice(0, 20)}\n\n[output truncated: narrow the search]`, 'src/b.js:2'],
+  ])('a token cut by a limit: %s', async (_, name, input, content, place) => {
+    const out = await redactor.outcome(name, input, { content, summary: 's', isError: false });
+    expect(out.content).not.toContain(github.value.slice(4, 20));
+    expect(out.content).toContain(`[redacted: value cut by an output limit, ${place}]`);
+  });
+
   it('a secretlint-disable comment in the output does not switch detection off', async () => {
     const text = `a.js:1:// secretlint-disable\n.env:1:${github.line}\n`;
     const out = await redactor.outcome('bash', { command: 'rg -n x' }, { content: text, summary: 's', isError: false });
