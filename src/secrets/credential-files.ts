@@ -8,13 +8,14 @@
  * - `.npmrc`, `.pypirc`, `.netrc`/`_netrc`, `.git-credentials`, `.pgpass`, `.htpasswd`: tools' token and password files
  *   (in `.npmrc` and `.pypirc` only the values of credential keys, `_authToken`, `password`, …: the rest are settings);
  * - `credentials` and `credentials*.json|yml|yaml|toml|ini` (`~/.aws/credentials`, Google's `credentials.json`),
- *   `client_secret*.json` (Google OAuth clients).
+ *   `client_secret*.json` (Google OAuth clients); `secrets*.json|yml|yaml|toml|ini` (Rails' config/secrets.yml and
+ *   its kin) and `*.tfvars` (Terraform variables, where provider keys are passed).
  */
 const TEMPLATE = /\.(example|sample|template|dist|tpl)$/i;
 const KEY_STORE = /\.(pem|key|p12|pfx|p8|ppk|jks|keystore)$/i;
 const SSH_KEY = /^id_(rsa|dsa|ecdsa|ed25519)(?!.*\.pub$)/;
 const TOOL_FILES = new Set(['.npmrc', '.pypirc', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.htpasswd', '.envrc']);
-const CREDENTIALS = /^(credentials([-_.][\w.-]*)?\.(json|ya?ml|toml|ini)|credentials|client_secret[\w.-]*\.json)$/i;
+const CREDENTIALS = /^((credentials|secrets)([-_.][\w.-]*)?\.(json|ya?ml|toml|ini)|credentials|client_secret[\w.-]*\.json|[\w.-]+\.tfvars)$/i;
 
 /** How a credential file's lines are shown: keys kept and values left out, or nothing of a key's material. */
 export type CredentialShape = 'keyed' | 'json' | 'key-material';
