@@ -143,14 +143,10 @@ function diffLine(line: string, d: DiffState): { path: string | null; line: numb
   }
   if (!d.inHunk) return null;
   const mark = line[0];
-  const at = d.commit === null ? null : d.commit;
-  if (mark === '+') {
-    const result = { path: d.newPath, line: d.newLine++, prefix: 1, note: at === null ? null : `added in commit ${at}` };
-    return result;
-  }
+  const at = d.commit;
+  if (mark === '+') return { path: d.newPath, line: d.newLine++, prefix: 1, note: at === null ? null : `added in commit ${at}` };
   if (mark === '-') {
-    const result = { path: d.oldPath ?? d.newPath, line: d.oldLine++, prefix: 1, note: at === null ? 'removed line' : `removed in commit ${at}` };
-    return result;
+    return { path: d.oldPath ?? d.newPath, line: d.oldLine++, prefix: 1, note: at === null ? 'removed line' : `removed in commit ${at}` };
   }
   if (mark === ' ') {
     d.oldLine++;
