@@ -68,7 +68,8 @@ const lazyAssert = {
  * Packages that only some commands need, each group built into a file of its own beside the bundle: the MCP server's
  * SDK (with zod and ajv) for `spelunk mcp`; the markdown renderer (marked-terminal pulls in highlight.js, ~2 MB) for
  * answers shown on a terminal; the YAML and TOML parsers (~280 KiB), which only the map's workspace reader uses, for a
- * repository that declares its workspaces in such a file; cli-table3, for the REPL's /cost and the audit tables. A
+ * repository that declares its workspaces in such a file; cli-table3, for the REPL's /cost and the audit tables; the
+ * secret scanner, for the first tool result or instructions file. A
  * plain one-shot question reads none of them: a smaller bundle to read, hash and deserialise on every start. In the
  * bundle each import of such a package becomes a one-line stub that requires the vendor file when the importing module
  * is first evaluated (those modules are reached through import(), which the bundle defers); the vendor files are built
@@ -79,6 +80,9 @@ const VENDOR = {
   render: /^(marked|marked-terminal|supports-hyperlinks)(\/|$)/,
   manifests: /^(yaml|smol-toml)(\/|$)/,
   table: /^cli-table3$/,
+  // secretlint and its recommended preset (~1 MB with node-forge): loaded by the first text that is scanned for
+  // secrets (src/secrets/scan.ts, reached through import()), not at start.
+  secrets: /^@secretlint\//,
 };
 /**
  * Stubs that load their group on first use instead: the text view imports usage.ts (and with it cli-table3) on every

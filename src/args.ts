@@ -61,6 +61,7 @@ const OPTIONS = {
   resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it); alone: list this repository\'s sessions' },
   'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
   'allow-home': { type: 'boolean', describe: 'search a root that is or holds your home directory (dotfiles such as .ssh/) without asking; refused without it when not on a terminal; env SPELUNK_ALLOW_HOME=1' },
+  'allow-secrets': { type: 'boolean', describe: 'send secrets found in the repository unredacted, for this run only (also SPELUNK_ALLOW_SECRETS=1; audit: the flag only)' },
   'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
   'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
   hint: { type: 'boolean', describe: 'add the files locate ranks highest to the first question, after the cached preamble (--no-hint: do not)', defaultDescription: 'off' },

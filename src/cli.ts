@@ -9,6 +9,7 @@ import { runOnce } from './run/oneshot.js';
 import { chooseSandbox, sandboxMode, type SandboxChoice } from './sandbox/choose.js';
 import type { SandboxMode } from './sandbox/kernel.js';
 import { escapeControls } from './escape.js';
+import { Redactor } from './secrets/redactor.js';
 import { useSandbox } from './sandbox/exec.js';
 import {
   confirmOnTerminal,
@@ -74,6 +75,9 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     if (refused !== null) return refused;
     publishRunRoot(config.root);
     await startSandbox(config.sandboxMode, io, probe ?? undefined);
+    if (config.allowSecrets === true) {
+      io.stderr.write('spelunk: --allow-secrets: secrets in the repository go to the model and the outputs unredacted for this run\n');
+    }
     if (parsed.mcp) {
       // Imported only here: the MCP SDK (and zod) must not cost the ordinary one-shot start-up anything.
       const { runMcp } = await import('./mcp/server.js');
@@ -132,7 +136,7 @@ async function gatherQuestion(
   let question = parsed.question;
   if (question === null && stdinIsInput) {
     const text = (await readStdin(io.stdin)).text.trim();
-    question = text === '' ? null : text;
+    question = text === '' ? null : await redactStdin(text, config);
   } else if (question !== null && stdinIsInput) {
     const onSlow = (): void =>
       void io.stderr.write(
@@ -144,7 +148,7 @@ async function gatherQuestion(
         `spelunk: no stdin data within ${STDIN_IDLE_MS / 1000} s; answering the question alone (redirect stdin from /dev/null to skip the wait)\n`,
       );
     }
-    if (piped.text.trim() !== '') question = withPipedText(question, piped);
+    if (piped.text.trim() !== '') question = withPipedText(question, { ...piped, text: await redactStdin(piped.text, config) });
     if (piped.cut && !config.quiet) io.stderr.write(`warning: ${pipedCutWarning(piped)}\n`);
   }
   if (parsed.audit && question === null) throw new UsageError('audit needs a question: spelunk audit "does every handler check auth?"');
@@ -163,6 +167,11 @@ async function gatherQuestion(
   if (answer === 'yes') return question;
   io.stderr.write(answer === 'interrupted' ? '\nspelunk: interrupted; not sent\n' : 'spelunk: not sent\n');
   return answer === 'interrupted' ? INTERRUPTED : DECLINED;
+}
+
+/** Piped text without its secrets (`[redacted: GitHub token, stdin:3]`): it goes to the model and the saved session. */
+async function redactStdin(text: string, config: Config): Promise<string> {
+  return (await new Redactor(config.allowSecrets !== true).redact(text, { kind: 'text', path: 'stdin' })).text;
 }
 
 /**

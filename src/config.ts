@@ -72,6 +72,8 @@ export interface Config {
    * a loaded machine cannot turn a moved HEAD into an unknown one (a missing "HEAD moved" line). Absent: the defaults.
    */
   headTimeoutMs?: number;
+  /** `--allow-secrets` (or SPELUNK_ALLOW_SECRETS=1): secrets reach the model and the outputs unredacted for this run. */
+  allowSecrets?: boolean;
 }
 
 /** What `--sarif-on-error` may say: no file (`none`, the default) or a log that reports the failure. */
@@ -143,6 +145,7 @@ export interface RawFlags {
   sandbox?: string;
   allowLargeQuestion?: boolean;
   allowHome?: boolean;
+  allowSecrets?: boolean;
 }
 
 /** Validates flags and environment; throws UsageError with a one-line fix. */
@@ -215,6 +218,7 @@ export async function resolveConfig(
     ...(credential === 'authToken' ? { credential } : {}),
     ...(missingCredential === undefined ? {} : { missingCredential }),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
+    ...(resolveAllowSecrets(flags, env, audit) ? { allowSecrets: true } : {}),
   };
 }
 
@@ -250,6 +254,20 @@ function refuseMcpFlags(flags: RawFlags): void {
   if (mcpOnly.length === 0) return;
   const verb = mcpOnly.length === 1 ? 'works' : 'work';
   throw new UsageError(`${mcpOnly.join(' and ')} only ${verb} with the mcp subcommand: spelunk mcp -C <root> ${mcpOnly.join(' … ')} …`);
+}
+
+/**
+ * Redaction is off only when asked for this run: --allow-secrets, or SPELUNK_ALLOW_SECRETS=1 (a value other than 1 or
+ * 0 is a usage error rather than a guess). An audit takes only the flag: an environment variable set for other runs
+ * of a CI job must not send a repository's secrets to the model unnoticed.
+ */
+function resolveAllowSecrets(flags: RawFlags, env: Readonly<Record<string, string | undefined>>, audit: boolean): boolean {
+  if (flags.allowSecrets !== undefined) return flags.allowSecrets;
+  const value = env.SPELUNK_ALLOW_SECRETS?.trim();
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value !== '1') throw new UsageError(`SPELUNK_ALLOW_SECRETS must be 1 or 0 (got "${escapeControls(value)}")`);
+  if (audit) throw new UsageError('SPELUNK_ALLOW_SECRETS is not honoured by audit; pass --allow-secrets on the command line to send secrets unredacted');
+  return true;
 }
 
 /** Without `audit` these flags would do nothing, and a pipeline that forgot the subcommand would go green. */

@@ -43,7 +43,7 @@ const FOLDER_LAYERS: readonly (readonly string[])[] = [
   ['preamble/'],
   ['agent/', 'citations/'],
   ['tools/'],
-  ['audit/', 'symbols/'],
+  ['audit/', 'symbols/', 'secrets/'],
   ['sandbox/'],
 ];
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../sandbox/paths.js';
-import type { Finding } from './report.js';
+import { SECRET_RULE, type Finding } from './report.js';
 
 /** Key of our fingerprint; bump the version if the hashed text ever changes, or every alert would reopen. */
 export const FINGERPRINT_KEY = 'spelunk/v1';
@@ -22,7 +22,9 @@ export function findingFingerprints(findings: readonly Finding[], readLines: Lin
   const hashes = findings.map((finding) => {
     if (!cache.has(finding.path)) cache.set(finding.path, readLines(finding.path));
     const region = regionText(cache.get(finding.path) ?? null, finding);
-    const basis = region ?? `title:${finding.title}`;
+    // A secret finding's lines hold the secret: its fingerprint must not be a hash of them (a weak password could be
+    // found again from it). Its kind and path key it; findings alike in one file are told apart by line order below.
+    const basis = finding.rule_id === SECRET_RULE ? `secret:${finding.title}` : (region ?? `title:${finding.title}`);
     return createHash('sha256').update(`${finding.rule_id}\0${finding.path}\0${basis}`).digest('hex');
   });
   const order = findings.map((_, i) => i).sort((a, b) => (findings[a]?.start_line ?? 0) - (findings[b]?.start_line ?? 0));

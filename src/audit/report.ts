@@ -8,6 +8,9 @@ export type Verdict = (typeof VERDICTS)[number];
 export const CATEGORIES = ['security', 'correctness', 'performance', 'maintainability'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** The rule id of spelunk's own secret findings (src/run/secret-findings.ts), whatever the model reports. */
+export const SECRET_RULE = 'secret';
+
 /** A finding as the model files it (end_line optional). */
 export interface FindingInput {
   rule_id: string;

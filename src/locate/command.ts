@@ -5,6 +5,7 @@ import type { Io } from '../io.js';
 import { SymbolDiskCache, symbolCacheDir } from '../symbols/disk-cache.js';
 import { SymbolIndex } from '../symbols/index.js';
 import { DEFAULT_K, locate, MAX_K } from './locate.js';
+import { redactLocate } from './redact.js';
 import { renderJson, renderText } from './render.js';
 
 /** The whole search may take this long (rg over a large monorepo is well under it). */
@@ -26,7 +27,9 @@ export async function runLocate(question: string | null, root: string, flags: Ra
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
-  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols });
+  const allow = flags.allowSecrets === true || io.env.SPELUNK_ALLOW_SECRETS?.trim() === '1';
+  if (allow) io.stderr.write('spelunk: --allow-secrets: the lines locate prints are not redacted\n');
+  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols }), allow);
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

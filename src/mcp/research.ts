@@ -1,3 +1,4 @@
+import { redactLocate } from '../locate/redact.js';
 import { randomUUID } from 'node:crypto';
 import { escapeControls } from '../escape.js';
 import { Conversation } from '../agent/conversation.js';
@@ -238,7 +239,8 @@ export class Researcher {
   }
 
   async #locate(question: string, k: number, signal: AbortSignal): Promise<CallOutcome> {
-    const result = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols() });
+    const found = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols() });
+    const result = await redactLocate(found, this.#config.allowSecrets === true);
     if (signal.aborted) return { ok: false, message: 'cancelled' };
     this.#log(`locate ${question.slice(0, 60)} → ${result.results.length} files`);
     return { ok: true, structured: { ...result } };

@@ -1,3 +1,4 @@
+import { redactExcerpts } from '../secrets/citations.js';
 import { answerStands, type AgentEvent } from '../agent/events.js';
 import { describeBad, formatCitation, verifyCitations, type VerifiedCitation } from '../citations/verify.js';
 import type { Config } from '../config.js';
@@ -52,7 +53,7 @@ export async function askCited(
 ): Promise<CitedAnswer> {
   const done = await askOnce(question, session, config, sinks, signal, hooks.onRead);
   if (config.verifyCitations === 'off' || !answerStands(done)) return { done, citations: null, turns: done.turns };
-  const citations = await verifyCitations(config.root, done.text);
+  const citations = await redactExcerpts(await verifyCitations(config.root, done.text), session.redactor);
   const bad = citations.filter((c) => c.status !== 'ok');
   if (config.verifyCitations !== 'fix' || bad.length === 0) return { done, citations, turns: done.turns };
   if (done.turns >= config.maxTurns) {
@@ -63,5 +64,5 @@ export async function askCited(
   const fixed = await askOnce(fixRequest(bad), session, config, sinks, signal, hooks.onRead, done.turns);
   const turns = done.turns + fixed.turns;
   if (!answerStands(fixed)) return { done: fixed, citations: null, turns };
-  return { done: fixed, citations: await verifyCitations(config.root, fixed.text), turns };
+  return { done: fixed, citations: await redactExcerpts(await verifyCitations(config.root, fixed.text), session.redactor), turns };
 }

@@ -4,6 +4,7 @@ import type { AuditReport, FindingsSink } from '../audit/report.js';
 import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
 import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
+import { addSecretFindings, redactChange } from './secret-findings.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { Config } from '../config.js';
 import type { FrontEnd } from '../exit-codes.js';
@@ -131,6 +132,8 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const live = hooks.sinks?.(run.session, run.saved.id) ?? [];
   const sinks = [ledger, collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
   const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
+  // An audit reports every secret it can see (of the change, with --diff), whether or not the model looked for them.
+  if (run.findings) await addSecretFindings(run.findings, config.root, run.change);
 
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
   const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
@@ -194,7 +197,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
  * session is open, so its git calls do not compete with the preamble's walk; the tools wait for it.
  */
 async function startRun(request: RunRequest, config: Config, hooks: RunHooks): Promise<Started> {
-  const change = config.audit?.diff ? await loadDiff(config.audit.diff, config.root) : null;
+  const change = config.audit?.diff ? await redactChange(await loadDiff(config.audit.diff, config.root), config.allowSecrets === true) : null;
   const baseline = config.audit?.baseline ? await readBaseline(config.audit.baseline, config.root, config.audit.updateBaseline) : null;
   const findings: FindingsSink | null = config.audit ? { report: null, warnings: [] } : null;
   let sessionOpen!: () => void;

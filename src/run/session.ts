@@ -19,6 +19,8 @@ import { ToolRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
 import { UsageLedger } from '../output/usage.js';
 import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
+import { Redactor } from '../secrets/redactor.js';
+import { redactInstructions } from '../preamble/redact-instructions.js';
 
 /** Everything one run (one-shot or REPL) shares across questions. */
 export interface Session {
@@ -40,6 +42,8 @@ export interface Session {
   git: string;
   /** The symbol layer every tool call of the session shares (read_file's outline), loaded on first use. */
   symbols: SymbolSource;
+  /** Where secrets are left out of tool results, the instructions files and citation excerpts (src/secrets). */
+  redactor: Redactor;
 }
 
 export interface SessionOptions {
@@ -67,9 +71,10 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
   const rg = bundledRg();
   // The listing's first walk reaches the nested AGENTS.md search's depth unless --depth is lower: one walk serves both.
   const nested = config.depth >= NESTED_DEFAULT_DEPTH ? nestedSearch() : null;
-  const instructionsPromise = rg.then((rg) =>
-    loadProjectInstructions(config.root, rg ?? undefined, nested && rg ? { nested: nested.found } : {}),
-  );
+  const redactor = new Redactor(config.allowSecrets !== true);
+  const instructionsPromise = rg
+    .then((rg) => loadProjectInstructions(config.root, rg ?? undefined, nested && rg ? { nested: nested.found } : {}))
+    .then((loaded) => redactInstructions(loaded, redactor));
   // The map ranks directories the instructions mention first: the walk starts at once, the ranking waits for them.
   const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
   const listingPromise = rg.then((rg) =>
@@ -109,7 +114,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     git: git.available ? null : git.reason,
   });
   const tools = sessionTools(programs, opts.audit ?? null, git.available ? git.git : null);
-  const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools);
+  const registry = new ToolRegistry(ready ? tools.map((tool) => gated(tool, ready)) : tools, redactor);
   const client = clientModule.createAnthropicClient({
     apiKey: config.apiKey,
     ...(config.credential ? { credential: config.credential } : {}),
@@ -129,6 +134,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     warnings: [...(instructions.warnings ?? []), ...gitWarnings(git, config.root)],
     git: gitLine(git),
     symbols: opts.symbols ?? lazySymbols({}),
+    redactor,
   };
 }
 

@@ -1,11 +1,15 @@
+import type { Redactor } from '../secrets/redactor.js';
 import type { Tool, ToolContext, ToolDefinition, ToolOutcome } from './tool.js';
 
 /** The tools of one session, by name; dispatch turns every failure into an error outcome for the model. */
 export class ToolRegistry {
   readonly #tools: ReadonlyMap<string, Tool<any>>;
+  readonly #redactor: Redactor | null;
 
-  constructor(tools: readonly Tool<any>[]) {
+  /** `redactor`: every outcome passes through it before the model, the events and the saved session see it. */
+  constructor(tools: readonly Tool<any>[], redactor: Redactor | null = null) {
     this.#tools = new Map(tools.map((t) => [t.name, t]));
+    this.#redactor = redactor;
   }
 
   names(): string[] {
@@ -27,6 +31,18 @@ export class ToolRegistry {
 
   /** Never throws: unknown tools, bad input, cancellation and crashes all come back as `isError` outcomes. */
   async dispatch(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const outcome = await this.#run(name, input, ctx);
+    if (this.#redactor === null) return outcome;
+    try {
+      return await this.#redactor.outcome(name, input, outcome);
+    } catch (error) {
+      // Fail closed: an output the secret scan could not read is not sent.
+      const message = error instanceof Error ? error.message : String(error);
+      return { content: `${name}: the output was withheld because the secret scan failed (${message}).`, summary: 'withheld: secret scan failed', isError: true, infrastructure: true };
+    }
+  }
+
+  async #run(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const tool = this.#tools.get(name);
     if (!tool) {
       const known = this.names().join(', ');
