@@ -10,7 +10,9 @@ import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
 // The start-up bundle (issue 22): what every start reads and hashes stays small, and what moved into chunks still
 // works through the built binary when a command needs it.
 const DIST = path.resolve(import.meta.dirname, '../../dist');
-const MAIN_MAX_BYTES = 1_000_000;
+// 1,050,000 since issue 32/36 (the minimal worlds, the special-file walk, roots, the secrets gate and redactor: about
+// 60 KB); the bundle was 946,659 bytes before them and 1,007,444 after.
+const MAIN_MAX_BYTES = 1_050_000;
 const dist = (name: string): string => readFileSync(path.join(DIST, name), 'latin1');
 
 let api: MockApi | null = null;

@@ -61,7 +61,7 @@ describe('secretlint is loaded on the first scan, not at start', () => {
     try {
       api = await startMockApi({ minCacheTokens: 256 });
       api.enqueue(...replies);
-      const env = { HOME: plain.root, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, NODE_OPTIONS: `--require ${probe}` };
+      const env = { HOME: path.dirname(plain.root), ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, NODE_OPTIONS: `--require ${probe}` };
       const run = await runBinary(['-C', plain.root, 'what port?'], { cwd: plain.root, env });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(`scanner loaded: ${loaded}`);
