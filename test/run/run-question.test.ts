@@ -39,7 +39,7 @@ describe('runQuestion: one question from session to RunOutcome', () => {
       ['src/router.js', 99, 'line_out_of_range'],
     ]);
     expect(outcome.citationWarnings).toEqual([expect.stringContaining('src/router.js:99')]);
-    expect(outcome.readonly).toEqual({ verified: true, detail: null });
+    expect(outcome.readonly).toMatchObject({ verified: true, detail: null, concurrent: null });
     expect(outcome.snapshotError).toBeNull();
     expect(outcome.requests).toBe(2);
     expect(outcome.sandbox).toBe(currentSandbox().kind);
