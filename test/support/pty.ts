@@ -19,8 +19,10 @@ export class PtySession {
   output = '';
   readonly exited: Promise<number | null>;
 
-  constructor(args: string[], env: Record<string, string>) {
-    const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+  /** `columns`: the pseudo-terminal's width (set with stty before the binary starts); unset, the terminal says 0. */
+  constructor(args: string[], env: Record<string, string>, opts: { columns?: number } = {}) {
+    const binary = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const command = opts.columns === undefined ? binary : `stty cols ${opts.columns} rows 40 && exec ${binary}`;
     this.child = spawn('script', ['-qfec', command, '/dev/null'], {
       env: { PATH: '/usr/bin:/bin', TERM: 'xterm', COLUMNS: '120', LINES: '40', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
