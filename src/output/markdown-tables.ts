@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { MarkedExtension, Tokens } from 'marked';
+import { createPalette } from './color.js';
 import { undoColons } from './markdown-lists.js';
 
 /** A column is never narrowed below this many text columns (a narrow terminal with many columns overflows instead). */
@@ -25,9 +26,10 @@ export function terminalTables(width: number, color: boolean): MarkedExtension {
         const rows = token.rows.map((row) => row.map(cell));
         const widths = columnWidths([head, ...rows], width);
         const table = new Table({
-          head: head.map((h, i) => fitCell(h, widths[i]!)),
+          head: head.map((h, i) => fitCell(h, widths[i]!)).map(createPalette(color).bold),
           colWidths: widths.map((w) => w + 2),
-          style: { head: color ? ['bold'] : [], border: color ? ['grey'] : [] },
+          // Never styled by cli-table3 itself: its colour library decides on its own whether a terminal is attached.
+          style: { head: [], border: [] },
         });
         for (const row of rows) table.push(widths.map((w, i) => fitCell(row[i] ?? '', w)));
         return `${table.toString()}\n\n`;
