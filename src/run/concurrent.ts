@@ -99,8 +99,11 @@ export async function attribute(proof: ReadOnlyProof, input: AttributeInput): Pr
   const others = proof.changes.filter((c) => !couldBeOurs(c));
   const concurrent = others.length > 0 ? await summarise(others, true, input.ignored) : null;
   if (ours.length === 0) return { verified: true, detail: null, how: PROVEN_BY_TIMING, concurrent, readChanged };
-  const shown = ours.slice(0, 10).map((c) => c.text).join('; ');
-  const more = ours.length > 10 ? ` (and ${ours.length - 10} more)` : '';
+  // A change without a ctime (HEAD, a deleted file) was timed by the walk's entries, some of them now in doubt: it goes
+  // with the failure too, in the proof's order.
+  const failing = proof.changes.filter((c) => ours.includes(c) || c.ctimeMs === null);
+  const shown = failing.slice(0, 10).map((c) => c.text).join('; ');
+  const more = failing.length > 10 ? ` (and ${failing.length - 10} more)` : '';
   return { verified: false, detail: `${shown}${more} (while a tool call of spelunk ran)`, how: null, concurrent, readChanged };
 }
 
