@@ -114,7 +114,7 @@ describe('spelunk mcp: the life of a call', () => {
     const { client } = await mcp.connect();
     const ask = structured(await client.callTool({ name: 'ask', arguments: { question: 'where is the server?', max_turns: 1 } }));
     expect(ask).toMatchObject({ stop_reason: 'max_turns', answer_markdown: 'Looking.' });
-    expect(ask.notes).toEqual(['stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question']);
+    expect(ask.notes).toEqual(['stopped after 1 model request (max_turns 1) before a final answer; raise max_turns or ask a narrower question']);
     const audit = structured(await client.callTool({ name: 'audit', arguments: { question: 'does login shell out?' } }));
     expect(audit).toMatchObject({ stop_reason: 'max_turns', subtype: 'error_max_turns', exit_code: 3 });
     expect(audit.error.message).toMatch(/^stopped after \d+ model requests \(max_turns \d+\) before a final answer/);

@@ -87,9 +87,9 @@ describe('the research tool in process: ask and ask_followup', () => {
     expect(first).toMatchObject({ answer_markdown: 'At src/server.js:4.', stop_reason: 'end_turn', usage: { requests: 2 } });
     api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })));
     const followup = refused(await call('ask_followup', { session_id: first.session_id, question: 'and the router?' }));
-    expect(followup).toBe('stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
+    expect(followup).toBe('stopped after 1 model request (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
     api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })));
-    expect(refused(await call('ask', { question: 'no max_turns given' }))).toMatch(/^stopped after 1 model requests \(max_turns 1\)/);
+    expect(refused(await call('ask', { question: 'no max_turns given' }))).toMatch(/^stopped after 1 model request \(max_turns 1\)/);
     expect(messagesOf(api)).toHaveLength(4);
   });
 

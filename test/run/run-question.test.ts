@@ -88,8 +88,8 @@ describe('runQuestion: one question from session to RunOutcome', () => {
   });
 
   it.each([
-    ['cli', /^stopped after 1 model requests \(--max-turns 1\)/],
-    ['mcp', /^stopped after 1 model requests \(max_turns 1\)/],
+    ['cli', /^stopped after 1 model request \(--max-turns 1\)/],
+    ['mcp', /^stopped after 1 model request \(max_turns 1\)/],
   ] as const)('the result object words a limit for its front end (%s)', async (front, words) => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(toolUse('read_file', { path: 'src/server.js' })));
