@@ -148,7 +148,6 @@ export async function resolveConfig(
   mcp = false,
 ): Promise<Config> {
   const root = await resolveRoot(flags.dir ?? '.', cwd);
-  const { apiKey, credential } = resolveCredential(env);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
@@ -201,10 +200,15 @@ export async function resolveConfig(
     render: flags.render !== false,
     hint: flags.hint === true,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
-    apiKey,
-    ...(credential === 'authToken' ? { credential } : {}),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
+    // Last: every flag and setting mistake above is said before a missing key (properties are evaluated in order).
+    ...credentialFields(env),
   };
+}
+
+function credentialFields(env: Readonly<Record<string, string | undefined>>): Pick<Config, 'apiKey' | 'credential'> {
+  const { apiKey, credential } = resolveCredential(env);
+  return { apiKey, ...(credential === 'authToken' ? { credential } : {}) };
 }
 
 /** The MCP server's limits; other commands refuse these flags (refuseMcpFlags). */
