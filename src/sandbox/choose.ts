@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { execCapped, firstExecutableSync } from './exec.js';
 import { bwrapCandidates, SANDBOX_MODES, TABLES_ONLY, type Sandbox, type SandboxMode } from './kernel.js';
@@ -40,7 +41,11 @@ export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[])
 /** The kernel sandbox if bwrap exists and a sandboxed `true` exits 0; otherwise why not, in a few words. */
 async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   const bwrap = firstExecutableSync(bwrapCandidates(dirs));
-  if (bwrap === null) return 'bwrap is not installed';
+  if (bwrap === null) {
+    // One that is there but cannot be run (not executable for this user, a dangling link) is not "not installed".
+    const present = bwrapCandidates(dirs).find((file) => lstatSync(file, { throwIfNoEntry: false }) !== undefined);
+    return present === undefined ? 'bwrap is not installed' : `${present} is there but cannot be run by this user (not an executable file)`;
+  }
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
   const run = await execCapped(PROBE_PROGRAM, [], {
     cwd: '/usr',
