@@ -213,7 +213,8 @@ function writeOutcome(
   // A terminal's width lays the findings out; a pipe gets them unwrapped (see renderAudit).
   const auditWidth = io.stdout.isTTY === true ? io.stdout.columns || DEFAULT_AUDIT_COLUMNS : null;
   if (result.audit) {
-    io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth }));
+    const failOn = config.audit?.failOn ?? 'high';
+    io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth, failOn }));
   }
   if (result.readonly_verified === false) {
     io.stderr.write(`spelunk: ${result.error?.message ?? 'the read-only check failed'} (sandbox: ${result.sandbox})\n`);
