@@ -238,6 +238,15 @@ async function askWithin(
   const noteRead = (abs: string): void => void run.snapshot.then((before) => before.noteRead(abs), () => {});
   const asked: Asked = { done: null, citations: null, failure: undefined };
   try {
+    if (nothingToSearch(run.session)) {
+      // An empty repository (or one whose every file is ignored) has nothing to search: said without a paid request.
+      const text = `There is nothing to search here: ${config.root} has no files (it is empty, or everything in it is ignored). No model request was made.`;
+      asked.done = { type: 'done', stop: 'end_turn', text, turns: 0 };
+      for (const event of [{ type: 'text', text } as const, asked.done]) for (const sink of sinks) sink.handle(event);
+      asked.citations = [];
+      await hooks.answered?.([]);
+      return asked;
+    }
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
     const first = run.change && config.audit ? `${diffPreface(run.change, config.audit.scope)}\n\n${question}` : question;
     const fixHooks = { ...(hooks.fixing ? { onFixing: hooks.fixing } : {}), ...(hooks.noRoom ? { onNoRoom: hooks.noRoom } : {}) };
@@ -255,6 +264,11 @@ async function askWithin(
     signal.removeEventListener('abort', onAbort);
   }
   return asked;
+}
+
+/** True when the map found no file at all (not when it could not be made): there is nothing a tool could read. */
+function nothingToSearch(session: Session): boolean {
+  return session.listing.shown === 0 && session.listing.text.startsWith('(no files');
 }
 
 /**
