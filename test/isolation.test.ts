@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionsDir } from '../src/run/saved.js';
 import { runBinary } from './support/binary.js';
 import { reply, startMockApi, text } from './support/mock-api.js';
-import { writtenSince } from './support/global-setup.js';
+import { ownWrites, writtenSince } from './support/global-setup.js';
 import { scratchState } from './support/pty.js';
 
 // Issue 33: `npm test` left saved sessions in the developer's real state directory. Every way a test runs spelunk
@@ -48,6 +48,11 @@ describe('tests are isolated from the real state and cache directories', () => {
       writeFileSync(path.join(dir, 'sessions', 'new.jsonl'), '');
       expect(writtenSince(dir, since)).toEqual([path.join(dir, 'sessions', 'new.jsonl')]);
       expect(writtenSince(path.join(dir, 'missing'), since)).toEqual([]);
+      // Only a file that names a repository of this run counts (other programs on the machine write there too).
+      const ours = path.join(dir, 'sessions', 'new.jsonl');
+      writeFileSync(ours, `{"type":"session","root":"/tmp/spelunk-repo-x/repo"}\n`);
+      expect(ownWrites([ours], ['/tmp/spelunk-repo-x/repo'])).toEqual([ours]);
+      expect(ownWrites([ours], ['/tmp/other/repo'])).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
