@@ -157,7 +157,6 @@ export async function resolveConfig(
   mcp = false,
 ): Promise<Config> {
   const root = await realRoot(flags.dir ?? '.', cwd);
-  const { apiKey, credential, missingCredential } = credentialFor(env, mcp);
   const outputFormat = flags.outputFormat ?? 'text';
   if (outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     throw new UsageError(`--output-format must be text, json or stream-json (got "${outputFormat}")`);
@@ -214,21 +213,24 @@ export async function resolveConfig(
     render: flags.render !== false,
     hint: flags.hint === true,
     editorUrl: env.SPELUNK_EDITOR_URL?.trim() || null,
-    apiKey,
-    ...(credential === 'authToken' ? { credential } : {}),
-    ...(missingCredential === undefined ? {} : { missingCredential }),
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
     ...(resolveAllowSecrets(flags, env, audit) ? { allowSecrets: true } : {}),
+    // Last: every flag and setting mistake above is said before a missing key (properties are evaluated in order).
+    ...credentialFields(env, mcp),
   };
 }
 
-/** The credential; `spelunk mcp` starts without one (locate is free), and its model tools then say what is missing. */
-function credentialFor(env: Readonly<Record<string, string | undefined>>, mcp: boolean): ReturnType<typeof resolveCredential> & { missingCredential?: string } {
+/**
+ * The credential. `spelunk mcp` starts without one (locate is free), and its model tools then say what is missing;
+ * everywhere else a missing key is a usage error.
+ */
+function credentialFields(env: Readonly<Record<string, string | undefined>>, mcp: boolean): Pick<Config, 'apiKey' | 'credential' | 'missingCredential'> {
   try {
-    return resolveCredential(env);
+    const { apiKey, credential } = resolveCredential(env);
+    return { apiKey, ...(credential === 'authToken' ? { credential } : {}) };
   } catch (error) {
     if (!mcp || !(error instanceof UsageError)) throw error;
-    return { apiKey: '', credential: 'apiKey', missingCredential: error.message };
+    return { apiKey: '', missingCredential: error.message };
   }
 }
 

@@ -142,7 +142,7 @@ export function stopMessage(facts: StopFacts, front: FrontEnd): string | undefin
     case 'max_turns':
       if (facts.answered) return answeredAtLimit(name('maxTurns'), cli ? 'raise --max-turns' : 'raise max_turns');
       const raise = cli ? '--max-turns' : 'max_turns';
-      return `stopped after ${facts.requests ?? facts.turns} model requests (${name('maxTurns')}) before a final answer; raise ${raise} or ask a narrower question`;
+      return `stopped after ${plural(facts.requests ?? facts.turns, 'model request')} (${name('maxTurns')}) before a final answer; raise ${raise} or ask a narrower question`;
     case 'max_budget':
       if (facts.answered) return answeredAtLimit(name('maxBudgetUsd'), 'raise the budget');
       return facts.budget ? budgetWords(facts.budget, name('maxBudgetUsd'), front) : STOPS.max_budget.message;
@@ -183,4 +183,9 @@ export function lastRequestWhy(limit: 'max_turns' | 'max_budget', value: number 
 /** A --timeout twice the one that ran out, in the flag's seconds. */
 function timeoutExample(ms: number): string {
   return `, e.g. --timeout ${(ms * 2) / 1000}`;
+}
+
+/** `1 model request`, `2 model requests`. */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -38,7 +38,8 @@ describe('the built binary with HOME= (empty) started outside the repository', (
     api.enqueue(reply(text('Three files.')));
     const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-cwd-'));
     try {
-      const env = { HOME: '', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
+      // XDG_STATE_HOME empty too: runBinary would otherwise point it at the run's scratch directory.
+      const env = { HOME: '', XDG_STATE_HOME: '', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url };
       const { code, stdout, stderr } = await runBinary(['-C', repo.root, 'How many files?'], { cwd, env });
       expect(code).toBe(0);
       expect(stdout).toBe('Three files.\n');

@@ -20,6 +20,7 @@ import { parseDiffSpec, type DiffSource } from '../audit/diff.js';
 import { UsageError } from '../errors.js';
 import { locate } from '../locate/locate.js';
 import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
+import { concurrentLine } from '../run/concurrent.js';
 
 /** Conversations kept for ask_followup; past this the least recently used idle one is forgotten. */
 const MAX_CONVERSATIONS = 32;
@@ -162,7 +163,9 @@ export class Researcher {
     const readonly = outcome.snapshotError === null ? outcome.readonly : unproven;
     const stopped = done.stop === 'end_turn' ? undefined : stopMessage(done, 'mcp');
     const changed = readonly.verified === false ? `the repository changed during the call: ${readonly.detail ?? ''}` : undefined;
-    const notes = [stopped, changed].filter((n): n is string => n !== undefined);
+    // Other programs' edits meanwhile (an editor, a build) are information: the answer stands.
+    const others = result.concurrent_changes ? concurrentLine(result) : undefined;
+    const notes = [stopped, changed, others].filter((n): n is string => n !== undefined);
     if (done.text === '' && done.stop !== 'end_turn') return { ok: false, message: notes.join('; ') || done.stop };
     const { text, truncated, note } = fitAnswer(done.text, 'answer_markdown');
     if (note) notes.push(note);

@@ -31,6 +31,9 @@ export interface ActivityLines {
   finish(event: EventOf<'done'>, from: number, quiet: boolean): void;
 }
 
+/** The first tools' wait for the start-of-run state is shown from this long on (or always with --verbose). */
+const WAIT_SHOWN_MS = 1_000;
+
 export function createActivityLines(lines: TerminalLines, opts: ActivityOptions): ActivityLines {
   const { p } = lines;
   const calls = new Map<string, string>();
@@ -56,8 +59,10 @@ export function createActivityLines(lines: TerminalLines, opts: ActivityOptions)
       case 'cache_miss':
         return lines.errLine(p.yellow(oneLine(cacheMissLine(event.miss))));
       case 'tools_waited':
-        // Seconds even below one: the wait is a start-up cost, read next to the first request's time, not a tool time.
-        return lines.errLine(p.dim(`  waited ${(event.durationMs / 1000).toFixed(1)} s for the read-only snapshot`));
+        // A start-up cost, said in plain words and only when it is felt (a second or more) or asked for (--verbose): a
+        // tenth of a second on every run was noise, and "read-only snapshot" is spelunk's own word for it.
+        if (event.durationMs < WAIT_SHOWN_MS && !opts.verbose) return;
+        return lines.errLine(p.dim(`  the first tool waited ${(event.durationMs / 1000).toFixed(1)} s while spelunk recorded the repository's state`));
       case 'warning':
         return lines.errLine(p.yellow(`warning: ${oneLine(event.message)}`));
       case 'retry':

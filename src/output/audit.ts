@@ -1,5 +1,6 @@
 import { escapeControls } from '../escape.js';
-import type { AuditReport, Finding, Severity } from '../audit/report.js';
+import { severityAtLeast, type AuditReport, type Finding, type Severity } from '../audit/report.js';
+import { countsForFailOn } from '../audit/scope.js';
 import { createPalette, type Palette } from './color.js';
 
 /** Findings are indented under their heading line by this much, when the terminal has room for it. */
@@ -17,12 +18,15 @@ export const DEFAULT_AUDIT_COLUMNS = 80;
  * nothing is wrapped, so each finding stays greppable. Model-written text is shown with its control characters
  * escaped.
  */
-export function renderAudit(report: AuditReport, opts: { color: boolean; width?: number | null }): string {
+export function renderAudit(report: AuditReport, opts: { color: boolean; width?: number | null; failOn?: Severity }): string {
   const p = createPalette(opts.color);
   const width = opts.width === undefined || opts.width === null ? null : Math.max(1, opts.width);
   const word = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[report.verdict];
   const paintVerdict = { pass: p.green, fail: p.red, inconclusive: p.yellow }[report.verdict];
-  const verdictLines = wrap(`verdict: ${word}`, width, 0).map((l) => l.replace(word, paintVerdict(word)));
+  const gate = gateNote(report, opts.failOn ?? 'high');
+  const verdictLines = wrap(gate === null ? `verdict: ${word}` : `verdict: ${word} (model) · ${gate}`, width, 0).map((l) =>
+    l.replace(word, paintVerdict(word)),
+  );
   const lines = [...verdictLines, ...paragraphs(report.summary, width, 0)];
   if (report.scope !== undefined) {
     const scope = { line: 'only changed-line findings', file: 'findings in changed files', repo: 'every finding' }[report.scope];
@@ -31,6 +35,25 @@ export function renderAudit(report: AuditReport, opts: { color: boolean; width?:
   if (report.suppressed !== undefined) lines.push(...wrap(`baseline: ${report.suppressed} finding(s) suppressed`, width, 0));
   for (const f of report.findings) lines.push('', ...findingLines(f, width, p));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Why a FAIL verdict does not fail the run (exit 0), said on the verdict line: `gate: pass — 3 suppressed by the
+ * baseline, 1 outside the changed lines, 2 below --fail-on high`. Null when the gate agrees with the verdict.
+ */
+export function gateNote(report: AuditReport, failOn: Severity): string | null {
+  if (report.verdict !== 'fail' || report.findings.length === 0) return null;
+  const counted = report.findings.filter((f) => countsForFailOn(f, report.scope));
+  if (counted.some((f) => severityAtLeast(f.severity, failOn))) return null;
+  const suppressed = report.findings.filter((f) => f.suppressed === true).length;
+  const outside = report.findings.length - counted.length - suppressed;
+  const where = report.scope === 'file' ? 'outside the changed files' : 'outside the changed lines';
+  const reasons = [
+    suppressed > 0 ? `${suppressed} suppressed by the baseline` : null,
+    outside > 0 ? `${outside} ${where}` : null,
+    counted.length > 0 ? `${counted.length} below --fail-on ${failOn}` : null,
+  ].filter((r) => r !== null);
+  return `gate: pass — ${reasons.join(', ')}`;
 }
 
 function findingLines(f: Finding, width: number | null, p: Palette): string[] {

@@ -5,6 +5,16 @@ const INDENT = '  ';
 /** Below this many columns an item's text is not wrapped narrower (a deep list on a narrow terminal). */
 const MIN_TEXT_WIDTH = 20;
 const SGR = /\x1b\[[0-9;]*m/g;
+/**
+ * marked-terminal's codespan renderer replaces every `:` with this placeholder and restores colons only in its own
+ * paragraph and text renderers; text that spelunk draws itself (list items, table cells) must undo it.
+ */
+const COLON_PLACEHOLDER = /\*#COLON\|\*/g;
+
+/** Rendered inline text with marked-terminal's colon placeholder turned back into colons. */
+export function undoColons(rendered: string): string {
+  return rendered.replace(COLON_PLACEHOLDER, ':');
+}
 
 /** The slice of marked's parser a list renderer uses. */
 interface Parser {
@@ -43,6 +53,33 @@ export function terminalLists(width: number): MarkedExtension {
   };
 }
 
+/**
+ * Block quotes drawn by spelunk: marked-terminal reflows a quote's text to the full width and then indents it, so every
+ * full line came out two columns wider than the terminal. Here paragraphs wrap to the width less the indent; other
+ * blocks in a quote keep their lines (any still too long are wrapped).
+ */
+export function terminalQuotes(width: number, style: (s: string) => string): MarkedExtension {
+  return {
+    renderer: {
+      blockquote(this: { parser: Parser }, token: Tokens.Blockquote): string {
+        const room = Math.max(MIN_TEXT_WIDTH, width - INDENT.length);
+        const lines: string[] = [];
+        for (const child of token.tokens) {
+          if (child.type === 'space') continue;
+          if (lines.length > 0) lines.push('');
+          if (child.type === 'paragraph' && 'tokens' in child && child.tokens) {
+            lines.push(...wrap(undoColons(this.parser.parseInline(child.tokens)), room));
+            continue;
+          }
+          const block = undoColons(this.parser.parse([child])).replace(/\n+$/, '').split('\n');
+          lines.push(...block.flatMap((line) => (visible(line) > room ? wrap(line, room) : [line])));
+        }
+        return `${lines.map((line) => (line === '' ? '' : `${INDENT}${style(line)}`)).join('\n')}\n\n`;
+      },
+    },
+  };
+}
+
 /** One item's lines: its text wrapped to `width`, then its nested blocks as they render. */
 function itemLines(parser: Parser, item: Tokens.ListItem, width: number): string[] {
   const lines: string[] = [];
@@ -54,13 +91,13 @@ function itemLines(parser: Parser, item: Tokens.ListItem, width: number): string
     }
     if (child.type === 'space') continue;
     if (child.type === 'text' || child.type === 'paragraph') {
-      const inline = 'tokens' in child && child.tokens ? parser.parseInline(child.tokens) : String(child.text ?? '');
+      const inline = undoColons('tokens' in child && child.tokens ? parser.parseInline(child.tokens) : String(child.text ?? ''));
       if (lines.length > 0 && item.loose) lines.push('');
       lines.push(...wrap(`${prefix}${inline}`, width));
       prefix = '';
       continue;
     }
-    const block = parser.parse([child]).replace(/\n+$/, '').split('\n');
+    const block = undoColons(parser.parse([child])).replace(/\n+$/, '').split('\n');
     // A nested list comes back indented for the top level; under an item it lines up with the item's text instead.
     lines.push(...(child.type === 'list' ? block.map((line) => line.replace(/^ {2}/, '')) : block));
   }

@@ -1,7 +1,8 @@
 import type { MarkedExtension, Tokens } from 'marked';
 import { escapeControls } from '../escape.js';
 import { createPalette } from './color.js';
-import { terminalLists } from './markdown-lists.js';
+import { terminalLists, terminalQuotes } from './markdown-lists.js';
+import { terminalTables } from './markdown-tables.js';
 
 /** Renders an answer's markdown for a terminal as it streams: a block is drawn as soon as it is complete. */
 export interface MarkdownView {
@@ -28,6 +29,8 @@ export async function loadMarkdown(): Promise<(opts: { width: number; color: boo
       markedTerminal({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: false, ...styles(color) }),
       plainLinks(),
       terminalLists(width),
+      terminalTables(width, color),
+      terminalQuotes(width, createPalette(color).dim),
     );
     const render = (markdown: string): string => {
       const safe = escapeControls(markdown.replace(/\r/g, ''), '\n\t');

@@ -53,6 +53,26 @@ export interface CacheMissRecord {
   api_reason: string | null;
 }
 
+/** What other programs changed during a run (the read-only proof's changes that were not spelunk's, run/concurrent.ts). */
+export interface ConcurrentChanges {
+  /** Changed entries, relative to the root (a directory ends in `/`: entries were created, deleted or renamed in it). */
+  paths: string[];
+  /** Changed entries beyond those listed. */
+  more: number;
+  /** Gitignored entries (and git's own files under .git/), by the outermost ignored directory or file. */
+  ignored: { path: string; entries: number }[];
+}
+
+/** The read-only proof as a run reports it (the part the result object shows). */
+export interface ReadOnlyOutcome {
+  verified: boolean | null;
+  detail: string | null;
+  /** How "spelunk changed nothing" was proven, in one sentence (null: not proven). */
+  how?: string | null;
+  /** What other programs changed meanwhile (null: nothing). */
+  concurrent?: ConcurrentChanges | null;
+}
+
 /** The one JSON object of `--output-format json`, and the last line of `stream-json` (schema/result.schema.json). */
 export interface ResultObject {
   type: 'result';
@@ -73,8 +93,12 @@ export interface ResultObject {
   tool_calls: ToolCallRecord[];
   warnings: string[];
   repo: { root: string; git_commit: string | null };
-  /** null when the check could not run (e.g. interrupted before it). */
+  /** true: spelunk is proven to have changed nothing; null when the check could not run (e.g. interrupted before it). */
   readonly_verified: boolean | null;
+  /** How readonly_verified true was proven (null: it was not). */
+  readonly_proof: string | null;
+  /** What other programs changed in the repository during the run; absent when nothing did. */
+  concurrent_changes?: ConcurrentChanges;
   /** Which sandbox the run's programs ran in: `kernel` (bubblewrap) or `tables` (the command tables alone). */
   sandbox: SandboxKind;
   stop_reason: StopKind;
@@ -112,7 +136,7 @@ export interface BuildResultInput {
   warnings: string[];
   root: string;
   gitCommit: string | null;
-  readonly: { verified: boolean | null; detail: string | null };
+  readonly: ReadOnlyOutcome;
   /** The sandbox the programs ran in; the process's (see sandbox/exec.ts useSandbox) when absent. */
   sandbox?: SandboxKind;
   /** Audit mode only: the report the model filed, or null when it never called report_findings. */
@@ -156,6 +180,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     warnings,
     repo: { root: input.root, git_commit: input.gitCommit },
     readonly_verified: input.readonly.verified,
+    readonly_proof: input.readonly.how ?? null,
     sandbox: input.sandbox ?? currentSandbox().kind,
     stop_reason: input.stop,
     cache_misses: input.cacheMisses ?? [],
@@ -165,6 +190,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
   };
   if (input.audit !== undefined) result.audit = auditOf(input.audit.report, input.stop, warnings);
   if (input.citations) result.citations = input.citations;
+  if (input.readonly.concurrent) result.concurrent_changes = input.readonly.concurrent;
   if (errors.length > 0) Object.assign(result, errorFields(errors));
   return result;
 }

@@ -123,7 +123,8 @@ export function createTextRenderer(opts: TextRendererOptions): TextRenderer {
     finishAnswer(citations) {
       answer.writeHeld();
       lastSources = citations ?? [];
-      showSources();
+      // --quiet: the answer alone (the REPL's /sources still shows the block on request).
+      if (!quiet) showSources();
     },
     note: (message) => lines.errLine(p.yellow(oneLine(message))),
     close() {

@@ -21,6 +21,7 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 import { runQuestion, type RunHooks } from './run-question.js';
+import { concurrentLine } from './concurrent.js';
 import { deepHint } from '../preamble/deep-hint.js';
 
 /** How a run may end that a saved session can go on from (the work so far is in it). */
@@ -202,6 +203,7 @@ function writeOutcome(
   extraWarnings: string[],
 ): void {
   if (!config.quiet) for (const warning of extraWarnings) io.stderr.write(`warning: ${escapeControls(warning)}\n`);
+  if (!config.quiet && result.concurrent_changes) io.stderr.write(`warning: ${escapeControls(concurrentLine(result))}\n`);
   if (config.outputFormat === 'json') {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -213,10 +215,11 @@ function writeOutcome(
   // A terminal's width lays the findings out; a pipe gets them unwrapped (see renderAudit).
   const auditWidth = io.stdout.isTTY === true ? io.stdout.columns || DEFAULT_AUDIT_COLUMNS : null;
   if (result.audit) {
-    io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth }));
+    const failOn = config.audit?.failOn ?? 'high';
+    io.stdout.write(renderAudit(result.audit, { color: shouldUseColor(io.stdout, io.env, config.color), width: auditWidth, failOn }));
   }
   if (result.readonly_verified === false) {
-    io.stderr.write(`spelunk: the repository changed during the run (${result.error?.message ?? ''}; sandbox: ${result.sandbox})\n`);
+    io.stderr.write(`spelunk: ${result.error?.message ?? 'the read-only check failed'} (sandbox: ${result.sandbox})\n`);
   } else if (result.readonly_verified === true && config.verbose && !config.quiet) {
     io.stderr.write(`read-only: repository unchanged · sandbox: ${describeSandbox(result.sandbox)}\n`);
   } else if (result.error && result.stop_reason === 'end_turn') {

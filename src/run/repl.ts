@@ -15,9 +15,11 @@ import { largeGate } from './question.js';
 import { linkSaved, newSession, renderSessionList, switchTo, type SavedLink } from './resume.js';
 import { findSession, loadSession } from './saved.js';
 import { VERSION } from '../version.js';
+import { escapeControls } from '../escape.js';
 import { stateHome } from '../state-home.js';
 import { openReplInput, type ReplInput } from './repl-input.js';
 import { gatedSession, runQuestion, type RunHooks } from './run-question.js';
+import { concurrentLine } from './concurrent.js';
 
 /** History lines kept on disk and offered with the arrow keys. */
 const HISTORY_LINES = 1000;
@@ -131,6 +133,7 @@ async function askInRepl(question: string, ctx: ReplContext): Promise<void> {
   if (outcome.readonly.verified === false && outcome.snapshotError === null) {
     io.stderr.write(`warning: the repository changed during the answer (${outcome.readonly.detail ?? ''})\n`);
   }
+  if (outcome.result.concurrent_changes) io.stderr.write(`warning: ${escapeControls(concurrentLine(outcome.result))}\n`);
 }
 
 /** Runs a slash command; returns true when the REPL should exit. */

@@ -12,8 +12,11 @@ import type { Io } from '../io.js';
 import { ResultCollector, withError, type ResultObject } from '../output/result.js';
 import { snapshotRepoState, verifyReadOnly, type ProofOptions, type RepoState } from '../sandbox/readonly.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
+import { currentSandbox } from '../sandbox/exec.js';
+import path from 'node:path';
 import { askOnce, type EventSink } from './ask.js';
 import { askCited } from './cited.js';
+import { attribute, gitIgnored, toolWindows, type Attribution } from './concurrent.js';
 import { linkSaved, saveQuestion, stepSaver, type SavedLink } from './resume.js';
 import type { Session, SessionOptions } from './session.js';
 import { lazySymbols } from '../symbols/layer.js';
@@ -62,8 +65,11 @@ export interface RunOutcome {
   done: Done;
   /** The answer's citations, checked against the repository (null: not checked, or no answer to check). */
   citations: VerifiedCitation[] | null;
-  /** The read-only proof: true unchanged, false changed or unprovable, null never checked. */
-  readonly: { verified: boolean | null; detail: string | null };
+  /**
+   * The read-only proof: true spelunk changed nothing (`how` says how that was proven), false a change that could be
+   * spelunk's or no proof, null never checked; `concurrent` lists what other programs changed meanwhile.
+   */
+  readonly: Attribution;
   /** Why the "before" state could not be recorded (then `readonly` fails closed), or null. */
   snapshotError: string | null;
   /** Audits: the report as scoped against the change and baseline (null: never filed). */
@@ -129,18 +135,16 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const ledger = run.session.ledger;
   const collector = new ResultCollector({ ledger, front: request.front });
   const counts = runCounter();
+  const windows = toolWindows();
   const live = hooks.sinks?.(run.session, run.saved.id) ?? [];
-  const sinks = [ledger, collector, counts, ...live, stepSaver(run.saved, run.session, config, request.question)];
+  const sinks = [ledger, collector, counts, windows, ...live, stepSaver(run.saved, run.session, config, request.question)];
   const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
   // An audit reports every secret it can see (of the change, with --diff), whether or not the model looked for them.
   if (run.findings) await addSecretFindings(run.findings, config.root, run.change);
 
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
   const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const { head, ...readonly } =
-    typeof before === 'string'
-      ? { verified: false, detail: `the repository state could not be recorded before the tools ran (${before})`, head: undefined }
-      : await verifyReadOnly(before, proofOptions(config));
+  const { head, readonly } = await proveReadOnly(before, config, windows.windows(), currentSandbox().kind);
   // The session records the HEAD the proof just read (no second query, no smaller budget of its own).
   const saved = { question: request.question, costUsd: collector.costUsd, head };
   const saveWarning = await saveQuestion(run.saved, run.session, config, saved);
@@ -161,7 +165,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     gitCommit: typeof before === 'string' ? null : before.head,
     readonly,
     warnings,
-    ...(run.findings ? { audit: { report: run.findings.report } } : {}),
+    ...(run.findings ? { audit: { report: movedEvidence(run.findings.report, readonly.readChanged, warnings) } } : {}),
     citations: asked.citations?.map(citationRecord) ?? null,
     ...(failure ? { error: failure } : {}),
   });
@@ -239,6 +243,15 @@ async function askWithin(
   const noteRead = (abs: string): void => void run.snapshot.then((before) => before.noteRead(abs), () => {});
   const asked: Asked = { done: null, citations: null, failure: undefined };
   try {
+    if (nothingToSearch(run.session)) {
+      // An empty repository (or one whose every file is ignored) has nothing to search: said without a paid request.
+      const text = `There is nothing to search here: ${config.root} has no files (it is empty, or everything in it is ignored). No model request was made.`;
+      asked.done = { type: 'done', stop: 'end_turn', text, turns: 0 };
+      for (const event of [{ type: 'text', text } as const, asked.done]) for (const sink of sinks) sink.handle(event);
+      asked.citations = [];
+      await hooks.answered?.([]);
+      return asked;
+    }
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
     const first = run.change && config.audit ? `${diffPreface(run.change, config.audit.scope)}\n\n${question}` : question;
     const fixHooks = { ...(hooks.fixing ? { onFixing: hooks.fixing } : {}), ...(hooks.noRoom ? { onNoRoom: hooks.noRoom } : {}) };
@@ -256,6 +269,11 @@ async function askWithin(
     signal.removeEventListener('abort', onAbort);
   }
   return asked;
+}
+
+/** True when the map found no file at all (not when it could not be made): there is nothing a tool could read. */
+function nothingToSearch(session: Session): boolean {
+  return session.listing.shown === 0 && session.listing.text.startsWith('(no files');
 }
 
 /**
@@ -284,6 +302,37 @@ async function scopedOutcome(
   } catch (error) {
     return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The read-only proof, attributed (see concurrent.ts): the changes other programs made are information, and only one
+ * that a tool call of spelunk could have made (or no proof at all) fails the run.
+ */
+async function proveReadOnly(
+  before: RepoState | string,
+  config: Config,
+  windows: ReturnType<ReturnType<typeof toolWindows>['windows']>,
+  sandbox: SandboxKind,
+): Promise<{ head: string | null | undefined; readonly: Attribution }> {
+  if (typeof before === 'string') {
+    const detail = `the repository state could not be recorded before the tools ran (${before})`;
+    return { head: undefined, readonly: { verified: false, detail, how: null, concurrent: null, readChanged: [] } };
+  }
+  const proof = await verifyReadOnly(before, proofOptions(config));
+  const reads = [...before.reads.keys()].map((abs) => path.relative(config.root, abs));
+  const readonly = await attribute(proof, { sandbox, windows, coarse: before.coarse, reads, ignored: gitIgnored(config.root) });
+  return { head: proof.head, readonly };
+}
+
+/**
+ * An audit whose evidence moved: a file the tools read was changed by another program during the run, so the
+ * verdict cannot stand on what the model saw. The report becomes inconclusive (findings kept), with a warning.
+ */
+function movedEvidence(report: AuditReport | null, readChanged: readonly string[], warnings: string[]): AuditReport | null {
+  if (report === null || readChanged.length === 0) return report;
+  const files = readChanged.slice(0, 5).join(', ') + (readChanged.length > 5 ? ` and ${readChanged.length - 5} more` : '');
+  warnings.push(`audit inconclusive: files it read changed during the run (${files}); its ${report.verdict} verdict stood on what they held before`);
+  return { ...report, verdict: 'inconclusive' };
 }
 
 /** The proof's HEAD budget: the default unless config.headTimeoutMs replaces it (tests, through main's options). */

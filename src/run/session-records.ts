@@ -120,34 +120,50 @@ function checkMessages(value: unknown): Checked<Message[]> {
   return messages;
 }
 
-/** A block rebuilt with its known fields only (a cache_control marker is the sender's, never stored state's). */
+/**
+ * The fields a stored block keeps, per type, beyond the ones checked below: what the API put on the wire and the live
+ * conversation sent back (`caller` on tool_use, `citations` on text). A resumed request must send each block byte for
+ * byte as the live one did, or the prompt cache misses from that block on; so a block keeps its stored key order.
+ */
+const WIRE_FIELDS: Record<string, readonly string[]> = {
+  text: ['type', 'text', 'citations'],
+  thinking: ['type', 'thinking', 'signature'],
+  redacted_thinking: ['type', 'data'],
+  tool_use: ['type', 'id', 'name', 'input', 'caller'],
+  tool_result: ['type', 'tool_use_id', 'content', 'is_error'],
+};
+
+/**
+ * A block checked and rebuilt with its known fields only, in the order they were stored (a cache_control marker is
+ * the sender's, never stored state's).
+ */
 function checkBlock(block: unknown): Block | null {
-  if (!isObject(block)) return null;
+  if (!isObject(block) || typeof block.type !== 'string' || !checkFields(block)) return null;
+  const keep = WIRE_FIELDS[block.type] ?? [];
+  return Object.fromEntries(Object.entries(block).filter(([key]) => keep.includes(key))) as Block;
+}
+
+/** The checks of each block type's fields (the optional wire fields: a shape the API gives them, or absent). */
+function checkFields(block: Record<string, unknown>): boolean {
   switch (block.type) {
     case 'text':
-      return typeof block.text === 'string' ? { type: 'text', text: block.text } : null;
+      return typeof block.text === 'string' && (block.citations === undefined || block.citations === null || Array.isArray(block.citations));
     case 'thinking':
-      return typeof block.thinking === 'string' && typeof block.signature === 'string'
-        ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
-        : null;
+      return typeof block.thinking === 'string' && typeof block.signature === 'string';
     case 'redacted_thinking':
-      return typeof block.data === 'string' ? { type: 'redacted_thinking', data: block.data } : null;
+      return typeof block.data === 'string';
     case 'tool_use':
-      return matches(block.id, TOOL_USE_ID) && matches(block.name, TOOL_NAME) && isObject(block.input)
-        ? { type: 'tool_use', id: block.id as string, name: block.name as string, input: block.input }
-        : null;
+      return matches(block.id, TOOL_USE_ID) && matches(block.name, TOOL_NAME) && isObject(block.input) && (block.caller === undefined || checkCaller(block.caller));
     case 'tool_result':
-      if (!matches(block.tool_use_id, TOOL_USE_ID) || typeof block.content !== 'string') return null;
-      if (!(block.is_error === undefined || typeof block.is_error === 'boolean')) return null;
-      return {
-        type: 'tool_result',
-        tool_use_id: block.tool_use_id as string,
-        content: block.content,
-        ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
-      };
+      return matches(block.tool_use_id, TOOL_USE_ID) && typeof block.content === 'string' && (block.is_error === undefined || typeof block.is_error === 'boolean');
     default:
-      return null;
+      return false;
   }
+}
+
+/** A tool_use's `caller`: `{"type":"direct"}`, or a server tool's (`type` and a `tool_id`), short strings only. */
+function checkCaller(value: unknown): boolean {
+  return isObject(value) && Object.values(value).every(shortText) && typeof value.type === 'string';
 }
 
 function checkCache(value: unknown): Checked<CacheState> {

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { lstatSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,7 +43,11 @@ export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[])
 /** The kernel sandbox if bwrap exists and a sandboxed `true` exits 0; otherwise why not, in a few words. */
 async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   const bwrap = firstExecutableSync(bwrapCandidates(dirs));
-  if (bwrap === null) return 'bwrap is not installed';
+  if (bwrap === null) {
+    // One that is there but cannot be run (not executable for this user, a dangling link) is not "not installed".
+    const present = bwrapCandidates(dirs).find((file) => lstatSync(file, { throwIfNoEntry: false }) !== undefined);
+    return present === undefined ? 'bwrap is not installed' : `${present} is there but cannot be run by this user (not an executable file)`;
+  }
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
   // In an empty directory, in the world `true` gets (its binary, libraries and loader): the probe also proves that
   // a program's world can be listed and mounted here.

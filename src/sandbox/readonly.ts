@@ -65,6 +65,8 @@ export interface RepoState {
   headUnknown: boolean;
   /** Something that weakens the proof (no find on this machine); the CLI shows it as a warning. */
   warning: string | null;
+  /** True on a filesystem that keeps whole seconds: a ctime may then be up to a second earlier than the change. */
+  coarse: boolean;
   reads: Map<string, Stamp | null>;
   noteRead(absPath: string): void;
 }
@@ -78,10 +80,23 @@ export interface ProofOptions {
   headTimeoutMs?: number;
 }
 
+/** One difference the proof found: its line in `detail`, the entry it names, and the entry's ctime when known. */
+export interface ProofChange {
+  text: string;
+  /** Relative to the root; a directory ends in `/`; null for HEAD. */
+  path: string | null;
+  /** The entry's ctime after the run (ms since the epoch), or null (a deleted file, HEAD). */
+  ctimeMs: number | null;
+}
+
 /** The proof's verdict, and HEAD as it read it at the end (which the saved session records instead of asking again). */
 export interface ReadOnlyProof {
   verified: boolean;
   detail: string | null;
+  /** Every difference found (the caller may attribute them, see run/concurrent.ts); empty when verified. */
+  changes: ProofChange[];
+  /** False when the walk could not run or finish (no find, a timeout, too many entries to list): `changes` may miss some. */
+  complete: boolean;
   /** HEAD at the end: a commit, null outside git or before the first commit, undefined when git gave up or was not used. */
   head: string | null | undefined;
 }
@@ -98,6 +113,7 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
     sinceRef,
     head: git.head,
     headUnknown: git.refused !== null,
+    coarse,
     // An unsafe repository is said once by the session (openSession's warnings), a give-up here.
     warning:
       [
@@ -119,29 +135,33 @@ export async function snapshotRepoState(root: string, opts: ProofOptions = {}): 
  */
 export async function verifyReadOnly(before: RepoState, opts: ProofOptions = {}): Promise<ReadOnlyProof> {
   const find = findOf(opts);
-  const changes: string[] = [];
+  const changes: ProofChange[] = [];
   const { head, refused } = await gitHead(before.root, opts.headTimeoutMs);
   const after = refused === null ? head : undefined;
   // A HEAD git gave up on (a loaded machine, its 0.5 s), at the start or at the end, is no evidence either way. The walk
   // below sees every write under .git by its ctime (a commit, a moved ref, a rewritten packed-refs), so only without
   // find does an unknown HEAD fail the proof.
   const unknown = before.headUnknown || (refused !== null && before.head !== null);
-  if (unknown && find === null) changes.push(`HEAD could not be compared (${refused ?? before.warning ?? 'git gave up at the start'})`);
-  else if (!unknown && head !== before.head) changes.push(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`);
+  const headChange = (text: string): ProofChange => ({ text, path: null, ctimeMs: null });
+  if (unknown && find === null) changes.push(headChange(`HEAD could not be compared (${refused ?? before.warning ?? 'git gave up at the start'})`));
+  else if (!unknown && head !== before.head) changes.push(headChange(`HEAD moved: ${before.head ?? '(none)'} → ${head ?? '(none)'}`));
   if (find !== null) {
     const changed = await changedSince(find, before.root, before.sinceRef, opts.findTimeoutMs ?? FIND_TIMEOUT_MS);
-    if (typeof changed === 'string') return { verified: false, detail: changed, head: after };
+    if (typeof changed === 'string') return { verified: false, detail: changed, head: after, changes, complete: false };
     changes.push(...changed.map(describeEntry));
   }
   for (const [abs, stamp] of before.reads) {
-    const change = compareStamp(stamp, stampSync(abs));
-    if (change !== null) changes.push(`${change}: ${path.relative(before.root, abs) || abs}`);
+    const now = stampSync(abs);
+    const change = compareStamp(stamp, now);
+    const rel = path.relative(before.root, abs) || abs;
+    if (change !== null) changes.push({ text: `${change}: ${rel}`, path: rel, ctimeMs: now?.ctimeMs ?? null });
   }
-  const unique = [...new Set(changes)];
-  if (unique.length === 0) return { verified: true, detail: null, head: after };
-  const shown = unique.slice(0, MAX_DETAIL_ITEMS).join('; ');
+  const unique = [...new Map(changes.map((c) => [c.text, c])).values()];
+  const complete = find !== null;
+  if (unique.length === 0) return { verified: true, detail: null, head: after, changes: [], complete };
+  const shown = unique.slice(0, MAX_DETAIL_ITEMS).map((c) => c.text).join('; ');
   const more = unique.length > MAX_DETAIL_ITEMS ? ` (and ${unique.length - MAX_DETAIL_ITEMS} more)` : '';
-  return { verified: false, detail: `${shown}${more}`, head: after };
+  return { verified: false, detail: `${shown}${more}`, head: after, changes: unique, complete };
 }
 
 function findOf(opts: ProofOptions): string | null {
@@ -176,6 +196,8 @@ interface ChangedEntry {
   /** find's %y: f, d, l, … */
   type: string;
   rel: string;
+  /** find's %C@ (the ctime), in ms. */
+  ctimeMs: number;
 }
 
 /**
@@ -226,7 +248,7 @@ async function firstTick(probe: string): Promise<string | null> {
 /** Every entry below `root` (the root included) whose ctime is later than `at` (find's `@seconds.fraction`), found by one `find -P` walk. */
 async function changedSince(find: string, root: string, at: string, timeoutMs: number): Promise<ChangedEntry[] | string> {
   // Stryker disable next-line StringLiteral: -P (never follow symlinks) is find's default, stated so that no reader has to know it.
-  const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %P\\0'], {
+  const run = await execCapped(find, ['-P', '.', '-newerct', at, '-printf', '%y %C@ %P\\0'], {
     cwd: root,
     timeoutMs,
     maxBytes: FIND_MAX_BYTES,
@@ -240,14 +262,15 @@ async function changedSince(find: string, root: string, at: string, timeoutMs: n
   }
   return run.stdout
     .split('\0')
-    .filter((record) => record.length >= 2)
-    .map((record) => ({ type: record[0] as string, rel: record.slice(2) }));
+    .map((record) => /^(\S) (\d+(?:\.\d+)?) (.*)$/s.exec(record))
+    .filter((m) => m !== null)
+    .map((m) => ({ type: m[1] as string, ctimeMs: Number(m[2]) * 1000, rel: m[3] as string }));
 }
 
-function describeEntry(entry: ChangedEntry): string {
+function describeEntry(entry: ChangedEntry): ProofChange {
   const rel = entry.rel === '' ? '.' : entry.rel;
-  if (entry.type === 'd') return `entries created, deleted or renamed in: ${rel}/`;
-  return `changed: ${rel}`;
+  if (entry.type === 'd') return { text: `entries created, deleted or renamed in: ${rel}/`, path: `${rel}/`, ctimeMs: entry.ctimeMs };
+  return { text: `changed: ${rel}`, path: rel, ctimeMs: entry.ctimeMs };
 }
 
 /**

@@ -12,8 +12,8 @@ import type { FileSymbols, SymbolStore, SymbolTag, TagMode } from './index.js';
  * the cache can only ever save a parse, never change what is reported.
  */
 
-/** Bumped when the entry format or the tags queries change meaning. */
-const FORMAT = 1;
+/** Bumped when the entry format or the tags queries change meaning (2: one entry per definition, kinds in the language's words, Rust impls). */
+const FORMAT = 2;
 /** An entry larger than this is neither written nor read (a file's tags are capped far below it). */
 const MAX_ENTRY_BYTES = 512 * 1024;
 /** Entries per shard directory (256 shards): past it one is dropped per write, so the cache stays bounded. */

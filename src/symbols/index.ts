@@ -112,7 +112,7 @@ export class SymbolIndex {
       const query = mode === 'all' ? loaded.query : loaded.definitionsOnly;
       const matches = query.matches(tree.rootNode, { progressCallback: late });
       if (late()) return { ok: false, note: `${rel}: querying took longer than ${this.#timeMs} ms, skipped` };
-      return { ok: true, ...collect(matches) };
+      return { ok: true, ...collect(matches, spec.grammar) };
     } finally {
       tree.delete();
     }
@@ -157,24 +157,75 @@ async function loadLanguage(ts: TreeSitter, spec: LanguageSpec): Promise<LoadedL
   return { language, query: new ts.Query(language, text), definitionsOnly };
 }
 
-/** Turns query matches into tags: the @name capture's text, the kind from its @definition.X / @reference.X capture. */
-function collect(matches: ReturnType<Query['matches']>): { definitions: SymbolTag[]; references: SymbolTag[] } {
-  const definitions: SymbolTag[] = [];
+/**
+ * Turns query matches into tags: the @name capture's text, the kind from its @definition.X / @reference.X capture, in
+ * the language's own word for a definition (languageWord). One entry per definition: a node two patterns match (Rust's
+ * method pattern and its function pattern both match a fn in an impl) keeps the most specific kind.
+ */
+function collect(matches: ReturnType<Query['matches']>, grammar: string): { definitions: SymbolTag[]; references: SymbolTag[] } {
+  const definitions = new Map<string, SymbolTag & { rank: number }>();
   const references: SymbolTag[] = [];
   const seen = new Set<string>();
   for (const match of matches) {
     const name = match.captures.find((c) => c.name === 'name');
     const role = match.captures.find((c) => c.name.startsWith('definition.') || c.name.startsWith('reference.'));
-    if (!name || !role) continue;
+    if (!name || !role || name.node.text.length > 200) continue;
     const [which, kind = ''] = role.name.split('.');
-    const tag: SymbolTag = { name: name.node.text, kind, line: name.node.startPosition.row + 1 };
-    // The same name at the same place can match two patterns (JavaScript's and TypeScript's queries overlap).
-    const id = `${which}\0${tag.name}\0${tag.line}\0${tag.kind}`;
-    if (seen.has(id) || tag.name.length > 200) continue;
+    const line = name.node.startPosition.row + 1;
+    if (which === 'definition') {
+      // Keyed by where the name is: the same definition matched twice (or by JavaScript's and TypeScript's queries).
+      const id = `${name.node.startIndex}\0${name.node.text}`;
+      const rank = SPECIFIC.indexOf(kind);
+      const held = definitions.get(id);
+      if (held && held.rank >= rank) continue;
+      if (!held && definitions.size >= MAX_TAGS_PER_FILE) continue;
+      definitions.set(id, { name: name.node.text, kind: languageWord(grammar, role.node.type, kind), line, rank });
+      continue;
+    }
+    const tag: SymbolTag = { name: name.node.text, kind, line };
+    const id = `${tag.name}\0${tag.line}\0${tag.kind}`;
+    if (seen.has(id)) continue;
     seen.add(id);
-    const list = which === 'definition' ? definitions : references;
-    if (list.length < MAX_TAGS_PER_FILE) list.push(tag);
+    if (references.length < MAX_TAGS_PER_FILE) references.push(tag);
   }
   const order = (a: SymbolTag, b: SymbolTag): number => a.line - b.line || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  return { definitions: definitions.sort(order), references: references.sort(order) };
+  const defs = [...definitions.values()].map(({ rank: _rank, ...tag }) => tag);
+  return { definitions: defs.sort(order), references: references.sort(order) };
 }
+
+/** Query kinds that say more than another pattern's kind for the same node, least specific first (-1: the rest). */
+const SPECIFIC = ['function', 'method'];
+
+/**
+ * A definition's kind in its language's own words, by the grammar's node type (the query's generic kind otherwise):
+ * Rust `struct`, `enum`, `trait`, `impl`, `fn`, `method`, `mod`; Go `func`, `method`, `type`; Python `class`, `def`;
+ * Ruby `class`, `module`, `def`; C++ `struct`, `class`, `enum`, `typedef`. JavaScript, TypeScript, Java, C# and PHP
+ * already say `class`, `interface`, `function`, `method`.
+ */
+function languageWord(grammar: string, nodeType: string, kind: string): string {
+  const words = LANGUAGE_WORDS[grammar];
+  const word = words?.[nodeType];
+  if (word === undefined) return kind;
+  return typeof word === 'string' ? word : word(kind);
+}
+
+const methodOr = (other: string) => (kind: string): string => (kind === 'method' ? 'method' : other);
+
+const LANGUAGE_WORDS: Readonly<Record<string, Readonly<Record<string, string | ((kind: string) => string)>>>> = {
+  rust: {
+    struct_item: 'struct',
+    enum_item: 'enum',
+    union_item: 'union',
+    type_item: 'type',
+    trait_item: 'trait',
+    impl_item: 'impl',
+    function_item: methodOr('fn'),
+    function_signature_item: methodOr('fn'),
+    mod_item: 'mod',
+    macro_definition: 'macro',
+  },
+  go: { function_declaration: 'func', method_declaration: 'method', type_spec: 'type' },
+  python: { class_definition: 'class', function_definition: 'def' },
+  ruby: { method: 'def', singleton_method: 'def', class: 'class', singleton_class: 'class', module: 'module' },
+  cpp: { struct_specifier: 'struct', class_specifier: 'class', enum_specifier: 'enum', type_definition: 'typedef', declaration: 'union' },
+};

@@ -27,7 +27,8 @@ const BY_EXTENSION: Readonly<Record<string, LanguageSpec>> = {
   '.py': { grammar: 'python', queries: ['python'] },
   '.pyi': { grammar: 'python', queries: ['python'] },
   '.go': { grammar: 'go', queries: ['go'] },
-  '.rs': { grammar: 'rust', queries: ['rust'] },
+  // rust-spelunk.scm is spelunk's own (impl blocks as definitions); the rest are vendored unchanged.
+  '.rs': { grammar: 'rust', queries: ['rust', 'rust-spelunk'] },
   '.java': { grammar: 'java', queries: ['java'] },
   '.rb': { grammar: 'ruby', queries: ['ruby'] },
   '.cs': { grammar: 'c-sharp', queries: ['c-sharp'] },

@@ -60,7 +60,26 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['-qi', 'q']],
   ])('%j passes the flag check (a question of many words, after --, a negative number, grouped booleans)', async (argv) => {
     const run = await runCli(argv, { env: {}, cwd: repo.root });
-    expect(run.stderr).toMatch(/^spelunk: ANTHROPIC_API_KEY is not set/);
+    // The parser took each as meant: what is said next is the key, or (-1, a value the parser accepted) its range.
+    expect(run.stderr).toMatch(/^spelunk: (ANTHROPIC_API_KEY is not set|--max-turns must be a whole number of at least 1 \(got -1\))/);
+  });
+});
+
+/** Issue 33: with no key at all, a flag or setting mistake is what is said (the key error comes only for a sound run). */
+describe('flag and configuration errors come before the missing-key error', () => {
+  it.each<[string[], Record<string, string>, RegExp]>([
+    [['--effort', 'extreme', 'q'], {}, /^spelunk: --effort must be /],
+    [['--output-format', 'xml', 'q'], {}, /^spelunk: --output-format must be text, json or stream-json \(got "xml"\)/],
+    [['--max-turns', '0', 'q'], {}, /^spelunk: --max-turns /],
+    [['--verify-citations', 'maybe', 'q'], {}, /^spelunk: --verify-citations must be off, report or fix/],
+    [['--sandbox', 'nope', 'q'], {}, /^spelunk: --sandbox \(or SPELUNK_SANDBOX\) must be auto, required or off/],
+    [['q'], { SPELUNK_MODEL: ' ' }, /^spelunk: --model is empty/],
+    [['q'], { ANTHROPIC_BASE_URL: 'ftp://x' }, /^spelunk: ANTHROPIC_BASE_URL is not an http\(s\) URL/],
+  ])('%j %j: exit 2 with that line, not the key\'s', async (argv, env, line) => {
+    const run = await runCli(argv, { env, cwd: repo.root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(line);
+    expect(run.stderr).not.toContain('ANTHROPIC_API_KEY');
   });
 });
 

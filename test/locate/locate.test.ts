@@ -83,7 +83,7 @@ describe('locate on a real temporary repository', () => {
 
   it('finds a file sixty directories deep, by a path relative to the root', async () => {
     const result = await run('expire_sessions_deep');
-    expect(result.results[0]).toMatchObject({ path: `${DEEP}/nested.py`, symbols: [{ name: 'expire_sessions_deep', kind: 'function', line: 1 }] });
+    expect(result.results[0]).toMatchObject({ path: `${DEEP}/nested.py`, symbols: [{ name: 'expire_sessions_deep', kind: 'def', line: 1 }] });
   });
 
   it('is deterministic: the same tree and question give the same object', async () => {

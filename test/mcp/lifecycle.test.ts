@@ -73,18 +73,19 @@ describe('spelunk mcp: the life of a call', () => {
     }
   });
 
-  it('a repository that changes during the call is said in notes, and readonly_verified is false', async () => {
+  it('a repository another program changes during the call is said in notes; spelunk is still proven read-only', async () => {
     const api = await mcp.api({ minCacheTokens: 256 });
     const planted = path.join(repo.root, 'src', 'planted.js');
+    // Held 400 ms while an editor writes 150 ms into it: between tool calls, as another program's save.
     const changeRepo = (): Reply => {
-      writeFileSync(planted, 'changed while spelunk answered\n');
-      return reply(text('The server is in src/server.js:4.'));
+      setTimeout(() => writeFileSync(planted, 'changed while spelunk answered\n'), 150);
+      return { kind: 'slow', delayMs: 400, then: reply(text('The server is in src/server.js:4.')) };
     };
     api.enqueue(reply(toolUse('read_file', { path: 'src/server.js' })), changeRepo);
     const { client } = await mcp.connect();
     const answer = structured(await client.callTool({ name: 'ask', arguments: { question: 'where is the server?' } }));
-    expect(answer).toMatchObject({ answer_markdown: 'The server is in src/server.js:4.', stop_reason: 'end_turn', readonly_verified: false });
-    expect(answer.notes).toEqual([expect.stringMatching(/^the repository changed during the call: .*planted\.js/)]);
+    expect(answer).toMatchObject({ answer_markdown: 'The server is in src/server.js:4.', stop_reason: 'end_turn', readonly_verified: true });
+    expect(answer.notes).toEqual([expect.stringMatching(/^other programs changed the repository during the run: .*planted\.js/)]);
   });
 
   it('a busy conversation is never evicted: 32 newer ones later, its follow-up is still "answering", not forgotten', async () => {
@@ -113,7 +114,7 @@ describe('spelunk mcp: the life of a call', () => {
     const { client } = await mcp.connect();
     const ask = structured(await client.callTool({ name: 'ask', arguments: { question: 'where is the server?', max_turns: 1 } }));
     expect(ask).toMatchObject({ stop_reason: 'max_turns', answer_markdown: 'Looking.' });
-    expect(ask.notes).toEqual(['stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question']);
+    expect(ask.notes).toEqual(['stopped after 1 model request (max_turns 1) before a final answer; raise max_turns or ask a narrower question']);
     const audit = structured(await client.callTool({ name: 'audit', arguments: { question: 'does login shell out?' } }));
     expect(audit).toMatchObject({ stop_reason: 'max_turns', subtype: 'error_max_turns', exit_code: 3 });
     expect(audit.error.message).toMatch(/^stopped after \d+ model requests \(max_turns \d+\) before a final answer/);

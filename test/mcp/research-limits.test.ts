@@ -159,7 +159,7 @@ describe('the research tool in process: audit', () => {
     api.enqueue(reply(toolUse('read_file', { path: 'src/auth.js' })));
     const audit = ok(await call('audit', { question: 'does login shell out?' }), 'audit');
     expect(audit).toMatchObject({ stop_reason: 'max_turns', subtype: 'error_max_turns', exit_code: 3, audit: { verdict: 'inconclusive' } });
-    expect(audit.error.message).toBe('stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
+    expect(audit.error.message).toBe('stopped after 1 model request (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
     expect(JSON.stringify(audit)).not.toContain('--max');
     expect(stderr()).toMatch(/^spelunk mcp: audit does login shell out\? → inconclusive, ~\$0\.\d+\n$/);
   });

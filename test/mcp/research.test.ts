@@ -87,9 +87,9 @@ describe('the research tool in process: ask and ask_followup', () => {
     expect(first).toMatchObject({ answer_markdown: 'At src/server.js:4.', stop_reason: 'end_turn', usage: { requests: 2 } });
     api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })));
     const followup = refused(await call('ask_followup', { session_id: first.session_id, question: 'and the router?' }));
-    expect(followup).toBe('stopped after 1 model requests (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
+    expect(followup).toBe('stopped after 1 model request (max_turns 1) before a final answer; raise max_turns or ask a narrower question');
     api.enqueue(reply(toolUse('read_file', { path: 'src/router.js' })));
-    expect(refused(await call('ask', { question: 'no max_turns given' }))).toMatch(/^stopped after 1 model requests \(max_turns 1\)/);
+    expect(refused(await call('ask', { question: 'no max_turns given' }))).toMatch(/^stopped after 1 model request \(max_turns 1\)/);
     expect(messagesOf(api)).toHaveLength(4);
   });
 
@@ -107,18 +107,19 @@ describe('the research tool in process: ask and ask_followup', () => {
 
 describe('the research tool in process: the repository, cancellation and the log', () => {
   const planted = (): string => path.join(repo.root, 'src', 'planted.js');
+  /** The reply held 400 ms while an editor writes 150 ms into it (between tool calls, as another program's save). */
   const plant = (then: Reply): (() => Reply) => () => {
-    writeFileSync(planted(), 'changed while spelunk answered\n');
-    return then;
+    setTimeout(() => writeFileSync(planted(), 'changed while spelunk answered\n'), 150);
+    return { kind: 'slow', delayMs: 400, then };
   };
 
-  it('a repository that changes during the call: readonly_verified false and a note that names the change', async () => {
+  it('a repository another program changes during the call: the answer stands, readonly_verified true, a note names the change', async () => {
     const { api, call } = await start();
     api.enqueue(reply(toolUse('read_file', { path: 'src/server.js' })), plant(reply(text('The server is in src/server.js:4.'))));
     try {
       const answer = ok(await call('ask', { question: 'where is the server?' }));
-      expect(answer).toMatchObject({ answer_markdown: 'The server is in src/server.js:4.', stop_reason: 'end_turn', readonly_verified: false });
-      expect(answer.notes).toEqual([expect.stringMatching(/^the repository changed during the call: .*src\/planted\.js/)]);
+      expect(answer).toMatchObject({ answer_markdown: 'The server is in src/server.js:4.', stop_reason: 'end_turn', readonly_verified: true });
+      expect(answer.notes).toEqual([expect.stringMatching(/^other programs changed the repository during the run: .*src\/planted\.js .*\(not spelunk: /)]);
     } finally {
       rmSync(planted(), { force: true });
     }
@@ -131,7 +132,7 @@ describe('the research tool in process: the repository, cancellation and the log
     try {
       const message = refused(await call('ask', { question: 'where is the server?', max_turns: 2 }));
       expect(message).toMatch(
-        /^stopped after 2 model requests \(max_turns 2\) before a final answer; raise max_turns or ask a narrower question; the repository changed during the call: .*src\/planted\.js/,
+        /^stopped after 2 model requests \(max_turns 2\) before a final answer; raise max_turns or ask a narrower question; other programs changed the repository during the run: .*src\/planted\.js/,
       );
       expect(message).not.toContain('\n');
     } finally {

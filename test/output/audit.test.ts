@@ -126,3 +126,20 @@ describe('renderAudit to a pipe or a file (no width)', () => {
     expect(renderAudit({ verdict: 'pass', summary: 'Nothing found.', findings: [] }, { color: false })).toBe('verdict: PASS\nNothing found.\n');
   });
 });
+
+// Issue 33: a FAIL verdict that exits 0 says why the gate passed, on the verdict line.
+describe('the verdict line says when the gate passes a FAIL', () => {
+  const suppressedHigh = finding({ suppressed: true });
+  const outside = finding({ rule_id: 'x', diff_class: 'outside-diff' });
+  const low = finding({ rule_id: 'y', severity: 'low', diff_class: 'changed-line' });
+  it.each<[string, AuditReport, string]>([
+    ['all suppressed by the baseline', { ...REPORT, findings: [suppressedHigh, suppressedHigh, suppressedHigh], suppressed: 3 }, 'verdict: FAIL (model) · gate: pass — 3 suppressed by the baseline'],
+    ['outside the changed lines', { ...REPORT, findings: [outside], suppressed: 0 }, 'verdict: FAIL (model) · gate: pass — 1 outside the changed lines'],
+    ['outside the changed files (scope file)', { ...REPORT, scope: 'file', findings: [outside], suppressed: 0 }, 'verdict: FAIL (model) · gate: pass — 1 outside the changed files'],
+    ['below --fail-on, with one suppressed', { ...REPORT, findings: [low, suppressedHigh] }, 'verdict: FAIL (model) · gate: pass — 1 suppressed by the baseline, 1 below --fail-on high'],
+    ['a counted high finding: the gate agrees, the plain line', REPORT, 'verdict: FAIL'],
+    ['a pass', { ...REPORT, verdict: 'pass', findings: [] }, 'verdict: PASS'],
+  ])('%s', (_name, report, first) => {
+    expect(visible(renderAudit(report, { color: true, width: null, failOn: 'high' }))[0]).toBe(first);
+  });
+});

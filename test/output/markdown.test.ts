@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { blockSplitter, loadMarkdown } from '../../src/output/markdown.js';
+import { columnWidths, fitCell } from '../../src/output/markdown-tables.js';
+import { REAL_ANSWERS } from '../support/real-answers.js';
 import { createTextRenderer } from '../../src/output/text.js';
 import { UsageLedger } from '../../src/output/usage.js';
 import { hasAnsi } from '../support/ansi.js';
@@ -143,5 +145,50 @@ describe('the text renderer on a terminal renders block by block as the answer s
     renderer.handle({ type: 'done', stop: 'end_turn', text: '## First\n\nstill typing.', turns: 1 } satisfies AgentEvent);
     await renderer.settled();
     expect(stdout.writes.map((w) => w.text).join('')).toMatch(/First[\s\S]*still typing\./);
+  });
+});
+
+describe('inline code with any punctuation renders exactly, and tables fit the terminal (issue 33)', () => {
+  const SGR_RE = /\x1b\[[0-9;]*m/g;
+  it.each(REAL_ANSWERS.flatMap((a) => [60, 80, 100, 200].map((width) => [a.language, width, a] as const)))(
+    '%s answer at %i columns: every code span exact, no placeholder, no line wider than the terminal',
+    async (_language, width, answer) => {
+      for (const color of [false, true]) {
+        const out = (await loadMarkdown())({ width, color }).render(answer.markdown);
+        const plain = out.replace(SGR_RE, '');
+        expect(plain).not.toContain('#COLON');
+        // Where nothing needs to wrap, each code span shows as written (a narrow table wraps cells across lines).
+        const flat = plain.replace(/\s+/g, ' ');
+        if (width >= 200) for (const code of answer.exact) expect(flat).toContain(code.replace(/\s+/g, ' '));
+        for (const line of plain.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
+      }
+    },
+  );
+
+  it('a table of long cells wraps them inside shrunk columns (a 4-column table drew 170 columns on 80 before)', async () => {
+    const long = 'a cell that keeps going and going well past the width of any sensible column';
+    const md = `| A | B | C | D |\n|---|---|---|---|\n| ${long} | ${long} | \`Foo::bar\` | ${long} |\n`;
+    for (const width of [60, 80, 100, 200]) {
+      const lines = (await loadMarkdown())({ width, color: false }).render(md).split('\n').filter((l) => l !== '');
+      expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(width);
+      expect(lines[0]!.startsWith('┌')).toBe(true);
+    }
+    expect((await loadMarkdown())({ width: 80, color: false }).render(md)).toContain('│ Foo::bar │');
+  });
+});
+
+describe('columnWidths and fitCell', () => {
+  it.each<[string, string[][], number, number[]]>([
+    ['natural widths when they fit', [['a', 'bb'], ['ccc', 'd']], 40, [3, 2]],
+    ['the longest column shrinks first', [['short', 'x'.repeat(100)]], 40, [5, 28]],
+    ['every longest word kept when they all fit, the rest shared', [['alpha beta', 'gamma delta epsilon zeta eta theta']], 24, [7, 10]],
+    ['narrow: the short column whole, the long ones share the rest', [['a', 'b'.repeat(50), 'c'.repeat(50)]], 20, [1, 4, 5]],
+  ])('%s', (_name, cells, width, expected) => {
+    expect(columnWidths(cells, width)).toEqual(expected);
+  });
+
+  it('wraps on spaces and cuts a word longer than the column', () => {
+    expect(fitCell('aa bb cc', 5)).toBe('aa bb\ncc');
+    expect(fitCell('abcdefghij', 4)).toBe('abcd\nefgh\nij');
   });
 });

@@ -338,6 +338,16 @@ describe('withError', () => {
 });
 
 describe('result schema', () => {
+  it('carries other programs\' changes and how the proof was made, which validate; a run with them exits 0', () => {
+    const concurrent = { paths: ['src/a.py'], more: 0, ignored: [{ path: 'src/__pycache__/', entries: 3 }] };
+    const how = 'every program spelunk ran saw the repository mounted read-only (kernel sandbox)';
+    const result = buildResult({ ...base(), readonly: { verified: true, detail: null, how, concurrent } });
+    expectValid(result);
+    expect(result).toMatchObject({ readonly_verified: true, readonly_proof: how, concurrent_changes: concurrent, subtype: 'success' });
+    expect(exitCodeFor(result)).toBe(0);
+    expect(buildResult(base())).not.toHaveProperty('concurrent_changes');
+  });
+
   it.each<[string, (r: Record<string, unknown>) => void]>([
     ['a missing field', (r) => delete r.tool_calls],
     ['an unknown subtype', (r) => (r.subtype = 'error_timeout')],
@@ -349,6 +359,9 @@ describe('result schema', () => {
     ['no uuid', (r) => delete r.uuid],
     ['no modelUsage', (r) => delete r.modelUsage],
     ['a bad audit severity', (r) => (r.audit = { verdict: 'fail', summary: '', findings: [{ ...failingFinding, severity: 'severe' }] })],
+    ['concurrent_changes without its counts', (r) => (r.concurrent_changes = { paths: ['a.txt'] })],
+    ['an ignored group of no entries', (r) => (r.concurrent_changes = { paths: [], more: 0, ignored: [{ path: 'target/', entries: 0 }] })],
+    ['a readonly_proof that is not a sentence', (r) => (r.readonly_proof = true)],
   ])('rejects %s', (_name, mutate) => {
     const result = JSON.parse(JSON.stringify(buildResult(base()))) as Record<string, unknown>;
     mutate(result);

@@ -28,6 +28,20 @@ describe('formatSources', () => {
     expect(formatSources([long], { color: false, width: 20 })).toBe('Sources\n  ✓ src/a.ts:3\n');
   });
 
+  it.each([40, 60, 80, 100])('every line fits %i columns: a long ✓ label is cut, a ✗ line\'s problem is cut or dropped', (width) => {
+    const deep = `crates/ide-completion/src/render/${'very_long_module_name/'.repeat(5)}function.rs`;
+    const out = formatSources(
+      [
+        cite({ path: deep, excerpt: 'pub(crate) fn render_fn(ctx: RenderContext<\'_>) -> Builder {' }),
+        cite({ path: deep, status: 'line_out_of_range', detail: 'the file has 120 lines, and the citation asked for line 999 of it', start_line: 999, end_line: 999 }),
+        cite({ status: 'line_out_of_range', detail: 'the file has 2 lines; the model cited a line far past the end of it', start_line: 999, end_line: 999 }),
+      ],
+      { color: false, width },
+    );
+    for (const line of out.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
+    expect(out).toContain('✗ src/a.ts:999');
+  });
+
   it('neutralises control characters from the repository (excerpt) and the model (path)', () => {
     const out = formatSources(
       [cite({ excerpt: 'evil \x1b]0;pwned\x07 \u202e' }), cite({ path: 'a\x1b[2J.ts', status: 'missing_file', detail: 'no such file', abs: null })],

@@ -183,15 +183,28 @@ describe('createTextRenderer', () => {
     expect(lines.at(-1)).toContain(expected);
   });
 
-  it('marks an interrupted request in its usage line and the ledger, and says once that tools waited for the snapshot', () => {
+  it.each<[string, number, boolean, boolean]>([
+    ['a tenth of a second: not said (no jargon on every run)', 100, false, false],
+    ['just under a second: not said', 999, false, false],
+    ['a second: said', 1_000, false, true],
+    ['a tenth of a second with --verbose: said', 100, true, true],
+  ])('the tools\' wait for the start-of-run state: %s', (_name, durationMs, verbose, said) => {
+    const { stderr, feed, renderer } = setup({ verbose });
+    feed([{ type: 'tools_waited', durationMs }]);
+    renderer.close();
+    expect(stderr.text.includes('the first tool waited')).toBe(said);
+    expect(stderr.text).not.toContain('snapshot');
+  });
+
+  it('marks an interrupted request in its usage line and the ledger, and says once that tools waited (a felt wait)', () => {
     const { stderr, ledger, feed, renderer } = setup();
     feed([
-      { type: 'tools_waited', durationMs: 720 },
+      { type: 'tools_waited', durationMs: 1_240 },
       { type: 'usage', turn: 1, model: MODEL, usage: U1, durationMs: 900, requestId: 'req_1', interrupted: true },
       { type: 'done', stop: 'aborted', text: '', turns: 1 },
     ]);
     renderer.close();
-    expect(stderr.text.split('\n').slice(0, 2)).toEqual(['  waited 0.7 s for the read-only snapshot', `${line(U1)} · interrupted`]);
+    expect(stderr.text.split('\n').slice(0, 2)).toEqual(['  the first tool waited 1.2 s while spelunk recorded the repository\'s state', `${line(U1)} · interrupted`]);
     expect(ledger.rows()[0]!.interrupted).toBe(true);
   });
 
@@ -312,7 +325,7 @@ describe('createTextRenderer with quiet (--quiet)', () => {
 
   it.each<[AgentEvent, string]>([
     [{ type: 'done', stop: 'api_error', text: '', turns: 1, error: 'API 500 api_error: boom' }, 'API 500 api_error: boom'],
-    [{ type: 'done', stop: 'max_turns', text: '', turns: 1, limit: 'maxTurns', value: 1, requests: 1 }, 'stopped after 1 model requests (--max-turns 1)'],
+    [{ type: 'done', stop: 'max_turns', text: '', turns: 1, limit: 'maxTurns', value: 1, requests: 1 }, 'stopped after 1 model request (--max-turns 1)'],
   ])('still says how a question ended when it failed: %j', (done, fragment) => {
     const { stderr, feed } = setup({ quiet: true });
     feed(script(done));

@@ -39,7 +39,7 @@ describe('runQuestion: one question from session to RunOutcome', () => {
       ['src/router.js', 99, 'line_out_of_range'],
     ]);
     expect(outcome.citationWarnings).toEqual([expect.stringContaining('src/router.js:99')]);
-    expect(outcome.readonly).toEqual({ verified: true, detail: null });
+    expect(outcome.readonly).toMatchObject({ verified: true, detail: null, concurrent: null });
     expect(outcome.snapshotError).toBeNull();
     expect(outcome.requests).toBe(2);
     expect(outcome.sandbox).toBe(currentSandbox().kind);
@@ -88,8 +88,8 @@ describe('runQuestion: one question from session to RunOutcome', () => {
   });
 
   it.each([
-    ['cli', /^stopped after 1 model requests \(--max-turns 1\)/],
-    ['mcp', /^stopped after 1 model requests \(max_turns 1\)/],
+    ['cli', /^stopped after 1 model request \(--max-turns 1\)/],
+    ['mcp', /^stopped after 1 model request \(max_turns 1\)/],
   ] as const)('the result object words a limit for its front end (%s)', async (front, words) => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(toolUse('read_file', { path: 'src/server.js' })));

@@ -99,6 +99,10 @@ describe('session records are rebuilt field by field', () => {
     ['a block of unknown type', { ...TURN, messages: [{ role: 'user', content: [{ type: 'image', source: {} }] }] }, 'a message block is damaged'],
     ['a tool_use id with a slash', { ...TURN, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: '../x', name: 'bash', input: {} }] }] }, 'a message block is damaged'],
     ['a tool_result whose content is not text', { ...TURN, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: {} }] }] }, 'a message block is damaged'],
+    ['a tool_use caller that is not an object', { ...TURN, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {}, caller: 'direct' }] }] }, 'a message block is damaged'],
+    ['a tool_use caller without a type', { ...TURN, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {}, caller: { tool_id: 'x' } }] }] }, 'a message block is damaged'],
+    ['a tool_use caller with a long value', { ...TURN, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {}, caller: { type: 'x'.repeat(5000) } }] }] }, 'a message block is damaged'],
+    ['text citations that are not a list', { ...TURN, messages: [{ role: 'assistant', content: [{ type: 'text', text: 'a', citations: 'x' }] }] }, 'a message block is damaged'],
     ['a cache state with a negative count', { ...TURN, cache: { model: 'm', segments: [], cachedTokens: -5 } }, 'the cache state is damaged'],
     ['a header with another version', { type: 'session', version: 2, session_id: '00000000-0000-0000-0000-000000000000', root: '/r', created_at: TURN.at }, 'unknown version'],
     ['a header whose id is a path', { type: 'session', version: 1, session_id: '../../x', root: '/r', created_at: TURN.at }, 'the session id is not a session id'],
@@ -107,6 +111,18 @@ describe('session records are rebuilt field by field', () => {
   ])('refuses %s', (_name, value, reason) => {
     const checked = checkRecord(value);
     expect(isBad(checked) ? checked.bad : 'accepted').toContain(reason);
+  });
+
+  it('keeps the fields the API put on the wire (caller, citations) in their stored order, so a resume re-sends the same bytes', () => {
+    const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' }, caller: { type: 'direct' }, cache_control: { type: 'ephemeral' } };
+    const reordered = { caller: { type: 'direct' }, input: {}, name: 'bash', id: 'toolu_2', type: 'tool_use' };
+    const textBlock = { type: 'text', text: 'a', citations: null };
+    const checked = checkRecord({ ...TURN, messages: [{ role: 'assistant', content: [toolUse, reordered, textBlock] }] });
+    const content = isBad(checked) || checked.type !== 'turn' ? [] : checked.messages[0]!.content;
+    expect(JSON.stringify(content)).toBe(
+      '[{"type":"tool_use","id":"toolu_1","name":"bash","input":{"command":"ls"},"caller":{"type":"direct"}},' +
+        '{"caller":{"type":"direct"},"input":{},"name":"bash","id":"toolu_2","type":"tool_use"},{"type":"text","text":"a","citations":null}]',
+    );
   });
 
   it('keeps a sound record, drops fields spelunk does not write (cache_control, extra keys)', () => {

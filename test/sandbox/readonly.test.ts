@@ -33,7 +33,7 @@ async function snapshot(dir = root): Promise<Awaited<ReturnType<typeof snapshotR
 
 /** The proof's verdict without the HEAD it read at the end (the rows that check that HEAD say so). */
 async function verdict(...args: Parameters<typeof verifyReadOnly>): Promise<{ verified: boolean; detail: string | null }> {
-  const { head: _head, ...rest } = await verifyReadOnly(...args);
+  const { head: _head, changes: _changes, complete: _complete, ...rest } = await verifyReadOnly(...args);
   return rest;
 }
 
@@ -396,10 +396,10 @@ describe('the proof\'s clock and its limits', () => {
 
     it.each<[string, string, { verified: boolean; detail: string | null }]>([
       ['nothing changed', 'exit 0', { verified: true, detail: null }],
-      ['one line per entry type; records too short to hold a name are skipped', "printf 'd \\0d sub\\0f a.txt\\0l link\\0f\\0'", {
+      ['one line per entry type (type, ctime, name); records without a ctime are skipped', "printf 'd 1.5 \\0d 2 sub\\0f 3.25 a.txt\\0l 4 link\\0f\\0f x.txt\\0'", {
         verified: false, detail: 'entries created, deleted or renamed in: ./; entries created, deleted or renamed in: sub/; changed: a.txt; changed: link',
       }],
-      ['a directory it could not read (exit 1 with a message): what it could read still counts', "printf 'f a.txt\\0'; echo \"find: './x': Permission denied\" >&2; exit 1", {
+      ['a directory it could not read (exit 1 with a message): what it could read still counts', "printf 'f 1 a.txt\\0'; echo \"find: './x': Permission denied\" >&2; exit 1", {
         verified: false, detail: 'changed: a.txt',
       }],
       ['the same with nothing changed', "echo \"find: './x': Permission denied\" >&2; exit 1", { verified: true, detail: null }],
@@ -412,6 +412,17 @@ describe('the proof\'s clock and its limits', () => {
     ])('%s', async (_name, body, expected) => {
       const before = await snapshotRepoState(root);
       expect(await verdict(before, { find: fakeFind(body) })).toEqual(expected);
+    });
+
+    it('each change carries the entry it names and its ctime in ms (what run/concurrent.ts attributes by)', async () => {
+      const before = await snapshotRepoState(root);
+      const proof = await verifyReadOnly(before, { find: fakeFind("printf 'd 1700000000.25 sub\\0f 1700000001.5 sub/a b.txt\\0'") });
+      expect(proof.changes).toEqual([
+        { text: 'entries created, deleted or renamed in: sub/', path: 'sub/', ctimeMs: 1700000000250 },
+        { text: 'changed: sub/a b.txt', path: 'sub/a b.txt', ctimeMs: 1700000001500 },
+      ]);
+      expect(proof.complete).toBe(true);
+      expect((await verifyReadOnly(before, { find: null })).complete).toBe(false);
     });
 
     it('a walk that does not finish in time is not a proof', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { BIN } from './pty.js';
+import { BIN, scratchState } from './pty.js';
 
 /** How one run of the built binary ended and what it wrote. */
 export interface BinaryRun {
@@ -19,7 +19,9 @@ export function runBinary(
 ): Promise<BinaryRun> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...opts.env },
+    // Saved sessions go to the run's scratch state directory unless a test says otherwise: without XDG_STATE_HOME and
+    // HOME the binary falls back to the account's home directory (os.homedir()), the developer's real one.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...scratchState(), ...opts.env },
     stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);

@@ -10,7 +10,8 @@ const JSON_PIECES = 3;
 /** A content block as it appears in the final message (ids already assigned). */
 export type OutBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  /** `caller` as the real API sends it on every tool_use (`{"type":"direct"}` for a call the model made itself). */
+  | { type: 'tool_use'; id: string; name: string; input: unknown; caller?: { type: string } }
   | { type: 'thinking'; thinking: string; signature: string };
 
 /** The complete message the mock answers with. */
@@ -169,7 +170,7 @@ function blockEvents(block: OutBlock, index: number, finished: boolean): Event[]
     for (const thinking of chunks(block.thinking)) events.push(delta({ type: 'thinking_delta', thinking }));
     events.push(delta({ type: 'signature_delta', signature: block.signature }));
   } else {
-    events.push(start({ type: 'tool_use', id: block.id, name: block.name, input: {} }));
+    events.push(start({ type: 'tool_use', id: block.id, name: block.name, input: {}, ...(block.caller ? { caller: block.caller } : {}) }));
     for (const partial_json of pieces(JSON.stringify(block.input) ?? '{}')) {
       events.push(delta({ type: 'input_json_delta', partial_json }));
     }

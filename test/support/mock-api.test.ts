@@ -75,8 +75,9 @@ describe('messages', () => {
     const message = await s.finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content.slice(1)).toEqual([
-      { type: 'tool_use', id: 'toolu_mock_1', name: 'bash', input: { command: 'rg -n "createServer" lib' } },
-      { type: 'tool_use', id: 'toolu_given', name: 'read_file', input: { path: 'a.js' } },
+      // `caller` as the real API sends it on every tool_use.
+      { type: 'tool_use', id: 'toolu_mock_1', name: 'bash', input: { command: 'rg -n "createServer" lib' }, caller: { type: 'direct' } },
+      { type: 'tool_use', id: 'toolu_given', name: 'read_file', input: { path: 'a.js' }, caller: { type: 'direct' } },
     ]);
     expect(partials.length).toBeGreaterThan(2);
   });

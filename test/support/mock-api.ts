@@ -264,8 +264,9 @@ export async function startMockApi(opts: MockOptions = {}): Promise<MockApi> {
     stop: StopReason | undefined,
     override: Partial<MockUsage> | undefined,
   ): OutMessage {
+    // Every tool_use carries `caller`, as the real API's do (a client that drops it on a resume misses the cache).
     const blocks: OutBlock[] = content.map((b) =>
-      b.type === 'tool_use' ? { ...b, id: b.id ?? `toolu_mock_${++ids.toolUse}` } : b,
+      b.type === 'tool_use' ? { ...b, id: b.id ?? `toolu_mock_${++ids.toolUse}`, caller: { type: 'direct' } } : b,
     );
     const prompt = accountCache(record.body, cache, minCacheTokens);
     const usage: MockUsage = { ...prompt, output_tokens: outputTokensOf(blocks), ...override };

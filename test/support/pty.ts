@@ -8,6 +8,15 @@ export { stripAnsi };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'dist', 'spelunk.js');
 
+/**
+ * The run's scratch XDG_STATE_HOME (made by global-setup.ts) for a spawned binary: without it and HOME, spelunk saves
+ * sessions under the account's home directory (os.homedir()), the developer's real one.
+ */
+export function scratchState(): Record<string, string> {
+  const state = process.env.SPELUNK_TEST_STATE_HOME;
+  return state ? { XDG_STATE_HOME: state } : {};
+}
+
 /** Builds dist/ so pseudo-terminal tests run the real, current binary. */
 export function buildBinary(): void {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
@@ -19,10 +28,12 @@ export class PtySession {
   output = '';
   readonly exited: Promise<number | null>;
 
-  constructor(args: string[], env: Record<string, string>) {
-    const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+  /** `columns`: the pseudo-terminal's width (set with stty before the binary starts); unset, the terminal says 0. */
+  constructor(args: string[], env: Record<string, string>, opts: { columns?: number } = {}) {
+    const binary = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const command = opts.columns === undefined ? binary : `stty cols ${opts.columns} rows 40 && exec ${binary}`;
     this.child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { PATH: '/usr/bin:/bin', TERM: 'xterm', COLUMNS: '120', LINES: '40', ...env },
+      env: { PATH: '/usr/bin:/bin', TERM: 'xterm', COLUMNS: '120', LINES: '40', ...scratchState(), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout!.on('data', (d: Buffer) => {

@@ -20,7 +20,11 @@ export async function makeRepo(files: Record<string, string>, opts: { git?: bool
     execFileSync('git', ['add', '-A'], { cwd: root, env });
     execFileSync('git', ['commit', '-q', '-m', 'init'], { cwd: root, env });
   }
-  return { root: await fs.realpath(root), cleanup: () => fs.rm(parent, { recursive: true, force: true }) };
+  const real = await fs.realpath(root);
+  // Recorded for global-setup's check that nothing under the real home names a repository of this run.
+  const state = process.env.SPELUNK_TEST_STATE_HOME;
+  if (state) await fs.appendFile(path.join(state, 'roots.txt'), `${real}\n`).catch(() => {});
+  return { root: real, cleanup: () => fs.rm(parent, { recursive: true, force: true }) };
 }
 
 /** Makes a repository before the file's tests and removes it after them; `root` is readable inside tests. */

@@ -94,7 +94,7 @@ describe('the session symbol layer: one SymbolIndex per session, with the disk c
       const config = await resolveConfig(parsed.flags, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: server.url, HOME: '/nonexistent-home' }, repo.root, parsed.audit);
       const env = { HOME: '/nonexistent-home', XDG_CACHE_HOME: cacheHome };
       const outcome = await runQuestion({ question: 'where is the server made?', open: openSession, env, front: 'cli' }, config, {}, new AbortController().signal);
-      expect(outcome.readonly).toEqual({ verified: true, detail: null });
+      expect(outcome.readonly).toMatchObject({ verified: true, detail: null });
       const results = server.requests[1]!.body.messages!.at(-1)!.content as Array<{ content: string }>;
       await server.close();
       api = undefined;

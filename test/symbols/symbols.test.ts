@@ -13,6 +13,9 @@ const repo = useRepo({
   'tool.py': 'class Runner:\n    def run(self):\n        return helper()\n\ndef helper():\n    return 1\n',
   'main.go': 'package main\n\ntype Store struct{}\n\nfunc (s *Store) Get() int { return 1 }\n\nfunc main() { s := Store{}; s.Get() }\n',
   'lib.rs': 'pub struct Cache;\nimpl Cache {\n    pub fn get(&self) {}\n}\nfn main() { Cache.get(); }\n',
+  'kinds.rs': 'pub enum Mode { A }\npub trait Render {\n    fn render(&self);\n}\nimpl<T> Render for Vec<T> {\n    fn render(&self) {}\n}\nmod inner {}\nmacro_rules! m { () => {} }\ntype Alias = u8;\nunion U { a: u8 }\nimpl std::fmt::Debug for Mode {\n    fn fmt(&self) {}\n}\n',
+  'app.rb': 'module Shop\n  class Cart\n    def total\n      1\n    end\n    def self.build\n    end\n  end\nend\n',
+  'shape.cc': 'struct Point { int x; };\nclass Shape {\n  int area();\n};\nenum Color { Red };\ntypedef int Id;\nint Shape::area() { return 1; }\nint main() { return 0; }\n',
   'Main.java': 'class Main {\n  void run() { helper(); }\n  void helper() {}\n}\n',
   'notes.txt': 'function notCode() {}\n',
   'big.ts': BIG,
@@ -28,15 +31,37 @@ describe('the symbol layer (web-tree-sitter + the official tags queries)', () =>
     ['app.ts', ['interface Options:1', 'class Server:2', 'method start:3', 'function listen:7'], ['call listen:4', 'class Server:8']],
     ['view.tsx', ['function Button:1', 'function save:2'], ['call save:1']],
     ['lib.js', ['function parse:1'], ['call parse:2']],
-    ['tool.py', ['class Runner:1', 'function run:2', 'function helper:5'], ['call helper:3']],
-    ['main.go', ['type Store:3', 'method Get:5', 'function main:7'], ['call Get:7']],
-    ['lib.rs', ['class Cache:1', 'method get:3', 'function main:5'], ['call get:5']],
+    ['tool.py', ['class Runner:1', 'def run:2', 'def helper:5'], ['call helper:3']],
+    ['main.go', ['type Store:3', 'method Get:5', 'func main:7'], ['call Get:7']],
+    ['lib.rs', ['struct Cache:1', 'impl Cache:2', 'method get:3', 'fn main:5'], ['call get:5']],
     ['Main.java', ['class Main:1', 'method run:2', 'method helper:3'], ['call helper:2']],
   ])('%s: definitions and syntactic references', async (file, defs, refs) => {
     const symbols = await new SymbolIndex().symbolsOf(repo.root, file);
     if (!symbols.ok) throw new Error(symbols.note);
     expect(names(symbols.definitions)).toEqual(expect.arrayContaining(defs));
     expect(names(symbols.references)).toEqual(expect.arrayContaining(refs));
+  });
+
+  // Issue 33: a Rust method was listed twice (`method` and `function` on one line), Rust structs as `class`.
+  it.each([
+    ['lib.rs', ['struct Cache:1', 'impl Cache:2', 'method get:3', 'fn main:5']],
+    ['kinds.rs', ['enum Mode:1', 'trait Render:2', 'method render:3', 'impl Vec:5', 'method render:6', 'mod inner:8', 'macro m:9', 'type Alias:10', 'union U:11', 'impl Mode:12', 'method fmt:13']],
+    ['main.go', ['type Store:3', 'method Get:5', 'func main:7']],
+    ['tool.py', ['class Runner:1', 'def run:2', 'def helper:5']],
+    ['app.rb', ['module Shop:1', 'class Cart:2', 'def total:3', 'def build:6']],
+    ['app.ts', ['interface Options:1', 'class Server:2', 'method start:3', 'function listen:7']],
+    ['Main.java', ['class Main:1', 'method run:2', 'method helper:3']],
+  ])('%s: one outline entry per definition, the most specific kind, in the language\'s words', async (file, defs) => {
+    const outline = await new SymbolIndex().outline(repo.root, file);
+    if (!outline.ok) throw new Error(outline.note);
+    expect(names(outline.definitions)).toEqual(defs);
+  });
+
+  it('C++: struct, class, enum and typedef in its own words', async () => {
+    const outline = await new SymbolIndex().outline(repo.root, 'shape.cc');
+    if (!outline.ok) throw new Error(outline.note);
+    expect(names(outline.definitions)).toEqual(expect.arrayContaining(['struct Point:1', 'class Shape:2', 'enum Color:5', 'typedef Id:6']));
+    expect(new Set(outline.definitions.map((d) => d.line)).size).toBe(outline.definitions.length);
   });
 
   it('the outline is the definitions alone, in line order', async () => {
