@@ -39,11 +39,16 @@ interface LoadedLanguage {
  * parsed. Declared here so the cache depends on this module and not the other way round.
  */
 export interface SymbolStore {
-  get(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }): Promise<Extract<FileSymbols, { ok: true }> | null>;
-  put(
-    key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number },
-    symbols: Extract<FileSymbols, { ok: true }>,
-  ): Promise<void>;
+  get(key: SymbolKey): Promise<Extract<FileSymbols, { ok: true }> | null>;
+  put(key: SymbolKey, symbols: Extract<FileSymbols, { ok: true }>): Promise<void>;
+}
+
+/** What identifies parsed tags: the file, the mode, and the SHA-256 of the bytes they were parsed from. */
+export interface SymbolKey {
+  root: string;
+  rel: string;
+  mode: TagMode;
+  sha256: string;
 }
 
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
@@ -54,7 +59,7 @@ type TreeSitter = typeof import('web-tree-sitter');
 /**
  * The symbol layer of one run: web-tree-sitter and each grammar are loaded the first time a file needs them (so
  * commands that never ask for symbols pay nothing), files are parsed in-process (no child, nothing from the
- * repository is executed) and their tags cached by (path, size, mtime). One instance per run, never module state.
+ * repository is executed) and their tags cached by (path, SHA-256 of the content). One instance per run, never module state.
  */
 export class SymbolIndex {
   readonly #timeMs: number;
@@ -80,10 +85,11 @@ export class SymbolIndex {
     if (spec === null) return { ok: false, note: `${rel}: no grammar for this kind of file` };
     const source = await readSource(root, rel);
     if (!source.ok) return source;
-    const key = `${mode}\0${root}\0${rel}\0${source.size}\0${source.mtimeMs}`;
+    // Keyed by content: a same-size rewrite with its old mtime restored (tar -x, touch -d) must be parsed again.
+    const key = `${mode}\0${root}\0${rel}\0${source.sha256}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const entry = { root, rel, mode, size: source.size, mtimeMs: source.mtimeMs };
+    const entry: SymbolKey = { root, rel, mode, sha256: source.sha256 };
     const stored = await this.#disk?.get(entry);
     const result = stored ?? (await this.#parse(rel, spec, source.text, mode));
     // Only parses are stored: a skip (too slow under load) may not be a skip next time.
