@@ -17,7 +17,7 @@ const LOCATE_TIMEOUT_MS = 30_000;
  * prints the top k with their best symbols and lines. Bad flags are usage errors; the search itself never fails the
  * command (a partial search says so in its notes).
  */
-export async function runLocate(question: string | null, flags: RawFlags & { k?: number }, io: Io): Promise<number> {
+export async function runLocate(question: string | null, flags: RawFlags & { k?: number; explain?: boolean }, io: Io): Promise<number> {
   if (question === null) throw new UsageError('locate needs a question: spelunk locate "where are sessions expired?"');
   const format = flags.outputFormat ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`locate --output-format must be text or json (got "${format}")`);
@@ -29,7 +29,7 @@ export async function runLocate(question: string | null, flags: RawFlags & { k?:
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
-  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols });
+  const result = await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, explain: flags.explain === true });
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

@@ -2,6 +2,7 @@ import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { copyDirs, copyFactor, wordsOf } from './copies.js';
+import { explain, type Explanation } from './explain.js';
 import { termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
@@ -32,6 +33,8 @@ export interface LocateHit {
   score: number;
   symbols: LocateSymbol[];
   lines: { line: number; text: string }[];
+  /** With `explain`: each term's contribution and the factors applied (src/locate/explain.ts). */
+  explain?: Explanation;
 }
 
 /** The JSON object `spelunk locate --output-format json` prints (and the MCP tool returns). */
@@ -49,6 +52,8 @@ export interface LocateOptions {
   signal?: AbortSignal;
   /** Reused across calls (the MCP server keeps one), so files parsed once stay parsed. */
   symbols?: SymbolIndex;
+  /** Adds each result's contributions (`--explain`). */
+  explain?: boolean;
 }
 
 /**
@@ -79,8 +84,22 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const defs = new Map<string, SymbolTag[]>();
   const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
   const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
-  for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
+  for (const hit of ranked) {
+    const described = await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []);
+    const why = opts.explain ? { explain: explain(hit, terms, idfs, copyFactor(hit.path, copies, words)) } : {};
+    result.results.push({ ...described, ...why });
+  }
+  if (!terms.some(isCodeSpecific)) result.notes.push(NO_CODE_WORD);
   return result;
+}
+
+/** Said in `notes` when every term is a plain word: the ranking then rests on prose alone. */
+export const NO_CODE_WORD =
+  'the question has no code-specific word (an identifier, path, quoted string or leading scope); the ranking rests on plain words: name a function, file or message for a sharper one';
+
+/** An identifier, path, quoted string or scope the question itself wrote (not a compound locate made of two words). */
+function isCodeSpecific(term: Term): boolean {
+  return term.scope === true || (term.kind !== 'word' && term.parts === undefined);
 }
 
 /**
@@ -146,9 +165,11 @@ async function rerank(
       continue;
     }
     defs.set(candidate.path, parsed.definitions);
-    const evidence = candidate.evidence.map((value, i) => value + symbolEvidence(parsed.definitions, terms[i]!));
+    const symbol = terms.map((term) => symbolEvidence(parsed.definitions, term));
+    const evidence = candidate.evidence.map((value, i) => value + symbol[i]!);
     // Rescored from the evidence, so the copy factor the first stage applied is applied again.
-    out.push(place({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence) }));
+    const score = combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence);
+    out.push(place({ ...candidate, evidence, symbolEvidence: symbol, score }));
   }
   return out;
 }

@@ -161,6 +161,8 @@ export interface Scored {
   evidence: number[];
   /** Per term: how strongly the path names it. */
   pathEvidence: number[];
+  /** Per term: the part of `evidence` a definition named like it added (set by the re-ranking). */
+  symbolEvidence?: number[];
 }
 
 /**
@@ -206,11 +208,14 @@ export function combine(
   pathEvidence: readonly number[],
 ): number {
   let sum = 0;
-  let inScope = false;
   terms.forEach((term, i) => {
     sum += term.weight * ((idfs.content[i] ?? 0) * (evidence[i] ?? 0) + (idfs.path[i] ?? 0) * (pathEvidence[i] ?? 0));
-    if (term.scope && (pathEvidence[i] ?? 0) > 0) inScope = true;
   });
-  const scope = idfs.scopeInPaths === true && !inScope ? SCOPE_MISS : 1;
-  return sum * scope * placeFactor(rel, sideFactor(terms));
+  return sum * scopeFactor(terms, idfs, pathEvidence) * placeFactor(rel, sideFactor(terms));
+}
+
+/** SCOPE_MISS when some path names the leading scope and this file's path names none of its terms, else 1. */
+export function scopeFactor(terms: readonly Term[], idfs: Idfs, pathEvidence: readonly number[]): number {
+  const inScope = terms.some((term, i) => term.scope === true && (pathEvidence[i] ?? 0) > 0);
+  return idfs.scopeInPaths === true && !inScope ? SCOPE_MISS : 1;
 }
