@@ -26,11 +26,13 @@ export interface Explanation {
     scope: number;
     /** Inside a copy directory (src/locate/copies.ts) the question does not name. */
     copy: number;
+    /** A `Code generated … DO NOT EDIT` or `@generated` header (looked for in the re-ranked candidates). */
+    generated: number;
   };
 }
 
-/** The explanation of one scored file; `copy` is the copy factor locate applied to it. */
-export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, copy: number): Explanation {
+/** The explanation of one scored file; `applied` are the copy and generated factors locate applied to it. */
+export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, applied: { copy: number; generated: number }): Explanation {
   const contributions: TermContribution[] = [];
   terms.forEach((term, i) => {
     const symbol = hit.symbolEvidence?.[i] ?? 0;
@@ -52,7 +54,7 @@ export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, copy: n
   const factors = {
     place: round(placeFactor(hit.path, sideFactor(terms))),
     scope: scopeFactor(terms, idfs, hit.pathEvidence),
-    copy,
+    ...applied,
   };
   return { terms: contributions, factors };
 }

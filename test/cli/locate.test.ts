@@ -88,8 +88,8 @@ describe('spelunk locate (the CLI, in-process)', () => {
     expect(login.content).toBeGreaterThan(0);
     expect(top.explain.terms.find((t: { term: string }) => t.term === 'auth').path).toBeGreaterThan(0);
     const sum = top.explain.terms.reduce((s: number, t: { content: number; path: number; definition: number }) => s + t.content + t.path + t.definition, 0);
-    const { place, scope, copy } = top.explain.factors;
-    expect(sum * place * scope * copy).toBeCloseTo(top.score, 1);
+    const { place, scope, copy, generated } = top.explain.factors;
+    expect(sum * place * scope * copy * generated).toBeCloseTo(top.score, 1);
     const text = await runCli(['locate', '--explain', '-C', repo.root, 'where is login in auth?'], { env });
     expect(text.stdout).toMatch(/^ {3}\+ \d+\.\d{3} {2}"login" \(word\): content \d+\.\d{3}, definition \d+\.\d{3}$/m);
     // Without --explain the object is as before (the MCP tool's schema).
