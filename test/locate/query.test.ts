@@ -147,6 +147,8 @@ describe('the terms of a question', () => {
   ])('%s: a command-line flag is matched to the identifiers that spell it', (question, expected) => {
     for (const text of expected) expect(texts(question)).toContain(text);
     expect(kindOf(question, expected[1]!)).toBe('identifier');
+    // Three spellings of one name: each at a quarter of an identifier's weight.
+    expect(termsOf(question).find((t) => t.text === expected[1])?.weight).toBe(0.5);
   });
 
   it('a slash is a path only when such a path exists; otherwise prose, at a word\'s weight', () => {
