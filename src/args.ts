@@ -20,7 +20,7 @@ const COMMANDS = ['audit', 'help', 'locate', 'mcp'] as const;
 
 export type Parsed =
   | { kind: 'output'; text: string } // --help / -v / help
-  | { kind: 'run'; audit: boolean; mcp: boolean; locate?: boolean; question: string | null; flags: RawFlags & { k?: number } };
+  | { kind: 'run'; audit: boolean; mcp: boolean; locate?: boolean; question: string | null; flags: RawFlags & { k?: number; explain?: boolean } };
 
 const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
@@ -39,6 +39,7 @@ const OPTIONS = {
   'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
   'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
   k: { type: 'number', describe: 'locate: files to print', defaultDescription: '10' },
+  explain: { type: 'boolean', describe: 'locate: show what each result\'s score is made of' },
   'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
   'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
   'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
@@ -98,7 +99,7 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   const question = words.join(' ').trim();
   const { audit, mcp, locate } = command;
   if (!audit && !mcp && !locate) rejectNearCommand(question);
-  const flags = args as RawFlags & { k?: number };
+  const flags = args as RawFlags & { k?: number; explain?: boolean };
   return { kind: 'run', audit, mcp, ...(locate ? { locate } : {}), question: question === '' ? null : question, flags };
 }
 

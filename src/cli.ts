@@ -3,6 +3,7 @@ import { resolveConfig, type Config, type RawFlags } from './config.js';
 import { publishRunRoot } from './run-root.js';
 import { admitRoot, realRoot } from './roots.js';
 import { UsageError } from './errors.js';
+import { usageErrorJson, wantsLocateJson } from './locate/usage.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { runOnce } from './run/oneshot.js';
@@ -96,6 +97,8 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
     return await runRepl(config, io, question, { allowLargeQuestion: parsed.flags.allowLargeQuestion === true });
   } catch (error) {
     if (error instanceof UsageError) {
+      // `locate --output-format json` gets the error as json on stdout too, so a caller parsing it never chokes.
+      if (wantsLocateJson(argv)) io.stdout.write(usageErrorJson(error.message));
       io.stderr.write(`spelunk: ${error.message}\n`);
       return EXIT.usage;
     }

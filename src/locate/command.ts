@@ -16,7 +16,7 @@ const LOCATE_TIMEOUT_MS = 30_000;
  * prints the top k with their best symbols and lines. Bad flags are usage errors; the search itself never fails the
  * command (a partial search says so in its notes).
  */
-export async function runLocate(question: string | null, root: string, flags: RawFlags & { k?: number }, io: Io): Promise<number> {
+export async function runLocate(question: string | null, root: string, flags: RawFlags & { k?: number; explain?: boolean }, io: Io): Promise<number> {
   if (question === null) throw new UsageError('locate needs a question: spelunk locate "where are sessions expired?"');
   const format = flags.outputFormat ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`locate --output-format must be text or json (got "${format}")`);
@@ -29,7 +29,7 @@ export async function runLocate(question: string | null, root: string, flags: Ra
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
   const allow = flags.allowSecrets === true || io.env.SPELUNK_ALLOW_SECRETS?.trim() === '1';
   if (allow) io.stderr.write('spelunk: --allow-secrets: the lines locate prints are not redacted\n');
-  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols }), allow);
+  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, explain: flags.explain === true }), allow);
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

@@ -2,8 +2,9 @@ import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { copyDirs, copyFactor, wordsOf } from './copies.js';
-import { termsOf, type Term } from './query.js';
-import { combine, idf, pathMatches, pathTokens, scoreFile, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
+import { explain, type Explanation } from './explain.js';
+import { pathsThatExist, termsOf, type Term } from './query.js';
+import { combine, idf, pathMatches, pathTokens, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
@@ -32,6 +33,8 @@ export interface LocateHit {
   score: number;
   symbols: LocateSymbol[];
   lines: { line: number; text: string }[];
+  /** With `explain`: each term's contribution and the factors applied (src/locate/explain.ts). */
+  explain?: Explanation;
 }
 
 /** The JSON object `spelunk locate --output-format json` prints (and the MCP tool returns). */
@@ -49,6 +52,8 @@ export interface LocateOptions {
   signal?: AbortSignal;
   /** Reused across calls (the MCP server keeps one), so files parsed once stay parsed. */
   symbols?: SymbolIndex;
+  /** Adds each result's contributions (`--explain`). */
+  explain?: boolean;
 }
 
 /**
@@ -58,29 +63,63 @@ export interface LocateOptions {
  */
 export async function locate(root: string, question: string, opts: LocateOptions): Promise<LocateResult> {
   const k = Math.min(Math.max(1, opts.k ?? DEFAULT_K), MAX_K);
-  const terms = termsOf(question);
+  const asked = termsOf(question);
   const result: LocateResult = { type: 'locate', query: question, results: [], notes: [] };
-  if (terms.length === 0) return { ...result, notes: ['the question has no searchable words; name a function, file or concept'] };
+  if (asked.length === 0) return { ...result, notes: ['the question has no searchable words; name a function, file or concept'] };
   const rg = await bundledRg();
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
-  const found = await search(rg, root, terms, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const found = await search(rg, root, asked, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const terms = pathsThatExist(asked, found.files);
   if (found.note) result.notes.push(found.note);
   creditCompounds(found.hits, terms);
   const matches = allPathMatches(found.files, terms);
   const idfs = termIdfs(found.files, matches, found.hits, terms);
   const copies = copyDirs(found.files);
   const words = wordsOf(question);
-  const place = (s: Scored): Scored => ({ ...s, score: s.score * copyFactor(s.path, copies, words) });
+  const generated = new Set<string>();
+  const side = sideFactor(terms);
+  const factorOf = (rel: string): number => copyFactor(rel, copies, words) * (generated.has(rel) ? side : 1);
+  const place = (s: Scored): Scored => ({ ...s, score: s.score * factorOf(s.path) });
   const first = found.files
     .map((rel, i) => place(scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs)))
     .filter((s) => s.score > 0)
     .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
   const defs = new Map<string, SymbolTag[]>();
+  for (const candidate of first.slice(0, RERANK)) if (await isGenerated(root, candidate.path)) generated.add(candidate.path);
   const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
   const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
-  for (const hit of ranked) result.results.push(await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []));
+  for (const hit of ranked) {
+    const described = await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []);
+    const factors = { copy: copyFactor(hit.path, copies, words), generated: generated.has(hit.path) ? side : 1 };
+    const why = opts.explain ? { explain: explain(hit, terms, idfs, factors) } : {};
+    result.results.push({ ...described, ...why });
+  }
+  if (!terms.some(isCodeSpecific)) result.notes.push(NO_CODE_WORD);
   return result;
+}
+
+/** A comment line near the top saying the file is generated: Go's `Code generated … DO NOT EDIT.`, or `@generated`. */
+const GENERATED_HEADER = /^\s*(\/\/|#|\/?\*+|--|<!--|;)[^\n]*(\bCode generated\b[^\n]*\bDO NOT EDIT\b|@generated\b)/m;
+/** Where that header is looked for. */
+const HEADER_CHARS = 2_000;
+
+/**
+ * Whether a candidate says it is generated: it holds the names of the code it was generated from, and the answer is
+ * in that code or the generator. Read with the symbol layer's confinement (realpath, no links out, no FIFOs).
+ */
+async function isGenerated(root: string, rel: string): Promise<boolean> {
+  const source = await readSource(root, rel);
+  return source.ok && GENERATED_HEADER.test(source.text.slice(0, HEADER_CHARS));
+}
+
+/** Said in `notes` when every term is a plain word: the ranking then rests on prose alone. */
+export const NO_CODE_WORD =
+  'the question has no code-specific word (an identifier, path, quoted string or leading scope); the ranking rests on plain words: name a function, file or message for a sharper one';
+
+/** An identifier, path, quoted string or scope the question itself wrote (not a compound locate made of two words). */
+function isCodeSpecific(term: Term): boolean {
+  return term.scope === true || (term.kind !== 'word' && term.parts === undefined);
 }
 
 /**
@@ -146,9 +185,11 @@ async function rerank(
       continue;
     }
     defs.set(candidate.path, parsed.definitions);
-    const evidence = candidate.evidence.map((value, i) => value + symbolEvidence(parsed.definitions, terms[i]!));
+    const symbol = terms.map((term) => symbolEvidence(parsed.definitions, term));
+    const evidence = candidate.evidence.map((value, i) => value + symbol[i]!);
     // Rescored from the evidence, so the copy factor the first stage applied is applied again.
-    out.push(place({ ...candidate, evidence, score: combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence) }));
+    const score = combine(candidate.path, terms, idfs, evidence, candidate.pathEvidence);
+    out.push(place({ ...candidate, evidence, symbolEvidence: symbol, score }));
   }
   return out;
 }

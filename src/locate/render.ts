@@ -1,4 +1,5 @@
 import { escapeControls } from '../escape.js';
+import { explainLines } from './explain.js';
 import type { LocateResult } from './locate.js';
 
 /**
@@ -11,6 +12,7 @@ export function renderText(result: LocateResult): string {
     out.push(`${i + 1}. ${escapeControls(hit.path)}  (score ${hit.score.toFixed(3)})`);
     for (const s of hit.symbols) out.push(`   ${s.kind} ${escapeControls(s.name)}  ${escapeControls(hit.path)}:${s.line}`);
     for (const l of hit.lines) out.push(`   ${escapeControls(hit.path)}:${l.line}  ${escapeControls(l.text)}`);
+    if (hit.explain) out.push(...explainLines(hit.explain).map((l) => escapeControls(l)));
   });
   if (result.results.length === 0) out.push('no matching files');
   return `${out.join('\n')}\n`;

@@ -31,6 +31,13 @@ const SIDE_SEGMENTS = new Set([
   'demo', 'demos', 'playground', 'playgrounds', 'bench', 'benches', 'benchmark', 'benchmarks', 'docs', 'doc', 'docs_src',
   'documentation', 'website', 'scripts', 'testing', 'test-utils', 'test_utils', 'testutils', 'fixtures', 'fixture', '__fixtures__',
 ]);
+/**
+ * Test source sets by convention rather than by name, across build systems: Gradle and Kotlin Multiplatform
+ * (`src/jvmTest/`, `src/commonTest/`, `androidUnitTest`, `testFixtures`), test-support modules (`*-testing-support/`,
+ * `*-test-utils/`), Go's `testdata/`. Ruby's `spec/`, Rust's `tests/` and `conftest.py` are in the lists above; a
+ * library file under `lib/` named `test_*.rb` is not a test (Ruby tests are `*_test.rb` or under `test/`, `spec/`).
+ */
+const TEST_SEGMENT = /^([a-z][a-zA-Z0-9]*(Test|Tests|IntegrationTest|InstrumentedTest)|testFixtures|testdata|.+[-_](testing|test)[-_](support|utils?|helpers?|fixtures?|kit))$/;
 const TEST_FILE = /(^|[._-])(test|tests|spec|specs|bench)\.[a-z0-9]+$|^test_.*\.py$|_test\.(go|py|rb)$|\.(test|spec|e2e)-d\.ts$|^conftest\.py$/i;
 /**
  * A question that names tests, fixtures, examples, docs or benchmarks keeps them at 0.3; any other question pushes
@@ -110,7 +117,8 @@ export function placeFactor(rel: string, side = SIDE_FACTOR_ASKED): number {
   const parts = rel.split('/');
   const file = parts[parts.length - 1] ?? '';
   let factor = 1;
-  if (parts.slice(0, -1).some((p) => SIDE_SEGMENTS.has(p.toLowerCase()) || isPushedDown(p)) || TEST_FILE.test(file)) factor *= side;
+  const sideDir = (p: string): boolean => SIDE_SEGMENTS.has(p.toLowerCase()) || TEST_SEGMENT.test(p) || isPushedDown(p);
+  if (parts.slice(0, -1).some(sideDir) || TEST_FILE.test(file)) factor *= side;
   if (BUILD_FILE.test(file)) factor *= BUILD_FACTOR;
   if (NON_CODE_EXT.test(file)) factor *= NON_CODE_FACTOR;
   else if (/\.d\.[cm]?ts$/.test(file)) factor *= DECLARATION_FACTOR;
@@ -161,6 +169,8 @@ export interface Scored {
   evidence: number[];
   /** Per term: how strongly the path names it. */
   pathEvidence: number[];
+  /** Per term: the part of `evidence` a definition named like it added (set by the re-ranking). */
+  symbolEvidence?: number[];
 }
 
 /**
@@ -206,11 +216,14 @@ export function combine(
   pathEvidence: readonly number[],
 ): number {
   let sum = 0;
-  let inScope = false;
   terms.forEach((term, i) => {
     sum += term.weight * ((idfs.content[i] ?? 0) * (evidence[i] ?? 0) + (idfs.path[i] ?? 0) * (pathEvidence[i] ?? 0));
-    if (term.scope && (pathEvidence[i] ?? 0) > 0) inScope = true;
   });
-  const scope = idfs.scopeInPaths === true && !inScope ? SCOPE_MISS : 1;
-  return sum * scope * placeFactor(rel, sideFactor(terms));
+  return sum * scopeFactor(terms, idfs, pathEvidence) * placeFactor(rel, sideFactor(terms));
+}
+
+/** SCOPE_MISS when some path names the leading scope and this file's path names none of its terms, else 1. */
+export function scopeFactor(terms: readonly Term[], idfs: Idfs, pathEvidence: readonly number[]): number {
+  const inScope = terms.some((term, i) => term.scope === true && (pathEvidence[i] ?? 0) > 0);
+  return idfs.scopeInPaths === true && !inScope ? SCOPE_MISS : 1;
 }

@@ -2,18 +2,19 @@ import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../sandbox/paths.js';
-import type { FileSymbols, SymbolStore, SymbolTag, TagMode } from './index.js';
+import type { FileSymbols, SymbolKey, SymbolStore, SymbolTag } from './index.js';
 
 /**
  * The symbol layer's cache across runs, under `$XDG_CACHE_HOME/spelunk/symbols/` (else `~/.cache/spelunk/symbols/`):
- * one small JSON file per (root, path, mode), named by a hash, holding the tags with the size and mtime they were
- * parsed from. The files are untrusted input (anything may have written them): every entry is validated field by
- * field on read, and one whose root, path, mode, size or mtime differs from the file being asked about is ignored, so
- * the cache can only ever save a parse, never change what is reported.
+ * one small JSON file per (root, path, mode), named by a hash, holding the tags with the SHA-256 of the bytes they
+ * were parsed from (not the size and mtime: a same-size rewrite with its mtime restored would keep stale tags). The
+ * files are untrusted input (anything may have written them): every entry is validated field by field on read, and
+ * one whose root, path, mode or content hash differs from the file being asked about is ignored, so the cache can only
+ * ever save a parse, never change what is reported.
  */
 
-/** Bumped when the entry format or the tags queries change meaning (2: one entry per definition, kinds in the language's words, Rust impls). */
-const FORMAT = 2;
+/** Bumped when the entry format or the tags queries change meaning (3: keyed by content hash, not size and mtime; one entry per definition, kinds in the language's words, Rust impls). */
+const FORMAT = 3;
 /** An entry larger than this is neither written nor read (a file's tags are capped far below it). */
 const MAX_ENTRY_BYTES = 512 * 1024;
 /** Entries per shard directory (256 shards): past it one is dropped per write, so the cache stays bounded. */
@@ -30,14 +31,9 @@ export function symbolCacheDir(env: Readonly<Record<string, string | undefined>>
   return path.join(base, 'spelunk', 'symbols');
 }
 
-/** What identifies an entry: the tags of `rel` under `root`, in `mode`, parsed from a file of this size and mtime. */
-export interface EntryKey {
-  root: string;
-  rel: string;
-  mode: TagMode;
-  size: number;
-  mtimeMs: number;
-}
+/** What identifies an entry: the tags of `rel` under `root`, in `mode`, parsed from bytes of this SHA-256. */
+export type EntryKey = SymbolKey;
+const SHA256 = /^[0-9a-f]{64}$/;
 
 type Parsed = Extract<FileSymbols, { ok: true }>;
 
@@ -49,8 +45,9 @@ export class SymbolDiskCache implements SymbolStore {
     this.#dir = dir;
   }
 
-  /** The cached tags for exactly this key, or null (missing, other version, other file state, malformed). */
+  /** The cached tags for exactly this key, or null (missing, other version, other content, malformed). */
   async get(key: EntryKey): Promise<Parsed | null> {
+    if (!SHA256.test(key.sha256)) return null;
     const text = await readBounded(this.#file(key));
     if (text === null) return null;
     try {
@@ -115,8 +112,8 @@ function validEntry(value: unknown, key: EntryKey): Parsed | null {
     entry.root === key.root &&
     entry.rel === key.rel &&
     entry.mode === key.mode &&
-    entry.size === key.size &&
-    entry.mtimeMs === key.mtimeMs;
+    typeof entry.sha256 === 'string' &&
+    entry.sha256 === key.sha256;
   if (!same) return null;
   const definitions = validTags(entry.definitions);
   const references = validTags(entry.references);

@@ -1,12 +1,29 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
-import type { Language, Parser, Query } from 'web-tree-sitter';
+import type { Language, ParseState, Parser, Query } from 'web-tree-sitter';
 import { languageOf, type LanguageSpec } from './languages.js';
 import { readSource } from './read.js';
 
-/** Parsing plus querying one file may take this long (ms); past it the file is skipped with a note. */
-export const PARSE_TIME_MS = 1_000;
+/**
+ * Bounds in work, not wall time, so a file's symbols (and locate's ranking) never depend on the machine's load.
+ * tree-sitter calls the progress callback every 100 parser or query operations; each call is a step. A file may take
+ * PARSE_STEPS_BASE steps plus one per PARSE_BYTES_PER_STEP bytes to parse (ordinary code takes one per ~150 bytes,
+ * babel's densest generated file one per ~20), of which those after a syntax error (error recovery costs the most per
+ * step: 200 KB of random punctuation took 5,400 steps and 9.7 s at load 16) at most ERROR_STEPS_BASE plus one per
+ * ERROR_BYTES_PER_STEP; querying may take QUERY_STEPS_BASE plus one per QUERY_BYTES_PER_STEP (ordinary code: one per
+ * ~1,000 bytes). Past a bound the file is skipped with a note, the same note on any machine.
+ */
+const PARSE_STEPS_BASE = 2_000;
+const PARSE_BYTES_PER_STEP = 10;
+const ERROR_STEPS_BASE = 500;
+const ERROR_BYTES_PER_STEP = 80;
+const QUERY_STEPS_BASE = 1_000;
+const QUERY_BYTES_PER_STEP = 20;
+/**
+ * Bracket nesting deeper than this is not parsed: a query step over a deep tree costs in proportion to its depth
+ * (50,000 nested parentheses: 300 query steps took 15 s). Written code stays far below it.
+ */
+export const MAX_NESTING = 256;
 /** Files whose symbols are kept in memory; past this the oldest are forgotten. */
 const CACHE_ENTRIES = 20_000;
 /** Tags kept per file (a generated file can hold hundreds of thousands of calls). */
@@ -23,7 +40,7 @@ export interface SymbolTag {
 
 export type FileSymbols =
   | { ok: true; definitions: SymbolTag[]; references: SymbolTag[] }
-  /** No grammar for the file, or it was skipped (huge, minified, binary, outside the root, too slow): the note says which. */
+  /** No grammar for the file, or it was skipped (huge, minified, binary, outside the root, over its work bound): the note says which. */
   | { ok: false; note: string };
 
 interface LoadedLanguage {
@@ -39,11 +56,16 @@ interface LoadedLanguage {
  * parsed. Declared here so the cache depends on this module and not the other way round.
  */
 export interface SymbolStore {
-  get(key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number }): Promise<Extract<FileSymbols, { ok: true }> | null>;
-  put(
-    key: { root: string; rel: string; mode: TagMode; size: number; mtimeMs: number },
-    symbols: Extract<FileSymbols, { ok: true }>,
-  ): Promise<void>;
+  get(key: SymbolKey): Promise<Extract<FileSymbols, { ok: true }> | null>;
+  put(key: SymbolKey, symbols: Extract<FileSymbols, { ok: true }>): Promise<void>;
+}
+
+/** What identifies parsed tags: the file, the mode, and the SHA-256 of the bytes they were parsed from. */
+export interface SymbolKey {
+  root: string;
+  rel: string;
+  mode: TagMode;
+  sha256: string;
 }
 
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
@@ -54,18 +76,21 @@ type TreeSitter = typeof import('web-tree-sitter');
 /**
  * The symbol layer of one run: web-tree-sitter and each grammar are loaded the first time a file needs them (so
  * commands that never ask for symbols pay nothing), files are parsed in-process (no child, nothing from the
- * repository is executed) and their tags cached by (path, size, mtime). One instance per run, never module state.
+ * repository is executed) and their tags cached by (path, SHA-256 of the content). One instance per run, never module state.
  */
 export class SymbolIndex {
-  readonly #timeMs: number;
+  readonly #workScale: number;
   #runtime: Promise<{ ts: TreeSitter; parser: Parser } | null> | null = null;
   readonly #languages = new Map<string, Promise<LoadedLanguage | null>>();
   readonly #cache = new Map<string, FileSymbols>();
   readonly #disk: SymbolStore | null;
 
-  /** `disk`: the cache across runs (src/symbols/disk-cache.ts); without it symbols are cached in memory only. */
-  constructor(opts: { parseTimeMs?: number; disk?: SymbolStore | null } = {}) {
-    this.#timeMs = opts.parseTimeMs ?? PARSE_TIME_MS;
+  /**
+   * `disk`: the cache across runs (src/symbols/disk-cache.ts); without it symbols are cached in memory only.
+   * `workScale` multiplies the work bounds (tests use 0 to make every file with more than a few steps too big).
+   */
+  constructor(opts: { workScale?: number; disk?: SymbolStore | null } = {}) {
+    this.#workScale = opts.workScale ?? 1;
     this.#disk = opts.disk ?? null;
   }
 
@@ -80,13 +105,14 @@ export class SymbolIndex {
     if (spec === null) return { ok: false, note: `${rel}: no grammar for this kind of file` };
     const source = await readSource(root, rel);
     if (!source.ok) return source;
-    const key = `${mode}\0${root}\0${rel}\0${source.size}\0${source.mtimeMs}`;
+    // Keyed by content: a same-size rewrite with its old mtime restored (tar -x, touch -d) must be parsed again.
+    const key = `${mode}\0${root}\0${rel}\0${source.sha256}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const entry = { root, rel, mode, size: source.size, mtimeMs: source.mtimeMs };
+    const entry: SymbolKey = { root, rel, mode, sha256: source.sha256 };
     const stored = await this.#disk?.get(entry);
     const result = stored ?? (await this.#parse(rel, spec, source.text, mode));
-    // Only parses are stored: a skip (too slow under load) may not be a skip next time.
+    // Only parses are stored: a skip is cheap to find again and its note may change with the bounds.
     if (!stored && result.ok) await this.#disk?.put(entry, result);
     if (this.#cache.size >= CACHE_ENTRIES) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(key, result);
@@ -102,16 +128,29 @@ export class SymbolIndex {
     const runtime = await this.#load();
     const loaded = runtime && (await this.#language(runtime.ts, spec));
     if (!runtime || !loaded) return { ok: false, note: `${rel}: the ${spec.grammar} grammar could not be loaded` };
-    const deadline = performance.now() + this.#timeMs;
-    const late = (): boolean => performance.now() > deadline;
+    if (nestingOf(text) > MAX_NESTING) return { ok: false, note: `${rel}: brackets nested over ${MAX_NESTING} deep, not parsed` };
+    const bytes = Buffer.byteLength(text);
+    const budget = (base: number, perStep: number): number => Math.floor((base + bytes / perStep) * this.#workScale);
+    const parseSteps = budget(PARSE_STEPS_BASE, PARSE_BYTES_PER_STEP);
+    const errorSteps = budget(ERROR_STEPS_BASE, ERROR_BYTES_PER_STEP);
+    let steps = 0;
+    let afterError = 0;
     runtime.parser.setLanguage(loaded.language);
-    // A progress callback returning true cancels: a pathological file costs at most the time limit.
-    const tree = runtime.parser.parse(text, null, { progressCallback: late });
-    if (!tree) return { ok: false, note: `${rel}: parsing took longer than ${this.#timeMs} ms, skipped` };
+    // A progress callback returning true cancels: a pathological file costs at most its budget of steps.
+    const parseProgress = (state: ParseState): boolean => {
+      steps += 1;
+      if (state.hasError) afterError += 1;
+      return steps > parseSteps || afterError > errorSteps;
+    };
+    const tree = runtime.parser.parse(text, null, { progressCallback: parseProgress });
+    if (!tree) return { ok: false, note: `${rel}: parsing needed more than ${steps > parseSteps ? parseSteps : errorSteps} steps, skipped` };
     try {
       const query = mode === 'all' ? loaded.query : loaded.definitionsOnly;
-      const matches = query.matches(tree.rootNode, { progressCallback: late });
-      if (late()) return { ok: false, note: `${rel}: querying took longer than ${this.#timeMs} ms, skipped` };
+      const querySteps = budget(QUERY_STEPS_BASE, QUERY_BYTES_PER_STEP);
+      let taken = 0;
+      let cut = false;
+      const matches = query.matches(tree.rootNode, { progressCallback: () => (cut ||= ++taken > querySteps) });
+      if (cut) return { ok: false, note: `${rel}: querying needed more than ${querySteps} steps, skipped` };
       return { ok: true, ...collect(matches, spec.grammar) };
     } finally {
       tree.delete();
@@ -155,6 +194,18 @@ async function loadLanguage(ts: TreeSitter, spec: LanguageSpec): Promise<LoadedL
     if (!pattern.includes('@definition.')) definitionsOnly.disablePattern(i);
   }
   return { language, query: new ts.Query(language, text), definitionsOnly };
+}
+
+/** The deepest bracket nesting of a text ((, [, {), counted without regard to strings or comments. */
+export function nestingOf(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth -= 1;
+  }
+  return deepest;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import { confineSync } from '../sandbox/paths.js';
 
@@ -7,8 +8,11 @@ export const MAX_PARSE_BYTES = 512 * 1024;
 const MINIFIED_LINE_CHARS = 1_000;
 const MINIFIED_MEAN_CHARS = 300;
 
-/** A file's text as read for parsing, or why it was skipped (a one-line note for the person or the model). */
-export type SourceText = { ok: true; text: string; size: number; mtimeMs: number } | { ok: false; note: string };
+/**
+ * A file's text as read for parsing, with the SHA-256 of its bytes (what caches key on: a size and mtime can be
+ * restored over other content, a hash cannot), or why it was skipped (a one-line note for the person or the model).
+ */
+export type SourceText = { ok: true; text: string; size: number; sha256: string } | { ok: false; note: string };
 
 /**
  * Reads one file inside `root` for parsing. The path is confined by realpath segments (a symlink leaving the root is
@@ -42,7 +46,7 @@ export async function readSource(root: string, rel: string): Promise<SourceText>
     if (data.includes(0)) return { ok: false, note: `${rel}: binary, not parsed` };
     const text = data.toString('utf8');
     if (isMinified(text)) return { ok: false, note: `${rel}: minified (very long lines), not parsed` };
-    return { ok: true, text, size: opened.size, mtimeMs: opened.mtimeMs };
+    return { ok: true, text, size: data.length, sha256: createHash('sha256').update(data).digest('hex') };
   } catch (error) {
     return { ok: false, note: `${rel}: read error (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   } finally {

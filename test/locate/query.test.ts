@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TERMS, stem, termsOf } from '../../src/locate/query.js';
+import { MAX_TERMS, pathsThatExist, stem, termsOf, withoutCommitType } from '../../src/locate/query.js';
 
 const texts = (question: string): string[] => termsOf(question).map((t) => t.text);
 const kindOf = (question: string, text: string): string | undefined => termsOf(question).find((t) => t.text === text)?.kind;
@@ -46,7 +46,9 @@ describe('the terms of a question', () => {
   it.each([
     ['hmr: handle invalidate in virtual modules', ['hmr'], ['invalidate']],
     ['sync, time: avoid a deadlock', ['sync', 'time'], ['deadlock']],
-    ['fix(parser): forbid let x!', [], ['parser']],
+    // Issue 37: `type(scope):` is read as `scope:`; before, the parenthesis kept it from being a scope at all.
+    ['fix(parser): forbid let x!', ['parser'], ['forbid']],
+    ['feat(router, trie)!: match wildcards', ['router', 'trie'], ['match']],
     ['where is the config loaded', [], ['config']],
   ])('%s: the leading scope marks its words', (question, scoped, plain) => {
     const terms = termsOf(question);
@@ -110,5 +112,52 @@ describe('the terms of a question', () => {
     expect(termsOf(long)).toHaveLength(MAX_TERMS);
     expect(termsOf('router Router ROUTER')).toEqual(termsOf('router Router ROUTER'));
     expect(texts('router Router ROUTER')).toEqual(['router']);
+  });
+
+  // Issue 37: conventional-commit types say what kind of change, not where.
+  it.each([
+    ['fix: crash on empty config', 'crash on empty config'],
+    ['feat: add streaming', 'add streaming'],
+    ['chore(deps): bump rollup', 'deps: bump rollup'],
+    ['Fix(parser)!: forbid x', 'parser: forbid x'],
+    ['refactor(core,hooks): split', 'core, hooks: split'],
+    ['docs: explain caching', 'docs explain caching'],
+    ['test(router): cover params', 'router: test cover params'],
+    ['perf(*): faster', 'faster'],
+    ['hmr: handle invalidate', 'hmr: handle invalidate'],
+    ['fixture loading is slow', 'fixture loading is slow'],
+  ])('withoutCommitType(%j) = %j', (question, expected) => {
+    expect(withoutCommitType(question)).toBe(expected);
+  });
+
+  it.each([
+    ['fix: handle empty files', 'fix'],
+    ['feat: trailing commas', 'feat'],
+    ['chore: release', 'chore'],
+  ])('%s: the type is no term and no scope', (question, type) => {
+    const terms = termsOf(question);
+    expect(terms.some((t) => t.text === type)).toBe(false);
+    expect(terms.some((t) => t.scope === true)).toBe(false);
+  });
+
+  it.each([
+    ['how is --after-context applied?', ['after-context', 'after_context', 'aftercontext', 'context']],
+    ['what does -max-count=3 do', ['max-count', 'max_count', 'maxcount']],
+    ['--no-ignore-vcs is ignored', ['no-ignore-vcs', 'no_ignore_vcs', 'noignorevcs']],
+  ])('%s: a command-line flag is matched to the identifiers that spell it', (question, expected) => {
+    for (const text of expected) expect(texts(question)).toContain(text);
+    expect(kindOf(question, expected[1]!)).toBe('identifier');
+    // Three spellings of one name: each at a quarter of an identifier's weight.
+    expect(termsOf(question).find((t) => t.text === expected[1])?.weight).toBe(0.5);
+  });
+
+  it('a slash is a path only when such a path exists; otherwise prose, at a word\'s weight', () => {
+    const terms = termsOf('read/write errors in lib/router');
+    expect(terms.filter((t) => t.kind === 'path').map((t) => t.text).sort()).toEqual(['lib/router', 'read/write']);
+    const resolved = pathsThatExist(terms, ['lib/router/index.js', 'src/io.ts']);
+    expect(resolved.map((t) => t.text)).toEqual(terms.map((t) => t.text));
+    expect(resolved.find((t) => t.text === 'lib/router')).toMatchObject({ kind: 'path', weight: 2 });
+    expect(resolved.find((t) => t.text === 'read/write')).toMatchObject({ kind: 'quoted', weight: 1 });
+    expect(pathsThatExist(terms, ['Read/Write/x.go']).find((t) => t.text === 'read/write')?.kind).toBe('path');
   });
 });

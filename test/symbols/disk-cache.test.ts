@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +63,32 @@ describe('the symbol cache across runs (XDG cache directory)', () => {
     }
   });
 
+  // F17 (issue 32): a same-size rewrite whose mtime is put back (tar -x, touch -d) must not keep the old definitions,
+  // neither across runs (the disk cache) nor within one (the in-memory cache of a long-lived MCP server or REPL).
+  it.each([
+    ['a new index over the disk cache', false],
+    ['the same index (in-memory cache)', true],
+  ])('same size, old mtime restored with touch -d: %s reports the new definitions', async (_label, same) => {
+    const file = path.join(repo.root, 'app.ts');
+    const before = await fs.readFile(file, 'utf8');
+    const stamp = '2001-02-03 04:05:06';
+    execFileSync('touch', ['-d', stamp, file]);
+    const index = fresh();
+    expect(names(await index.symbolsOf(repo.root, 'app.ts', 'definitions'))).toEqual(['function listen:1', 'class Server:4']);
+    const mtimeBefore = (await fs.stat(file)).mtimeMs;
+    const rewritten = before.replace('listen', 'accept').replace('Server', 'Client');
+    expect(Buffer.byteLength(rewritten)).toBe(Buffer.byteLength(before));
+    await fs.writeFile(file, rewritten);
+    execFileSync('touch', ['-d', stamp, file]);
+    try {
+      expect((await fs.stat(file)).mtimeMs).toBe(mtimeBefore);
+      const again = await (same ? index : fresh()).symbolsOf(repo.root, 'app.ts', 'definitions');
+      expect(names(again)).toEqual(['function accept:1', 'class Client:4']);
+    } finally {
+      await fs.writeFile(file, before);
+    }
+  });
+
   const hostile: [string, (entry: string) => Promise<void>][] = [
     ['garbage bytes', (e) => fs.writeFile(e, '\0\xff{{{not json')],
     ['JSON of another shape', (e) => fs.writeFile(e, '[1,2,3]')],
@@ -69,7 +96,9 @@ describe('the symbol cache across runs (XDG cache directory)', () => {
     ['a negative line', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"line":1\b/, '"line":-1'))],
     ['a kind that is not a word', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace('"function"', '"\\u001b[31mevil"'))],
     ['a name of a megabyte', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace('"listen"', JSON.stringify('x'.repeat(1024 * 1024))))],
-    ['an entry for another size', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"size":\d+/, '"size":1').replace('"listen"', '"stale"'))],
+    ['an entry for other content', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"sha256":"[0-9a-f]{4}/, '"sha256":"0000').replace('"listen"', '"stale"'))],
+    ['an entry whose hash is not a string', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"sha256":"[0-9a-f]+"/, '"sha256":{}').replace('"listen"', '"stale"'))],
+    ['an entry of the old format (size and mtime)', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"v":\d+/, '"v":1').replace('"listen"', '"stale"'))],
     ['an entry for another root', async (e) => fs.writeFile(e, (await fs.readFile(e, 'utf8')).replace(/"root":"[^"]*"/, '"root":"/elsewhere"').replace('"listen"', '"stale"'))],
     ['a symlink to another file', async (e) => { await fs.rm(e); await fs.symlink('/etc/passwd', e); }],
     ['a FIFO', async (e) => { await fs.rm(e); await fs.mkdir(path.dirname(e), { recursive: true }); const { execFileSync } = await import('node:child_process'); execFileSync('mkfifo', [e]); }],

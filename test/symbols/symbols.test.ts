@@ -1,9 +1,16 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SymbolIndex } from '../../src/symbols/index.js';
+import { MAX_NESTING, nestingOf, SymbolIndex } from '../../src/symbols/index.js';
 import { isMinified, MAX_PARSE_BYTES } from '../../src/symbols/read.js';
 import { useRepo } from '../support/temp-repo.js';
+
+/** `length` characters of a linear congruential sequence over punctuation: the same text on every run. */
+function garbage(length: number): string {
+  let seed = 1;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length }, () => '{}()[]<>;:,.=+-*/&|!?"\'`x1 \n'[Math.floor(next() * 28)]).join('');
+}
 
 const BIG = `export const x = 1;\n${'// pad\n'.repeat(MAX_PARSE_BYTES / 7)}`;
 const repo = useRepo({
@@ -21,6 +28,10 @@ const repo = useRepo({
   'big.ts': BIG,
   'min.js': `${'var a=1;'.repeat(20_000)}\n`,
   'bin.ts': 'export const a = 1;\0\0\0\n',
+  // 20 KB of punctuation and quotes (a fixed pseudo-random sequence): error recovery almost from the start.
+  'garbage.ts': garbage(20_000),
+  'plain.ts': Array.from({ length: 400 }, (_, i) => `export function g${i}(a: number) { return a + ${i}; }`).join('\n'),
+  'deep.ts': `const x = ${'('.repeat(MAX_NESTING + 1)}1${')'.repeat(MAX_NESTING + 1)};\n`,
   'slow.ts': Array.from({ length: 6_000 }, (_, i) => `export function f${i}(a: number) { return [a, { b: a + ${i} }]; }`).join('\n'),
 });
 
@@ -81,11 +92,34 @@ describe('the symbol layer (web-tree-sitter + the official tags queries)', () =>
     expect(await new SymbolIndex().symbolsOf(repo.root, file)).toEqual({ ok: false, note });
   });
 
-  it('a file that takes longer than the parse limit is skipped with a note, and the next file still parses', async () => {
-    const index = new SymbolIndex({ parseTimeMs: 1 });
-    const slow = await index.symbolsOf(repo.root, 'slow.ts');
-    expect(slow).toEqual({ ok: false, note: expect.stringMatching(/^slow\.ts: (parsing|querying) took longer than 1 ms, skipped$/) });
+  it('a file over its work bound is skipped with a note, and the next file still parses', async () => {
+    const index = new SymbolIndex({ workScale: 0 });
+    expect(await index.symbolsOf(repo.root, 'slow.ts')).toEqual({ ok: false, note: 'slow.ts: parsing needed more than 0 steps, skipped' });
     expect((await new SymbolIndex().symbolsOf(repo.root, 'lib.js')).ok).toBe(true);
+  });
+
+  // Issue 37: the bound is work (parser and query steps), not wall time, so the result is the same under any load.
+  it.each([
+    ['garbage.ts', 'garbage.ts: parsing needed more than 150 steps, skipped'],
+    ['deep.ts', `deep.ts: brackets nested over ${MAX_NESTING} deep, not parsed`],
+  ])('%s is skipped by a bound in work, with the same note every time', async (file, note) => {
+    const notes = [];
+    for (let i = 0; i < 2; i++) notes.push(await new SymbolIndex({ workScale: 0.2 }).symbolsOf(repo.root, file));
+    expect(notes).toEqual([{ ok: false, note }, { ok: false, note }]);
+  });
+
+  it('code of the same size as the garbage parses under the same bound (syntax errors are what the error budget limits)', async () => {
+    const parsed = await new SymbolIndex({ workScale: 0.2 }).symbolsOf(repo.root, 'plain.ts');
+    expect(parsed.ok && parsed.definitions.length).toBe(400);
+  });
+
+  it.each([
+    ['', 0],
+    ['f(a[b{c}])', 3],
+    [')))(', 1],
+    ['{'.repeat(300), 300],
+  ])('nestingOf(%j) is %i', (text, depth) => {
+    expect(nestingOf(text)).toBe(depth);
   });
 
   it('never reads a symlink that leaves the root, nor a hard-linked file', async () => {
@@ -98,7 +132,7 @@ describe('the symbol layer (web-tree-sitter + the official tags queries)', () =>
     expect(await index.symbolsOf(repo.root, 'hard.ts')).toEqual({ ok: false, note: 'hard.ts: hard-linked, not read' });
   });
 
-  it('caches by path, size and mtime: an unchanged file is not parsed again, a changed one is', async () => {
+  it('caches by path and content: an unchanged file is not parsed again, a changed one is', async () => {
     const index = new SymbolIndex();
     const first = await index.symbolsOf(repo.root, 'lib.js');
     expect(await index.symbolsOf(repo.root, 'lib.js')).toBe(first);

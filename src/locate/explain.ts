@@ -1,0 +1,76 @@
+import type { Term } from './query.js';
+import { placeFactor, scopeFactor, sideFactor, type Idfs, type Scored } from './score.js';
+
+/** One term's share of a result's score, before the factors: content hits, path match, a definition named like it. */
+export interface TermContribution {
+  term: string;
+  /** The term's kind; `compound` for two adjacent words run together. */
+  kind: Term['kind'] | 'compound';
+  /** Set when the term comes from the question's leading scope (`hmr: …`). */
+  scope?: true;
+  content: number;
+  path: number;
+  definition: number;
+}
+
+/**
+ * Why a result scored what it did (`--explain`): the sum of its terms' contributions times each factor is its score
+ * (to rounding). Factors are 1 for ordinary source.
+ */
+export interface Explanation {
+  terms: TermContribution[];
+  factors: {
+    /** Tests, fixtures, docs, generated or vendored trees, prose and data, build files, declarations. */
+    place: number;
+    /** The leading scope named by some path but not by this one. */
+    scope: number;
+    /** Inside a copy directory (src/locate/copies.ts) the question does not name. */
+    copy: number;
+    /** A `Code generated … DO NOT EDIT` or `@generated` header (looked for in the re-ranked candidates). */
+    generated: number;
+  };
+}
+
+/** The explanation of one scored file; `applied` are the copy and generated factors locate applied to it. */
+export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, applied: { copy: number; generated: number }): Explanation {
+  const contributions: TermContribution[] = [];
+  terms.forEach((term, i) => {
+    const symbol = hit.symbolEvidence?.[i] ?? 0;
+    const content = term.weight * (idfs.content[i] ?? 0) * ((hit.evidence[i] ?? 0) - symbol);
+    const definition = term.weight * (idfs.content[i] ?? 0) * symbol;
+    const path = term.weight * (idfs.path[i] ?? 0) * (hit.pathEvidence[i] ?? 0);
+    if (content === 0 && path === 0 && definition === 0) return;
+    contributions.push({
+      term: term.text,
+      kind: term.parts ? 'compound' : term.kind,
+      ...(term.scope ? { scope: true as const } : {}),
+      content: round(content),
+      path: round(path),
+      definition: round(definition),
+    });
+  });
+  const total = (c: TermContribution): number => c.content + c.path + c.definition;
+  contributions.sort((a, b) => total(b) - total(a) || (a.term < b.term ? -1 : 1));
+  const factors = {
+    place: round(placeFactor(hit.path, sideFactor(terms))),
+    scope: scopeFactor(terms, idfs, hit.pathEvidence),
+    ...applied,
+  };
+  return { terms: contributions, factors };
+}
+
+/** The explanation as indented text lines under a result. */
+export function explainLines(explanation: Explanation): string[] {
+  const lines = explanation.terms.map((c) => {
+    const parts = (['content', 'path', 'definition'] as const).filter((f) => c[f] !== 0).map((f) => `${f} ${c[f].toFixed(3)}`);
+    const label = `${c.kind}${c.scope ? ', scope' : ''}`;
+    return `   + ${(c.content + c.path + c.definition).toFixed(3)}  "${c.term}" (${label}): ${parts.join(', ')}`;
+  });
+  const factors = Object.entries(explanation.factors).filter(([, v]) => v !== 1);
+  if (factors.length > 0) lines.push(`   × ${factors.map(([name, v]) => `${name} ${v}`).join(' · ')}`);
+  return lines;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
