@@ -79,10 +79,15 @@ async function gitDiff(root: string, base: string, head: string): Promise<string
   // a root below its work tree's top the diff is the root's only (`--relative`, `-- .` from the root), with paths
   // relative to it like every other path of the audit.
   const confined = location.prefix === undefined ? [] : ['--relative'];
+  // NO_DIFF_PROGRAMS keeps git out of submodules (their diff drivers) as well as off the repository's programs. The
+  // prefixes are fixed: parseUnifiedDiff strips `a/` and `b/`, and diff.noprefix or diff.mnemonicPrefix in the
+  // repository's configuration would otherwise shift every changed line to another path.
   const args = [
     'diff',
     '--no-color',
     ...NO_DIFF_PROGRAMS,
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
     ...confined,
     '--end-of-options',
     `${base}...${head}`,

@@ -11,6 +11,15 @@ const GIT_MAX_BYTES = 4 * 1024 * 1024;
 const GIT_TIMEOUT_MS = 30_000;
 
 /**
+ * Every colour switch of git (color.<command>); each defaults to color.ui, and each overrides it. Not color.pager: a
+ * plain boolean ("never" is an error) about output to a pager, and git never starts one here.
+ */
+export const COLOR_KEYS = ['color.ui', 'color.advice', 'color.branch', 'color.diff', 'color.grep', 'color.interactive',
+  'color.push', 'color.remote', 'color.showBranch', 'color.status', 'color.transport'] as const;
+/** Column layout (tag, branch, status, clean listings): git pipes the listing through a `git column` child. */
+export const COLUMN_KEYS = ['column.ui', 'column.branch', 'column.clean', 'column.status', 'column.tag'] as const;
+
+/**
  * Settings that make git run nothing and write nothing whatever the repository's configuration says. They come as
  * `-c` options, which take precedence over every configuration file. Filter drivers have per-name keys, so they are
  * neutralised by name (see filterOverrides) rather than listed here.
@@ -47,6 +56,22 @@ function overrides(emptyDir: string): string[] {
     'core.multiPackIndex=false',
     // GIT_GRAFT_FILE (see environment) names /dev/null, which exists: without this git would advise on every call.
     'advice.graftFileDeprecated=false',
+    // Submodules are other repositories: with `diff.submodule=diff` (or `log`) git starts a git inside the submodule,
+    // which reads the submodule's own configuration and attributes (its diff drivers run) or another repository's
+    // history; `short` prints the two commit ids and never enters it. These reach such children too.
+    'diff.submodule=short',
+    'submodule.recurse=false',
+    'status.submoduleSummary=false',
+    // Read from anywhere the configuration says: an existence oracle, and the order of the files shows its lines.
+    'diff.orderFile=/dev/null',
+    'blame.ignoreRevsFile=',
+    // A specific key (color.diff=always) wins over color.ui, so each one is set; a test checks that every boolean
+    // colour key of the installed git is here. blame colours by its own key; column layout starts `git column`.
+    ...COLOR_KEYS.map((key) => `${key}=never`),
+    'blame.coloring=none',
+    ...COLUMN_KEYS.map((key) => `${key}=never`),
+    // Paths from the repository top in a subdirectory root (the git tool refuses --full-name there).
+    'grep.fullName=false',
   ];
   return ['--no-pager', '--no-optional-locks', ...settings.flatMap((setting) => ['-c', setting])];
 }

@@ -75,9 +75,10 @@ export function createGitTool(git: string, programs: Programs | null = null): To
           if ('error' in run && run.unsafe === true) return { ok: false, reason: `the repository cannot be read safely: ${run.error}` };
           // Stryker disable next-line all: reached only if .git vanishes between locateGitDir and this call, a race no test can time.
           if ('error' in run) return { ok: false, reason: `git could not run: ${run.error}` };
-          // Remote URLs may carry credentials (https://user:token@host/…): they are never shown.
+          // Remote URLs may carry credentials (https://user:token@host/…, ?private_token=…): they are never shown.
+          const verbose = verdict.args.includes('-v') || verdict.args.includes('--verbose');
           const shown =
-            verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout), stderr: hideCredentials(run.stderr) } : run;
+            verdict.subcommand === 'remote' ? { ...run, stdout: hideCredentials(run.stdout, verbose), stderr: hideCredentials(run.stderr, false) } : run;
           return { ok: true, program: `git ${verdict.subcommand}`, result: shown, notes: [] };
         },
         shape(program, result): ToolOutcome {
@@ -95,9 +96,50 @@ export function createGitTool(git: string, programs: Programs | null = null): To
   };
 }
 
-/** `scheme://user:secret@host` → `scheme://***@host`, and the same for `user@` alone (a token as the user name). */
-export function hideCredentials(text: string): string {
-  return text.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@\s]+@/g, '$1***@');
+/** A line of `remote -v`: the name, a tab, the URL as configured (which may hold spaces, tabs, `@`), `(fetch)` or `(push)`. */
+const REMOTE_LINE = /^([^\t]*)\t(.*) \((fetch|push)\)$/s;
+
+/**
+ * Output of `remote` with the secrets of its URLs hidden (see hideUrl). `verbose` (remote -v): every line must be
+ * `name<TAB>url (fetch|push)`; any other line is part of a URL that holds a line break, and is hidden whole. Otherwise
+ * (names, or git's complaints) each line is masked as if it were a URL, which hides more than needed, never less.
+ */
+export function hideCredentials(text: string, verbose: boolean): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line === '') return line;
+      const entry = REMOTE_LINE.exec(line);
+      if (entry !== null) return `${entry[1] as string}\t${hideUrl(entry[2] as string)} (${entry[3] as string})`;
+      return verbose ? '[a line of a remote URL that holds a line break: hidden]' : hideUrl(line);
+    })
+    .join('\n');
+}
+
+/**
+ * A URL with its credentials hidden: everything between the scheme (or the start) and the LAST `@` (a password may
+ * hold `@`, `/`, `?`, `#`, spaces; a path with an `@` loses its host too, which hides more, never less), and every
+ * query value and the fragment (`?private_token=***`, `#***`). `scp`-style `user@host:path` the same.
+ */
+export function hideUrl(url: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url)?.[0] ?? '';
+  const at = url.lastIndexOf('@');
+  if (at < scheme.length) return scheme + hideQuery(url.slice(scheme.length));
+  return `${scheme}***${hideQuery(url.slice(at))}`;
+}
+
+/** `host/r?a=1&b#f` → `host/r?a=***&b=***#***`: what follows `?` or `#` is often a token. */
+function hideQuery(rest: string): string {
+  const hash = rest.indexOf('#');
+  const beforeHash = hash === -1 ? rest : rest.slice(0, hash);
+  const fragment = hash === -1 ? '' : '#***';
+  const mark = beforeHash.indexOf('?');
+  if (mark === -1) return beforeHash + fragment;
+  const params = beforeHash.slice(mark + 1).split('&').map((param) => {
+    const eq = param.indexOf('=');
+    return eq === -1 ? '***' : `${param.slice(0, eq)}=***`;
+  });
+  return `${beforeHash.slice(0, mark)}?${params.join('&')}${fragment}`;
 }
 
 const DESCRIPTION = [
@@ -106,7 +148,7 @@ const DESCRIPTION = [
     "patterns and formats ('%h %s'), no $VAR, no unquoted globs; after a pipe, the bash tool's programs read git's output.",
   'History, never the network: diff takes two revisions (diff A B, diff A..B); blame and grep take a revision (blame HEAD -- path, ' +
     'grep -n PATTERN HEAD -- path); paths that exist only in history go after --. The work tree and the index (status, ls-files, ' +
-    'diff with fewer revisions or --cached, blame/grep without a revision) and remote -v are read only under the kernel sandbox.',
+    'diff with fewer revisions or --cached, blame/grep without a revision), remote -v and worktree list are read only under the kernel sandbox.',
   'Pipes are rarely needed: log --oneline -n 5 instead of | head, log --grep X or -S X instead of | grep, shortlog -sn for authors, ' +
     'branch --show-current, rev-list --count HEAD. Listings: stash list, worktree list, notes list, bisect log, tag -l, branch -a.',
   'Useful: log -S TEXT / -G REGEX (when a string appeared or vanished), log -L START,END:PATH or -L :FUNC:PATH (history of lines), ' +

@@ -4,7 +4,7 @@
  * by the policy test (verdicts) and the hostile-git test (every allowed command runs there and changes nothing).
  */
 
-const D = ['--no-textconv', '--no-ext-diff', '-O/dev/null'];
+const D = ['--no-textconv', '--no-ext-diff', '-O/dev/null', '--submodule=short'];
 const L = ['--abbrev-commit', ...D];
 
 /** Accepted commands and their argv after `git`. */
@@ -50,9 +50,9 @@ export const GIT_ALLOWED: Array<[string, string[]]> = [
   ['blame -L 1,2 HEAD src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '-L1,2', 'HEAD', '--', 'src/a.ts']],
   ['blame -w -M HEAD -- src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '-w', '-M', 'HEAD', '--', 'src/a.ts']],
   ['blame --reverse HEAD~1..HEAD -- src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '--reverse', 'HEAD~1..HEAD', '--', 'src/a.ts']],
-  ["grep -n 'needle' HEAD", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--']],
-  ["grep -n needle HEAD -- src", ['grep', '--no-textconv', '-n', '-e', 'needle', 'HEAD', '--', 'src']],
-  ['grep -i -e needle HEAD~1 src', ['grep', '--no-textconv', '-i', '-eneedle', 'HEAD~1', '--', 'src']],
+  ["grep -n 'needle' HEAD", ['grep', '--no-textconv', '--no-recurse-submodules', '-n', '-e', 'needle', 'HEAD', '--']],
+  ["grep -n needle HEAD -- src", ['grep', '--no-textconv', '--no-recurse-submodules', '-n', '-e', 'needle', 'HEAD', '--', 'src']],
+  ['grep -i -e needle HEAD~1 src', ['grep', '--no-textconv', '--no-recurse-submodules', '-i', '-eneedle', 'HEAD~1', '--', 'src']],
   ['ls-tree HEAD', ['ls-tree', '--', 'HEAD']],
   ['ls-tree -r --name-only HEAD src', ['ls-tree', '-r', '--name-only', '--', 'HEAD', 'src']],
   ['cat-file -p HEAD:src/a.ts', ['cat-file', '-p', '--end-of-options', 'HEAD:src/a.ts']],
@@ -91,11 +91,9 @@ export const GIT_ALLOWED: Array<[string, string[]]> = [
   ['rev-list --oneline -3 HEAD', ['rev-list', '--oneline', '-n3', '--end-of-options', 'HEAD', '--']],
   ['show --color=never --summary HEAD', ['show', ...L, '--color=never', '--summary', '--end-of-options', 'HEAD', '--']],
   ['show --no-color --stat HEAD', ['show', ...L, '--no-color', '--stat', '--end-of-options', 'HEAD', '--']],
-  ['stash list', ['stash', 'list', '--no-textconv', '--no-ext-diff']],
-  ["stash show -p 'stash@{0}'", ['stash', 'show', '--no-textconv', '--no-ext-diff', '-p', 'stash@{0}']],
-  ['stash list --oneline', ['stash', 'list', '--no-textconv', '--no-ext-diff', '--oneline']],
-  ['worktree list', ['worktree', 'list']],
-  ['worktree list --porcelain', ['worktree', 'list', '--porcelain']],
+  ['stash list', ['stash', 'list', ...D]],
+  ["stash show -p 'stash@{0}'", ['stash', 'show', ...D, '-p', 'stash@{0}']],
+  ['stash list --oneline', ['stash', 'list', ...D, '--oneline']],
   ['notes list', ['notes', 'list']],
   ['bisect log', ['bisect', 'log']],
   ['reflog', ['reflog', 'show', '--abbrev-commit']],
@@ -129,13 +127,24 @@ export const GIT_REFUSED: Array<[string, string]> = [
   // Forms that write are refused with what they would do, never run as listings.
   ['stash', 'git stash is refused: it changes the repository'], ['stash push', 'git stash push is refused: it changes the repository'],
   ['stash pop', 'stash list and stash show'], ['stash drop', 'changes the repository'], ['notes add -m x', 'git notes add is refused'],
-  ['notes remove HEAD', 'notes list and notes show'], ['worktree add ../x', 'git worktree add is refused'], ['worktree remove x', 'worktree list'],
+  ['notes remove HEAD', 'notes list and notes show'], ['worktree add ../x', 'runs only under the kernel sandbox'],
   ['bisect start', 'git bisect start is refused: it changes the repository and the work tree, and the git tool is read-only'], ['bisect good', 'bisect log'], ['bisect reset', 'changes the repository'],
   ['branch feature', 'git branch feature is refused: it creates a branch'], ['branch -v feature', 'creates a branch'],
   ['tag v9', 'git tag v9 is refused: it creates a tag'], ['tag -n v9', 'creates a tag'],
   ['remote -v', 'git remote is refused: it reads the configuration'], ['remote', 'only under the kernel sandbox'],
   ['config -l', 'can hold credentials'], ['config --get remote.origin.url', 'can hold credentials'],
-  ['worktree list -z', 'NUL-separated'], ['reflog expire --all', 'git reflog expire is refused: it changes the repository'],
+  // F6: prunable says whether the path a gitdir file names exists; only the kernel sandbox makes that answer empty.
+  ['worktree list', 'runs only under the kernel sandbox'], ['worktree list --porcelain', 'prunable'], ['worktree list -v', 'whether any path of this machine exists'],
+  // F1/F2: a submodule is another repository; git would enter it (its diff drivers, another repository's history).
+  ['log -p --submodule=diff', 'is not an allowed flag'], ['show --submodule=log HEAD', 'is not an allowed flag'],
+  ['diff --submodule HEAD~1 HEAD', 'is not an allowed flag'], ['log -p --ignore-submodules=none', 'is not an allowed flag'],
+  ['grep --recurse-submodules -n x HEAD', 'other repositories'], ['stash show --submodule=diff', 'is not an allowed flag'],
+  // F16: colour from a flag, where the configuration cannot be overridden.
+  ['log -p --word-diff=color', 'accepts only: plain, porcelain, none'], ['log -p --color', 'needs a value'], ['log --color HEAD', 'accepts only: never'],
+  ['show --color=always HEAD', 'accepts only: never'], ['log -p --color-words', 'is not an allowed flag'], ['diff --color-moved HEAD~1 HEAD', 'is not an allowed flag'],
+  ["log --format='%C(red)%h'", 'is not allowed'], ["for-each-ref --format='%(color:red)%(refname)'", 'is not allowed'],
+  // F7: an order file read from anywhere.
+  ['stash show -O/etc/passwd', 'is not an allowed flag'], ['log -p -O /etc/passwd', 'is not an allowed flag'], ['reflog expire --all', 'git reflog expire is refused: it changes the repository'],
   ['reflog delete x', 'reflog and reflog show REF list the entries'], ['count-objects x', 'takes no arguments'], ['bisect log x', 'takes no arguments'],
   ['push origin main', 'reaches the network'],
   ['frobnicate', 'git frobnicate is not an allowed subcommand; allowed: log, show, diff, blame'],
@@ -276,7 +285,7 @@ export const GIT_REFUSED: Array<[string, string]> = [
   ['log --date=evil', '--date evil is not a date style'],
   ['log -n lots', '-n lots is not accepted: it must be a whole number'],
   ['log --max-count=-1', '--max-count -1 is not accepted'],
-  ['diff --word-diff=evil HEAD HEAD', 'accepts only: color, plain, porcelain, none'],
+  ['diff --word-diff=evil HEAD HEAD', 'accepts only: plain, porcelain, none'],
   // The parser: unknown, abbreviated and clustered flags, values, standard input, the lexer.
   ['log --fol', 'looks like an abbreviation of --follow'],
   ['log --name', 'looks like an abbreviation of --name-only or --name-status'],
@@ -318,9 +327,11 @@ export const GIT_KERNEL_ALLOWED: Array<[string, string[]]> = [
   ['diff src/a.ts', ['diff', ...D, '--ignore-submodules=all', '--end-of-options', '--', 'src/a.ts']],
   ['blame src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '--', 'src/a.ts']],
   ['blame -L 1,2 src/a.ts', ['blame', '--no-textconv', '--no-ignore-revs-file', '-L1,2', '--', 'src/a.ts']],
-  ["grep -n 'needle'", ['grep', '--no-textconv', '-n', '-e', 'needle', '--']],
-  ["grep -n 'needle' src", ['grep', '--no-textconv', '-n', '-e', 'needle', '--', 'src']],
+  ["grep -n 'needle'", ['grep', '--no-textconv', '--no-recurse-submodules', '-n', '-e', 'needle', '--']],
+  ["grep -n 'needle' src", ['grep', '--no-textconv', '--no-recurse-submodules', '-n', '-e', 'needle', '--', 'src']],
   ['remote -v', ['remote', '-v']],
+  ['worktree list', ['worktree', 'list']],
+  ['worktree list --porcelain', ['worktree', 'list', '--porcelain']],
 ];
 
 /** Refused under the kernel sandbox too. */
@@ -331,5 +342,6 @@ export const GIT_KERNEL_REFUSED: Array<[string, string]> = [
   ['ls-files --recurse-submodules', 'other repositories'], ["ls-files --format='%(path)'", 'is not supported'], ['ls-files --with-tree=HEAD', 'use ls-tree'],
   ['ls-files /etc', 'is an absolute path'], ['status ../x', 'outside the repository root'], ['diff --no-index a b', 'compares files of the work tree'],
   ['grep --untracked needle', 'searches untracked files'], ['remote show origin', 'takes no arguments'], ['remote add x y', 'takes no arguments'],
-  ['config -l', 'can hold credentials'], ['diff --output=x', 'writes a file'],
+  ['config -l', 'can hold credentials'], ['diff --output=x', 'writes a file'], ['worktree list -z', 'NUL-separated'],
+  ['worktree add ../x', 'git worktree add is refused'], ['worktree remove x', 'worktree list'],
 ];

@@ -92,7 +92,7 @@ describe('locateRepository: a subdirectory root reads the enclosing repository, 
 
 describe('the policy confines every command to the root', () => {
   it.each<[string, string[]]>([
-    ['log --oneline', ['log', '--abbrev-commit', '--no-textconv', '--no-ext-diff', '-O/dev/null', '--relative', '--oneline', '--end-of-options', '--', '.']],
+    ['log --oneline', ['log', '--abbrev-commit', '--no-textconv', '--no-ext-diff', '-O/dev/null', '--submodule=short', '--relative', '--oneline', '--end-of-options', '--', '.']],
     ['log --oneline -- sub', ['--end-of-options', '--', 'sub']],
     ["log -L '1,2:app.txt'", ['-L1,2:app.txt', '--end-of-options', '--']],
     ['show HEAD', ['--relative', '--end-of-options', 'HEAD^{commit}', '--', '.']],
@@ -120,7 +120,7 @@ describe('the policy confines every command to the root', () => {
 
   it('unconfined (the top of a work tree) nothing changes', async () => {
     const verdict = await checkGitCommand('show HEAD:app.txt', mono.root, 'tables', false);
-    expect(verdict).toMatchObject({ ok: true, args: ['show', '--abbrev-commit', '--no-textconv', '--no-ext-diff', '-O/dev/null', '--end-of-options', 'HEAD:app.txt', '--'] });
+    expect(verdict).toMatchObject({ ok: true, args: ['show', '--abbrev-commit', '--no-textconv', '--no-ext-diff', '-O/dev/null', '--submodule=short', '--end-of-options', 'HEAD:app.txt', '--'] });
   });
 });
 

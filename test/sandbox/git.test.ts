@@ -73,7 +73,11 @@ describe('runGit', () => {
       "'core.askPass'=''", "'credential.helper'=''", "'gpg.program'=''", "'gpg.ssh.program'=''", "'gpg.x509.program'=''",
       "'format.pretty'='medium'", "'protocol.allow'='never'", "'core.quotepath'='false'", "'mailmap.file'=''", "'mailmap.blob'=''",
       "'core.attributesFile'='/dev/null'", "'core.excludesFile'='/dev/null'", "'core.commitGraph'='false'", "'core.multiPackIndex'='false'",
-      "'advice.graftFileDeprecated'='false'", "'alias.env'=''\\!'env'",
+      "'advice.graftFileDeprecated'='false'", "'diff.submodule'='short'", "'submodule.recurse'='false'",
+      "'status.submoduleSummary'='false'", "'diff.orderFile'='/dev/null'", "'blame.ignoreRevsFile'=''",
+      ...['ui', 'advice', 'branch', 'diff', 'grep', 'interactive', 'push', 'remote', 'showBranch', 'status', 'transport'].map((k) => `'color.${k}'='never'`),
+      "'blame.coloring'='none'", ...['ui', 'branch', 'clean', 'status', 'tag'].map((k) => `'column.${k}'='never'`), "'grep.fullName'='false'",
+      "'alias.env'=''\\!'env'",
     ].join(' '));
     const own = /^GIT_(PREFIX|EXEC_PATH|DIR|WORK_TREE|CONFIG_PARAMETERS)$|^(PWD|OLDPWD|SHLVL|_)$/;
     expect(Object.fromEntries([...env].filter(([key]) => !own.test(key)))).toEqual({

@@ -1,4 +1,5 @@
 import type { GitFlagRule, GitPolicy } from './git-tables.js';
+import { NO_DIFF_PROGRAMS } from './git-values.js';
 
 /**
  * The git tool's listing forms of subcommands that otherwise write (stash list, worktree list, notes list, bisect log),
@@ -13,18 +14,25 @@ const NUL_OUTPUT = deny('prints NUL-separated output meant for scripts; read the
 
 const CHANGES = 'changes the repository, and the git tool is read-only';
 
+/** stash show diffs like show: the same programs off, no order file, submodules not entered. */
 const STASH: GitPolicy = {
   operands: 'revs',
-  forced: ['--no-textconv', '--no-ext-diff'],
+  forced: [...NO_DIFF_PROGRAMS],
   verbs: ['list', 'show'],
   verbReason: `${CHANGES}; stash list and stash show STASH read the stashes`,
   short: { p: BOOL },
   long: { oneline: BOOL, stat: BOOL, patch: BOOL, 'name-only': BOOL, 'name-status': BOOL, 'no-color': BOOL },
 };
 
+/**
+ * worktree list: under the kernel sandbox only. git marks a work tree `prunable` when the path its `gitdir` file names
+ * does not exist, and that file is the repository's to write: under the tables it answers whether any path of this
+ * machine exists. Under the kernel sandbox every path outside the root is absent alike, so the mark tells nothing.
+ */
 const WORKTREE: GitPolicy = {
   operands: 'none',
   forced: [],
+  kernelOnly: true,
   verbs: ['list'],
   verbReason: `${CHANGES}; worktree list shows the work trees`,
   short: { v: BOOL, z: NUL_OUTPUT },

@@ -103,7 +103,8 @@ const COMMON_DIFF: Readonly<Record<string, GitFlagRule>> = {
   'ignore-all-space': BOOL,
   'ignore-space-change': BOOL,
   'ignore-blank-lines': BOOL,
-  'word-diff': { type: 'value', value: 'text', attachedOnly: true, choices: ['color', 'plain', 'porcelain', 'none'] },
+  // Not `color`: it turns colour on whatever color.ui says, and ANSI sequences are noise to the model.
+  'word-diff': { type: 'value', value: 'text', attachedOnly: true, choices: ['plain', 'porcelain', 'none'] },
   minimal: BOOL,
   patience: BOOL,
   histogram: BOOL,
@@ -115,7 +116,8 @@ const COMMON_DIFF: Readonly<Record<string, GitFlagRule>> = {
   'function-context': BOOL,
   'no-prefix': BOOL,
   summary: BOOL,
-  color: { type: 'value', value: 'text', attachedOnly: true, choices: ['never'] },
+  // Never attached-only: git reads a bare `--color` as `--color=always`, so the value is required (and rebuilt attached).
+  color: { type: 'value', value: 'text', choices: ['never'] },
   'compact-summary': BOOL,
 };
 
@@ -278,7 +280,8 @@ const BLAME: GitPolicy = {
 
 const GREP: GitPolicy = {
   operands: 'pattern-revs-paths',
-  forced: ['--no-textconv'],
+  // A submodule is another repository (submodule.recurse=true in a configuration would search it).
+  forced: ['--no-textconv', '--no-recurse-submodules'],
   minRevisions: 1,
   short: {
     n: BOOL,
@@ -678,6 +681,8 @@ export const GIT_REFUSED_SUBCOMMANDS: Readonly<Record<string, string>> = {
   var: 'prints configuration and programs, not history; use log or show for history',
   help: 'opens documentation through a pager program; ask about the repository instead',
   fsck: 'checks the object database and may write; not for exploring history',
+  // A policy of its own (git-forms.ts), kernel only: this is why not under the tables.
+  worktree: "marks a work tree `prunable` when the path its gitdir file names does not exist, and that file is the repository's to write: without the kernel sandbox it would tell whether any path of this machine exists; worktree list runs only under the kernel sandbox",
 };
 
 /** Options before the subcommand, refused by name; any other is refused too. Each would change which repository or which programs git uses. */

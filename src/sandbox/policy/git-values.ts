@@ -8,10 +8,13 @@ import type { GitValue } from './git-tables.js';
  */
 
 /**
- * Diffs run with these: a configured textconv or external diff driver is a program the repository chose, and a
- * configured `diff.orderFile` is a file git would read from anywhere (`-O/dev/null` replaces it).
+ * Diffs run with these: a configured textconv or external diff driver is a program the repository chose, a
+ * configured `diff.orderFile` is a file git would read from anywhere (`-O/dev/null` replaces it), and a submodule is
+ * another repository, which `--submodule=diff` or `log` would enter with a git of its own (its configuration, its diff
+ * drivers, or another repository's history): `short` prints the two commit ids and reads nothing of it. The isolation
+ * options set the same (sandbox/git.ts); on the command line they hold whatever a configuration file says.
  */
-export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null'] as const;
+export const NO_DIFF_PROGRAMS = ['--no-textconv', '--no-ext-diff', '-O/dev/null', '--submodule=short'] as const;
 
 /** The subcommands of the git tool, in the order its description lists them (GIT_POLICIES' keys; a test checks). */
 export const GIT_SUBCOMMANDS = ['log', 'show', 'diff', 'blame', 'grep', 'ls-tree', 'cat-file', 'rev-parse', 'rev-list', 'merge-base',
