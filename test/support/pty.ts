@@ -36,8 +36,10 @@ export class PtySession {
       env: { PATH: '/usr/bin:/bin', TERM: 'xterm', COLUMNS: '120', LINES: '40', ...scratchState(), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // One decoder for the stream: a character split across two reads is decoded whole, not as two U+FFFD.
+    const decoder = new TextDecoder('utf-8');
     this.child.stdout!.on('data', (d: Buffer) => {
-      this.output += d.toString('utf8');
+      this.output += decoder.decode(d, { stream: true });
     });
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
   }
