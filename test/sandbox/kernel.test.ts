@@ -62,15 +62,45 @@ describe('chooseSandbox: auto falls back loudly, required fails closed, off says
 });
 
 describe('bwrapArgs: the shape of every sandbox', () => {
+  let parent: string;
+  let root: string;
+  let outside: string;
+  beforeAll(async () => {
+    parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'spelunk-bwrap-args-')));
+    root = path.join(parent, 'repo');
+    outside = path.join(parent, 'elsewhere');
+    await fs.mkdir(path.join(root, 'sub'), { recursive: true });
+    await fs.mkdir(outside);
+    // A link from outside into the root: its real path is inside, so it needs no mount of its own either.
+    await fs.symlink(path.join(root, 'sub'), path.join(parent, 'into-root'));
+  });
+  afterAll(() => fs.rm(parent, { recursive: true, force: true }));
+
+  /** The sources of every `--ro-bind SOURCE TARGET`. */
+  const mounts = (args: string[]): string[] => args.flatMap((a, i) => (a === '--ro-bind' ? [args[i + 1]!] : []));
+
   it('shows the root and the named paths read-only, /usr, /dev, an empty /tmp; no /proc, /etc or home; all namespaces new', () => {
-    const args = bwrapArgs('/r/repo', { PATH: '/usr/bin' }, ['/usr/bin/rg', '/r/repo/sub', '/nonexistent/x'], null);
+    const args = bwrapArgs(root, { PATH: '/usr/bin' }, [], null);
     expect(args.slice(0, 6)).toEqual(['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv']);
     expect(args).toContain('--tmpfs');
     expect(args.join(' ')).toContain('--setenv PATH /usr/bin');
-    // Inside the root or /usr: no second mount. Missing: nothing to mount.
-    expect(args.filter((a) => a === '--ro-bind')).toHaveLength(2);
+    expect(mounts(args)).toEqual(['/usr', root]);
     expect(args.join(' ')).not.toMatch(/--proc|--bind |\/etc|\/home|--share-net/);
-    expect(args.slice(-2)).toEqual(['--chdir', '/r/repo']);
+    expect(args.slice(-2)).toEqual(['--chdir', root]);
+  });
+
+  // Every path here exists (the row once used paths that did not, so "left out" held for the wrong reason): only the
+  // one outside both the root and /usr gets a mount, once, at its real path.
+  it.each([
+    ['a directory inside the root', () => path.join(root, 'sub'), false],
+    ['the root itself', () => root, false],
+    ['a link from outside into the root', () => path.join(parent, 'into-root'), false],
+    ['a file under /usr', () => '/usr/bin/env', false],
+    ['a missing path', () => path.join(parent, 'missing'), false],
+    ['a directory outside the root and /usr', () => outside, true],
+  ] as const)('%s: a second mount only when outside', (_name, visible, mounted) => {
+    const args = bwrapArgs(root, {}, [visible(), visible()], null);
+    expect(mounts(args)).toEqual(mounted ? ['/usr', root, outside] : ['/usr', root]);
   });
 });
 
