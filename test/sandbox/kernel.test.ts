@@ -92,12 +92,12 @@ describe('bwrapArgs: the shape of every sandbox', () => {
   // Every path here exists (the row once used paths that did not, so "left out" held for the wrong reason): only the
   // one outside both the root and /usr gets a mount, once, at its real path.
   it.each([
-    ['a directory inside the root', () => path.join(root, 'sub'), false],
-    ['the root itself', () => root, false],
-    ['a link from outside into the root', () => path.join(parent, 'into-root'), false],
-    ['a file under /usr', () => '/usr/bin/env', false],
-    ['a missing path', () => path.join(parent, 'missing'), false],
-    ['a directory outside the root and /usr', () => outside, true],
+    ['a directory inside the root', (): string => path.join(root, 'sub'), false],
+    ['the root itself', (): string => root, false],
+    ['a link from outside into the root', (): string => path.join(parent, 'into-root'), false],
+    ['a file under /usr', (): string => '/usr/bin/env', false],
+    ['a missing path', (): string => path.join(parent, 'missing'), false],
+    ['a directory outside the root and /usr', (): string => outside, true],
   ] as const)('%s: a second mount only when outside', (_name, visible, mounted) => {
     const args = bwrapArgs(root, {}, [visible(), visible()], null);
     expect(mounts(args)).toEqual(mounted ? ['/usr', root, outside] : ['/usr', root]);
