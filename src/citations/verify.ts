@@ -49,12 +49,16 @@ export const MAX_CITATIONS = 500;
  * inside the root, a regular file, lines within its line count, a quote found near the lines. Reads only the cited
  * files, each once and streamed. Never throws; the order is the answer's.
  */
-export async function verifyCitations(root: string, answer: string): Promise<VerifiedCitation[]> {
-  return verifyExtracted(root, extractCitations(answer));
+export async function verifyCitations(root: string, answer: string, commitBudgetMs = COMMIT_CHECKS_BUDGET_MS): Promise<VerifiedCitation[]> {
+  return verifyExtracted(root, extractCitations(answer), commitBudgetMs);
 }
 
-/** verifyCitations for citations already extracted. */
-export async function verifyExtracted(root: string, citations: readonly Citation[]): Promise<VerifiedCitation[]> {
+/** verifyCitations for citations already extracted; `commitBudgetMs` is the git time all commit citations share. */
+export async function verifyExtracted(
+  root: string,
+  citations: readonly Citation[],
+  commitBudgetMs = COMMIT_CHECKS_BUDGET_MS,
+): Promise<VerifiedCitation[]> {
   const groups = new Map<string, Array<{ cite: Citation; at: number }>>();
   citations.forEach((cite, at) => {
     const key = citationKey(cite);
@@ -71,7 +75,7 @@ export async function verifyExtracted(root: string, citations: readonly Citation
     return facts;
   };
   let history: Promise<History> | null = null;
-  const historyOf = (): Promise<History> => (history ??= openHistory(root));
+  const historyOf = (): Promise<History> => (history ??= openHistory(root, commitBudgetMs));
   const judged = await Promise.all(
     [...groups.values()].map(async (group) => {
       const cites = group.map((g) => g.cite);
@@ -199,13 +203,13 @@ function mismatchDetail(quote: Quote): string {
 
 /** git's history for commit citations: the verified git directory, or why it cannot be read here. */
 type History =
-  { ok: true; location: { gitDir: string; commonDir: string; top?: string }; deadline: number } | { ok: false; reason: string };
+  { ok: true; location: { gitDir: string; commonDir: string; top?: string }; deadline: number; budgetMs: number } | { ok: false; reason: string };
 
-async function openHistory(root: string): Promise<History> {
+async function openHistory(root: string, budgetMs: number): Promise<History> {
   if (GIT_BINARY === null) return { ok: false, reason: 'git is not installed on this machine' };
   // A subdirectory root reads its enclosing repository: `REV:./path` below is read from the root (git runs there).
   const location = await locateRepository(root);
-  return location.ok ? { ok: true, location, deadline: Date.now() + COMMIT_CHECKS_BUDGET_MS } : { ok: false, reason: location.reason };
+  return location.ok ? { ok: true, location, deadline: Date.now() + budgetMs, budgetMs } : { ok: false, reason: location.reason };
 }
 
 /**
@@ -225,16 +229,16 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   const history = await historyOf();
   if (!history.ok) return all('missing_file', `the history cannot be checked here: ${history.reason}`);
   const spec = `${commit}:./${rel === '.' ? '' : rel}`;
-  const late = (): VerifiedCitation[] => all('missing_file', `not checked: git gave up after ${COMMIT_CHECKS_BUDGET_MS / 1000} s on this answer's commit citations`);
+  const late = (): VerifiedCitation[] => all('missing_file', `not checked: git gave up after ${history.budgetMs / 1000} s on this answer's commit citations`);
   if (history.deadline <= Date.now()) return late();
   const git = (args: string[], maxBytes: number) =>
     execGit(root, args, { timeoutMs: Math.max(1, history.deadline - Date.now()), maxBytes, location: history.location });
   const type = await git(['cat-file', '-t', '--end-of-options', spec], 1024);
-  if ('error' in type) return all('missing_file', `git could not run: ${type.error}`);
+  if ('error' in type) return type.timedOut ? late() : all('missing_file', `git could not run: ${type.error}`);
   if (type.timedOut) return late();
   if (type.exitCode !== 0) {
     const known = await git(['cat-file', '-e', '--end-of-options', `${commit}^{commit}`], 1024);
-    if (!('error' in known) && known.timedOut) return late();
+    if (known.timedOut === true) return late();
     const noCommit = 'error' in known || known.exitCode !== 0;
     return all('missing_file', noCommit ? `no commit ${commit} in this repository` : `no such file at ${commit}`);
   }
@@ -243,7 +247,7 @@ async function checkAtCommit(root: string, group: Citation[], historyOf: () => P
   if (kind !== 'blob') return all('not_a_file', `a ${kind} object, not a file`);
   if (first.startLine === null || first.endLine === null) return all('ok', null);
   const blob = await git(['cat-file', 'blob', '--end-of-options', spec], COMMIT_READ_MAX_BYTES);
-  if (!('error' in blob) && blob.timedOut) return late();
+  if (blob.timedOut === true) return late();
   if ('error' in blob || blob.exitCode !== 0 || blob.capped) return all('missing_file', 'the file at that commit could not be read whole');
   const lines = blob.stdout.split('\n');
   // A final newline ends the last line; it does not start one more.

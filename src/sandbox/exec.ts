@@ -316,8 +316,9 @@ let childSlots: Slots | null = null;
  * Bounds the children of this process (start-up only): with each child allowed CHILD_ADDRESS_SPACE_BYTES, `n` children
  * bound the total allowance. Calls over the bound wait for a slot (never refused: the calls above them are bounded).
  */
-export function limitChildren(n: number | null): void {
+export function limitChildren(n: number | null): Slots | null {
   childSlots = n === null ? null : new Slots(n);
+  return childSlots;
 }
 
 /** Sets the process-wide sandbox (start-up only). */

@@ -124,8 +124,8 @@ export interface GitCallOptions {
   location?: { gitDir: string; commonDir: string; linked?: true; top?: string };
 }
 
-/** Why a call did not get as far as running git; `unsafe` as in GitRun. */
-export type GitRefusal = { error: string; unsafe?: true };
+/** Why a call did not get as far as running git; `unsafe` as in GitRun; `timedOut`: the call's time limit ran out first. */
+export type GitRefusal = { error: string; unsafe?: true; timedOut?: true };
 
 /**
  * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.
@@ -172,6 +172,8 @@ export async function execGit(
   return withEmptyDir(async (emptyDir) => {
     const base = environment(emptyDir, path.dirname(top));
     const included = await includesRefusal(top, located, { git, emptyDir, base, signal: opts.signal, left });
+    // Past the deadline the refusal is the time limit's (a loaded machine), not the repository's: said as a time-out.
+    if (included !== null && Date.now() >= deadline) return { error: `git took longer than ${opts.timeoutMs / 1000} s`, timedOut: true as const };
     if (included !== null) return { error: included, unsafe: true as const };
     const env = { ...base, GIT_DIR: located.gitDir, GIT_WORK_TREE: opts.location === undefined ? top : (opts.location.top ?? root) };
     const run = (argv: readonly string[], maxBytes: number): Promise<ExecResult> =>

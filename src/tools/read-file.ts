@@ -3,8 +3,8 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { confine } from '../sandbox/paths.js';
-import { execCapped } from '../sandbox/exec.js';
-import { bundledRg } from '../sandbox/programs.js';
+import { execCapped, firstExecutableSync } from '../sandbox/exec.js';
+import { bundledRg, TRUSTED_PATH } from '../sandbox/programs.js';
 import { dropNulls, schemaIssues, type SchemaIssue } from '../schema.js';
 import type { InputSchema, ParseResult, Tool, ToolContext, ToolOutcome } from './tool.js';
 import { escapeControls } from '../escape.js';
@@ -28,6 +28,8 @@ export const READ_CHUNK_BYTES = 256 * 1024;
 export const COUNT_SCAN_BYTES = 256 * 1024 * 1024;
 /** Longest accepted `path`, in characters (PATH_MAX). */
 const MAX_PATH_CHARS = 4_096;
+/** Whether `tree` is installed: a refusal suggests only programs the bash tool can run here. */
+const TREE_INSTALLED = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/tree`)) !== null;
 /** The "did you mean" search stops after this many milliseconds or candidates; this many are shown. */
 const SUGGEST_TIMEOUT_MS = 3_000;
 const SUGGEST_CANDIDATES = 200;
@@ -142,7 +144,7 @@ async function runReadFile(input: ReadFileInput, ctx: ToolContext): Promise<Tool
   if (st.isDirectory()) {
     const q = shellQuote(rel);
     return fail(
-      `${rel} is a directory; read_file reads files. List it with bash \`ls -la ${q}\` or \`tree -L 2 ${q}\`, ` +
+      `${rel} is a directory; read_file reads files. List it with bash \`ls -la ${q}\`${TREE_INSTALLED ? ` or \`tree -L 2 ${q}\`` : ''}, ` +
         `or find files in it with \`find ${q} -name '*.ts'\`.`,
       'directory',
     );

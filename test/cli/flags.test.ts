@@ -57,6 +57,9 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['--', '-p', 'is', 'this', 'a', 'flag?']],
     [['-m', 'opus', 'where', 'is', 'the', 'router?']],
     [['--max-turns', '-1', 'q']],
+    // A negative number written without its leading zero is a value too, not a flag (it once had no row).
+    [['--max-budget-usd', '-.5', 'q']],
+    [['--max-turns', '-.5', 'q']],
     [['-qi', 'q']],
   ])('%j passes the flag check (a question of many words, after --, a negative number, grouped booleans)', async (argv) => {
     const run = await runCli(argv, { env: {}, cwd: repo.root });

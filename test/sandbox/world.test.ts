@@ -7,6 +7,7 @@ import { GIT_BINARY } from '../../src/sandbox/git.js';
 import { TABLES_ONLY } from '../../src/sandbox/kernel.js';
 import { bundledRg } from '../../src/sandbox/programs.js';
 import { programWorld, type ListRunner } from '../../src/sandbox/world.js';
+import { installedHere } from '../support/installed.js';
 
 /** The loader's listing as spelunk runs it: outside any sandbox, fixed environment. */
 const run: ListRunner = (loader, args) => execCapped(loader, args, { cwd: '/', timeoutMs: 10_000, sandbox: TABLES_ONLY });
@@ -38,7 +39,7 @@ describe('programWorld: a program, its libraries, its loader and its data, nothi
     expect(await filesOf('/usr/bin/wc')).toContain(LOCALE);
   });
 
-  it.skipIf(!existsSync('/usr/bin/file'))('file gets the magic database `file --version` names', async () => {
+  it.skipIf(!installedHere('file'))('file gets the magic database `file --version` names (skipped: file is not installed)', async () => {
     const files = await filesOf('/usr/bin/file');
     expect(files.some((f) => /magic\.mgc$/.test(f))).toBe(true);
     expect(files.filter((f) => /magic/.test(f)).every((f) => existsSync(f))).toBe(true);

@@ -10,6 +10,7 @@ import { splitCompound } from '../../src/tools/compound.js';
 import { createGitTool } from '../../src/tools/git.js';
 import { GIT_BINARY } from '../../src/sandbox/git.js';
 import type { ToolOutcome } from '../../src/tools/tool.js';
+import { missingFor } from '../support/installed.js';
 import { makeRepo } from '../support/temp-repo.js';
 
 /**
@@ -59,7 +60,7 @@ describe('splitCompound', () => {
 });
 
 describe('a later stage is checked by the same tables, reading standard input and naming no file of its own', () => {
-  it.each<[string, string | null]>([
+  it.for<[string, string | null]>([
     ['grep -n o', null], ["grep 'a\\|b'", null], ['head -c 5', null], ['tail -n +0', null], ['sort -k 2n', null], ['wc', null], ['cut -d: -f1', null],
     ['uniq -c', null], ['sed -n 1p', null], ['jq .a', null], ['rg -c x', null], ['cat', null], ['od -c', null], ['nl -ba', null],
     ['grep o notes.txt', 'takes no file here; run `grep o notes.txt` as its own command'],
@@ -73,7 +74,9 @@ describe('a later stage is checked by the same tables, reading standard input an
     ['find -files0-from -', 'starting points from a file'], ['file -f -', 'reads the list of files'], ['rg -f -', 'reading standard input ("-")'],
     ['grep -f -', 'reading standard input ("-")'], ['xxd - out', 'output file'], ['jq --rawfile a - .', 'reads a file into a variable'],
     ["sed -n 'r /etc/passwd'", 'sed'], ['sort -T /tmp', 'temporary'], ['cat /etc/passwd', 'outside'], ['tail -n 1 ../x', 'outside'],
-  ])('%j → %s', async (stage, refused) => {
+  ])('%j → %s', async ([stage, refused], ctx) => {
+    const missing = missingFor(stage);
+    if (missing !== null) ctx.skip(missing);
     const verdict = await checkCommand(stage, { root: repo.root, programs, stdin: true });
     if (refused === null) expect(verdict).toMatchObject({ ok: true });
     else expect(verdict.ok ? 'accepted' : verdict.reason).toContain(refused);
