@@ -63,8 +63,9 @@ describe('flag mistakes: one line naming the flag, exit 2, nothing sent', () => 
     [['-qi', 'q']],
   ])('%j passes the flag check (a question of many words, after --, a negative number, grouped booleans)', async (argv) => {
     const run = await runCli(argv, { env: {}, cwd: repo.root });
-    // The parser took each as meant: what is said next is the key, or (-1, a value the parser accepted) its range.
-    expect(run.stderr).toMatch(/^spelunk: (ANTHROPIC_API_KEY is not set|--max-turns must be a whole number of at least 1 \(got -1\))/);
+    // The parser took each as meant: what is said next is the key, or (a negative value the parser accepted as the
+    // flag's value, since range errors now come before the key's) its range.
+    expect(run.stderr).toMatch(/^spelunk: (ANTHROPIC_API_KEY is not set|--max-turns must be a whole number of at least 1 \(got -(1|0\.5)\)|--max-budget-usd must be a number greater than 0 \(got -0\.5\))/);
   });
 });
 
