@@ -14,7 +14,7 @@ const SUBCOMMANDS: Array<[string, (root: string) => string[]]> = [
   ['ask', (root) => ['-C', root, 'where is main?']],
   ['the REPL', (root) => ['-C', root, '-i']],
   ['audit', (root) => ['audit', '-C', root, 'is input checked?']],
-  ['locate', (root) => ['locate', '-C', root, 'main']],
+  ['locate', (root) => ['locate', '-C', root, 'mainLoop']],
   ['mcp', (root) => ['mcp', '-C', root]],
 ];
 
@@ -66,7 +66,7 @@ describe('system trees as the root', () => {
     () => {
       const jail = repo('jail');
       const run = (mount: string[]): string =>
-        spawnSync('/usr/bin/bwrap', ['--dev-bind', '/', '/', '--unshare-pid', ...mount, process.execPath, BIN, 'locate', '-C', jail, 'main'], {
+        spawnSync('/usr/bin/bwrap', ['--dev-bind', '/', '/', '--unshare-pid', ...mount, process.execPath, BIN, 'locate', '-C', jail, 'mainLoop'], {
           encoding: 'utf8',
           env: { PATH: '/usr/bin:/bin' },
         }).stderr;
@@ -102,7 +102,7 @@ describe('a root that is or holds the home directory', () => {
     ['SPELUNK_ALLOW_HOME=1', [], { SPELUNK_ALLOW_HOME: '1' }],
   ])('%s admits it', async (_what, flag, extra) => {
     const home = repo('home-b/me');
-    const run = await runCli(['locate', ...flag, '-C', home, 'main'], { env: env({ HOME: home, ...extra }) });
+    const run = await runCli(['locate', ...flag, '-C', home, 'mainLoop'], { env: env({ HOME: home, ...extra }) });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('src/main.ts');
@@ -110,13 +110,13 @@ describe('a root that is or holds the home directory', () => {
 
   it('a repository below the home directory is an ordinary root', async () => {
     const home = repo('home-c/me');
-    const run = await runCli(['locate', '-C', path.join(home, 'src'), 'main'], { env: env({ HOME: home }) });
+    const run = await runCli(['locate', '-C', path.join(home, 'src'), 'mainLoop'], { env: env({ HOME: home }) });
     expect(run.code).toBe(0);
   });
 
   it('SPELUNK_ALLOW_HOME set to anything but 1 does not admit it', async () => {
     const home = repo('home-d/me');
-    const run = await runCli(['locate', '-C', home, 'main'], { env: env({ HOME: home, SPELUNK_ALLOW_HOME: 'yes' }) });
+    const run = await runCli(['locate', '-C', home, 'mainLoop'], { env: env({ HOME: home, SPELUNK_ALLOW_HOME: 'yes' }) });
     expect(run.code).toBe(2);
   });
 });
@@ -130,7 +130,7 @@ describe('the home question on a real terminal (the built binary in a pty)', () 
 
   function open(args: string[], extra: Record<string, string> = {}): { pty: PtySession; home: string } {
     const home = repo(`home-pty-${Math.random().toString(36).slice(2)}/me`);
-    pty = new PtySession(['locate', '-C', home, ...args, 'main'], { HOME: home, ...extra });
+    pty = new PtySession(['locate', '-C', home, ...args, 'mainLoop'], { HOME: home, ...extra });
     return { pty, home };
   }
 
@@ -206,7 +206,7 @@ describe('special files refused before anything runs (F4, F8)', () => {
   it('the built binary: locate over a FIFO .ignore ends at once (rg is never started)', async () => {
     const root = repo('special-binary');
     execFileSync('/usr/bin/mkfifo', [path.join(root, 'src/.ignore')]);
-    const run = await runBinary(['locate', '-C', root, 'main'], { cwd: root, env: { HOME: scratch } });
+    const run = await runBinary(['locate', '-C', root, 'mainLoop'], { cwd: root, env: { HOME: scratch } });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       'spelunk: src/.ignore is a FIFO: ripgrep and git open every file of that name and would wait on it (or read it without end); remove it, or pass -C a directory without it\n',
