@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { KERNEL, WHY_SKIPPED } from '../support/git-layers.js';
@@ -33,10 +35,13 @@ describe('spelunk audit --diff HEAD~1 on the F1 plant runs nothing of the submod
     if (needsKernel && KERNEL === null) return expect(WHY_SKIPPED).not.toBe('');
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(toolUse('report_findings', { verdict: 'pass', summary: 's', findings: [] })), reply(text('Done.')));
+    // Only F1's submodule here: vsub/.git leads outside the root, which the start-up walk refuses (the row below).
+    const outside = path.join(plant.root, 'vsub', '.git');
+    await fs.rename(outside, `${outside}.away`);
     const run = await runCli(['audit', '-C', plant.root, '--diff', 'HEAD~1', '--output-format', 'json', 'is it safe?'], {
       env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, SPELUNK_SANDBOX: mode },
       cwd: plant.base,
-    });
+    }).finally(() => fs.rename(`${outside}.away`, outside));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).not.toContain('PWNED');
     expect(await markersLeft(plant)).toEqual([]);
@@ -44,6 +49,18 @@ describe('spelunk audit --diff HEAD~1 on the F1 plant runs nothing of the submod
     expect(first).not.toContain('PWNED');
     // The gitlink's move is in the diff the model reads, as two commit ids.
     expect(first).toMatch(/Subproject commit [0-9a-f]{40}/);
+  });
+
+  it('with vsub/.git leading to another repository, the run is refused before anything runs (F2, F8)', async () => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    const run = await runCli(['audit', '-C', plant.root, '--diff', 'HEAD~1', '--output-format', 'json', 'is it safe?'], {
+      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: api.url, SPELUNK_SANDBOX: 'off' },
+      cwd: plant.base,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/vsub\/\.git is a \.git file whose gitdir points outside the repository root/);
+    expect(api.requests).toHaveLength(0);
+    expect(await markersLeft(plant)).toEqual([]);
   });
 
   it('control: plain git diff HEAD~1...HEAD runs the submodule\'s driver', async () => {
