@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { runBinary } from '../support/binary.js';
 import { runCli } from '../support/cli.js';
 import { reply, startMockApi, text, toolUse, type MockApi, type RecordedRequest, type Reply } from '../support/mock-api.js';
 import { useRepo } from '../support/temp-repo.js';
@@ -39,7 +41,7 @@ describe('--max-budget-usd buys what it says', () => {
     ['claude-opus-4-8', 0.2],
     ['claude-opus-4-8', 0.5],
     ['claude-haiku-4-5', 0.05],
-  ])('%s at $%s: at least 80%% of the budget spent, never more than all of it', async (modelId, budget) => {
+  ])('%s at $%s: spends at least 80 percent of the budget and never more', async (modelId, budget) => {
     api = await startMockApi({ minCacheTokens: 1024 });
     api.enqueue(...Array.from({ length: 200 }, () => model));
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url };
@@ -51,6 +53,19 @@ describe('--max-budget-usd buys what it says', () => {
     // It stopped because of the budget, after the model's answer in the request the budget left it.
     expect(result.subtype).toBe('error_max_budget_usd');
     expect(result.result).toBe(ANSWER);
+    expect(run.code).toBe(3);
+  });
+
+  it('the built binary, claude-sonnet-5-5 at $0.2: the same bounds, stopped by the budget after its answer', async () => {
+    api = await startMockApi({ minCacheTokens: 1024 });
+    api.enqueue(...Array.from({ length: 200 }, () => model));
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, HOME: path.dirname(repo.root) };
+    const argv = ['-C', repo.root, '--output-format', 'json', '--max-turns', '200', '--max-budget-usd', '0.2', 'q'];
+    const run = await runBinary(argv, { cwd: repo.root, env });
+    const result = JSON.parse(run.stdout.trim());
+    expect(result.total_cost_usd).toBeLessThanOrEqual(0.2);
+    expect(result.total_cost_usd).toBeGreaterThanOrEqual(0.16);
+    expect(result).toMatchObject({ subtype: 'error_max_budget_usd', result: ANSWER });
     expect(run.code).toBe(3);
   });
 });
