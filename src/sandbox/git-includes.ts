@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { escapeControls } from '../escape.js';
+import { shownPath } from './describe.js';
 import type { ExecResult } from './exec.js';
 import { confineSync } from './paths.js';
 
@@ -36,11 +37,11 @@ export async function checkIncludes(root: string, files: readonly string[], quer
     if (seen.size > MAX_CONFIG_FILES) return `the configuration includes more than ${MAX_CONFIG_FILES} files`;
     const stat = await fs.lstat(file).catch(() => null);
     if (stat === null) continue;
-    if (!stat.isFile()) return `${shown(root, file)} is not a regular file; git would read it (or wait on it) as configuration`;
+    if (!stat.isFile()) return `${shownPath(root, file)} is not a regular file; git would read it (or wait on it) as configuration`;
     const run = await query(file);
     // A query the time limit or an abort ended answered nothing: "no include" cannot be read from it, so the call is
     // refused (fail closed) rather than git being run on a configuration nobody checked.
-    if (run.exitCode === null) return `the includes of ${shown(root, file)} could not be checked (git ${run.timedOut ? 'ran out of time' : 'did not finish'}); try again`;
+    if (run.exitCode === null) return `the includes of ${shownPath(root, file)} could not be checked (git ${run.timedOut ? 'ran out of time' : 'did not finish'}); try again`;
     // Exit 1: no include here. Any other code is a configuration git itself will refuse to read, inside the root.
     if (run.exitCode !== 0) continue;
     for (const value of includeValues(run.stdout)) {
@@ -63,15 +64,11 @@ function includeValues(stdout: string): string[] {
 
 /** The symlink-free path an include names (relative to its file's directory), when it stays inside the root. */
 function resolveInclude(root: string, file: string, value: string): string | { reason: string } {
-  const outside = { reason: `${shown(root, file)} includes "${escapeControls(value)}", outside the repository root; configuration outside the root is never read (its content, or whether it exists, would reach the output)` };
+  const outside = { reason: `${shownPath(root, file)} includes "${escapeControls(value)}", outside the repository root; configuration outside the root is never read (its content, or whether it exists, would reach the output)` };
   if (value.startsWith('~') || value.startsWith('%(prefix)')) return outside;
   const confined = confineSync(root, path.resolve(path.dirname(file), value), { mustExist: false });
   if (!confined.ok) {
-    return confined.outside === true ? outside : { reason: `${shown(root, file)} includes "${escapeControls(value)}": ${confined.reason}` };
+    return confined.outside === true ? outside : { reason: `${shownPath(root, file)} includes "${escapeControls(value)}": ${confined.reason}` };
   }
   return confined.abs;
-}
-
-function shown(root: string, abs: string): string {
-  return escapeControls(path.relative(root, abs) || '.');
 }

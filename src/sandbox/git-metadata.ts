@@ -1,6 +1,6 @@
-import { promises as fs, type Dirent } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { escapeControls } from '../escape.js';
+import { fileKind, shownPath } from './describe.js';
 import { isInside } from './paths.js';
 
 /**
@@ -51,7 +51,7 @@ export async function checkWorkTreeFiles(root: string): Promise<string | null> {
     const stat = await fs.lstat(path.join(root, name)).catch(() => null);
     if (stat === null || stat.isFile()) continue;
     if (stat.isDirectory()) continue;
-    return `${name} is ${kindOf(stat)}, not a regular file: git would read it (or wait on it) for history commands`;
+    return `${name} is ${fileKind(stat)}, not a regular file: git would read it (or wait on it) for history commands`;
   }
   return null;
 }
@@ -61,27 +61,15 @@ async function walk(root: string, top: string, dir: string, budget: MetadataBudg
   // An unreadable directory is one git cannot read either: nothing of it reaches the output.
   if (entries === null) return null;
   budget.left -= entries.length;
-  if (budget.left < 0) return `${shown(root, top)} has more than ${MAX_METADATA_ENTRIES.toLocaleString('en-US')} entries, too many to check before running git; \`git gc\` packs loose objects`;
+  if (budget.left < 0) return `${shownPath(root, top)} has more than ${MAX_METADATA_ENTRIES.toLocaleString('en-US')} entries, too many to check before running git; \`git gc\` packs loose objects`;
   for (const entry of entries) {
     const abs = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       const found = await walk(root, top, abs, budget);
       if (found !== null) return found;
     } else if (!entry.isFile() && !(dir === top && entry.name === FSMONITOR_SOCKET && entry.isSocket())) {
-      return `${shown(root, abs)} is ${kindOf(entry)}; git never makes one in its directory, and reading through it could show a file outside the root or wait forever, so the history is not read`;
+      return `${shownPath(root, abs)} is ${fileKind(entry)}; git never makes one in its directory, and reading through it could show a file outside the root or wait forever, so the history is not read`;
     }
   }
   return null;
-}
-
-function kindOf(entry: Dirent | import('node:fs').Stats): string {
-  if (entry.isSymbolicLink()) return 'a symlink';
-  if (entry.isFIFO()) return 'a FIFO';
-  if (entry.isSocket()) return 'a socket';
-  if (entry.isBlockDevice() || entry.isCharacterDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-function shown(root: string, abs: string): string {
-  return escapeControls(path.relative(root, abs) || '.');
 }

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
-import { escapeControls } from '../escape.js';
+import { fileKind, shownPath } from './describe.js';
 import { locateGitDir } from './git-repo.js';
 import { confineSync } from './paths.js';
 
@@ -78,9 +78,9 @@ function watched(dir: string, name: string): boolean {
 
 /** Why the entry at `abs` cannot be left to ripgrep and git, or null: only regular files, directories and links that stay inside lead to content. */
 function entryProblem(root: string, abs: string, entry: Dirent): string | null {
-  const rel = shown(root, abs);
+  const rel = shownPath(root, abs);
   if (entry.isFile() || entry.isDirectory()) return null;
-  if (!entry.isSymbolicLink()) return `${rel} is ${kindOf(entry)}: ripgrep and git open every file of that name and would wait on it (or read it without end); remove it, or pass -C a directory without it`;
+  if (!entry.isSymbolicLink()) return `${rel} is ${fileKind(entry)}: ripgrep and git open every file of that name and would wait on it (or read it without end); remove it, or pass -C a directory without it`;
   const confined = confineSync(root, path.relative(root, abs), { mustExist: false });
   if (!confined.ok && confined.outside === true) {
     return `${rel} is a symlink out of the repository root: ripgrep and git would read the file it points to, so listings would depend on it; remove it, or pass -C a directory without it`;
@@ -89,7 +89,7 @@ function entryProblem(root: string, abs: string, entry: Dirent): string | null {
   if (!confined.ok || !confined.exists) return null;
   const target = lstatOrNull(confined.abs);
   if (target === null || target.isFile() || target.isDirectory()) return null;
-  return `${rel} is a symlink to ${kindOf(target)} (${shown(root, confined.abs)}): ripgrep and git would wait on it (or read it without end); remove it, or pass -C a directory without it`;
+  return `${rel} is a symlink to ${fileKind(target)} (${shownPath(root, confined.abs)}): ripgrep and git would wait on it (or read it without end); remove it, or pass -C a directory without it`;
 }
 
 /** A `.git` directory, file, or link to either (entryProblem has already refused a link out of the root or to a special file). */
@@ -106,7 +106,7 @@ async function dotGitProblem(root: string, dotGit: string, entry: Dirent): Promi
 function excludeProblem(root: string, dotGit: string, dir: string): string | null {
   const exclude = path.join(dir, 'info', 'exclude');
   if (stays(root, exclude)) return null;
-  return `${shown(root, exclude)} leads out of the repository root (through a symlink): ripgrep would read ignore rules there for ${shown(root, dotGit)}, so listings would depend on outside files; remove the link, or pass -C a directory without it`;
+  return `${shownPath(root, exclude)} leads out of the repository root (through a symlink): ripgrep would read ignore rules there for ${shownPath(root, dotGit)}, so listings would depend on outside files; remove the link, or pass -C a directory without it`;
 }
 
 /**
@@ -137,13 +137,13 @@ function commondirProblem(root: string, dotGit: string, gitDir: string, rgReads:
   const commonFile = path.join(confined.abs, 'commondir');
   const stat = lstatOrNull(commonFile);
   if (stat !== null && !stat.isFile() && !stat.isDirectory()) {
-    return `${shown(root, commonFile)} is ${kindOf(stat)}: ripgrep would wait on it; remove it, or pass -C a directory without it`;
+    return `${shownPath(root, commonFile)} is ${fileKind(stat)}: ripgrep would wait on it; remove it, or pass -C a directory without it`;
   }
   const common = stat?.isFile() ? pointerLine(commonFile, '') : null;
   if (common === null) return null;
   // git: relative to the gitdir; rg: the same when it starts with a dot, else relative to its working directory.
   const readings = [path.resolve(confined.abs, common), ...(rgReads && !common.startsWith('.') ? [path.resolve(root, common)] : [])];
-  if (readings.some((c) => !stays(root, c))) return outsideLine(root, dotGit, `gitdir's commondir (${shown(root, commonFile)})`);
+  if (readings.some((c) => !stays(root, c))) return outsideLine(root, dotGit, `gitdir's commondir (${shownPath(root, commonFile)})`);
   for (const reading of new Set(readings)) {
     const problem = excludeProblem(root, dotGit, reading);
     if (problem !== null) return problem;
@@ -167,7 +167,7 @@ async function linkedWorktreeRoot(root: string, dotGit: string): Promise<boolean
 }
 
 function outsideLine(root: string, dotGit: string, what: string): string {
-  return `${shown(root, dotGit)} is a .git file whose ${what} points outside the repository root: ripgrep would read ignore rules there, so listings would depend on outside files; remove it, or pass -C that checkout itself`;
+  return `${shownPath(root, dotGit)} is a .git file whose ${what} points outside the repository root: ripgrep would read ignore rules there, so listings would depend on outside files; remove it, or pass -C that checkout itself`;
 }
 
 /**
@@ -208,15 +208,4 @@ function lstatOrNull(p: string): Stats | null {
   } catch {
     return null;
   }
-}
-
-function kindOf(entry: Dirent | Stats): string {
-  if (entry.isFIFO()) return 'a FIFO';
-  if (entry.isSocket()) return 'a socket';
-  if (entry.isBlockDevice() || entry.isCharacterDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-function shown(root: string, abs: string): string {
-  return escapeControls(path.relative(root, abs) || '.');
 }
