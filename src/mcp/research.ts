@@ -8,7 +8,6 @@ import type { Config } from '../config.js';
 import { stopMessage } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { UsageLedger, formatCostUsd } from '../output/usage.js';
-import { exitCodeFor } from '../output/result.js';
 import type { EventSink } from '../run/ask.js';
 import { gatedSession, runQuestion, type RunOutcome } from '../run/run-question.js';
 import { openSession, type Session, type SessionOptions } from '../run/session.js';
@@ -234,7 +233,7 @@ export class Researcher {
       this.#log(`audit ${question.slice(0, 60)} → ${result.audit?.verdict ?? result.subtype}, ${formatCostUsd(result.cost_known ? result.total_cost_usd : null)}`);
       const { text, truncated, note } = fitAnswer(result.result, 'result');
       const warnings = note ? [...result.warnings, note] : result.warnings;
-      const served = { ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: exitCodeFor(result, failOn) };
+      const served = { ...result, result: text, truncated, warnings, fail_on: failOn, exit_code: ran.exitCode };
       return { ok: true, structured: fitResult(served, AUDIT_FIT) };
     } finally {
       controller.dispose();

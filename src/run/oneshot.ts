@@ -1,17 +1,11 @@
 import { ABORT_INTERRUPT } from '../agent/loop.js';
-import { sarifCategory, sarifProvenance, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
-import { fileLineReader } from '../audit/fingerprint.js';
-import { EXIT } from '../exit-codes.js';
-import { exitCodeFor, withError, type ResultObject } from '../output/result.js';
+import type { ResultObject } from '../output/result.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
 import { liveTextRenderer, loadTextView, type EventSink } from './ask.js';
 import type { TextRenderer } from '../output/text.js';
 import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
-import { OutputPathRefused, removeOutputFile } from '../sandbox/safe-write.js';
-import { planReview, type ReviewPlan } from '../audit/review-files.js';
-import { reviewOutcome } from './review-outcome.js';
 import { shouldUseColor } from '../output/color.js';
 import { estimateCostUsd, priceFor } from '../agent/pricing.js';
 import { openSession, type Session } from './session.js';
@@ -36,8 +30,8 @@ const CONTINUABLE: ReadonlySet<ResultObject['stop_reason']> = new Set([
 
 /**
  * One question, one answer, one exit code; in json modes exactly one result object (or NDJSON ending in one). The
- * run itself is runQuestion's; this front end makes its live views, prints its outcome, and writes the SARIF and
- * review files the outcome decides. `open` builds the session (tests wrap it to make a tool fail inside spelunk,
+ * run itself is runQuestion's (the audit's files and the exit code included); this front end makes its live views
+ * and prints the outcome. `open` builds the session (tests wrap it to make a tool fail inside spelunk,
  * which no repository can do on purpose).
  */
 export async function runOnce(config: Config, question: string, io: Io, open: typeof openSession = openSession): Promise<number> {
@@ -48,21 +42,12 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   const view = loadTextView(config, io);
   const color = shouldUseColor(io.stderr, io.env, config.color);
   const live: { text: TextRenderer | null; stream: StreamSink | undefined } = { text: null, stream: undefined };
-  const files: { staleRemoved: boolean; review: ReviewPlan | null } = { staleRemoved: false, review: null };
   const hooks: RunHooks = {
     sinks(session, sessionId) {
       live.text = config.outputFormat === 'text' ? liveTextRenderer(config, io, session, color, { view }) : null;
       const sinks = live.text ? [live.text] : outputSinks(config, io, session, sessionId, color);
       live.stream = sinks.find((s): s is StreamSink => 'result' in s);
       return sinks;
-    },
-    // After the usage checks, before the snapshot and the first request: a run killed from here on leaves no stale file.
-    async prepare() {
-      files.staleRemoved = config.audit?.sarif ? await removeStaleSarif(config.audit.sarif, config.root) : false;
-      files.review = config.audit?.reviewOutput
-        ? await planReview(config.audit.reviewOutput, config.audit.previousReview ?? null, config.root)
-        : null;
-      return files.review?.warning ? [files.review.warning] : [];
     },
     warn: (warning) => {
       if (!config.quiet) io.stderr.write(`warning: ${warning}\n`);
@@ -89,9 +74,8 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   });
   if (outcome.saveWarning && config.outputFormat === 'text') io.stderr.write(`warning: ${outcome.saveWarning}\n`);
   for (const message of outcome.citationWarnings) live.stream?.handle({ type: 'warning', message });
-  let result = outcome.result;
-  if (config.audit?.sarif) result = await sarifOutcome(config.audit.sarif, config, question, io, result, files.staleRemoved);
-  if (files.review && outcome.change) result = await reviewOutcome(files.review, config, question, io, result, outcome.change);
+  for (const note of outcome.fileNotes) io.stderr.write(`spelunk: ${note}\n`);
+  const { result } = outcome;
   live.text?.close();
   await live.text?.settled();
   writeOutcome(config, io, result, live.stream, outcome.auditWarnings);
@@ -102,70 +86,11 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
   if (live.text && saved.writer && workSaved && !config.quiet && CONTINUABLE.has(result.stop_reason)) {
     io.stderr.write(`${continueLine(config.root, io.cwd, saved.id)}\n`);
   }
-  return exitCodeFor(result, config.audit?.failOn);
+  return outcome.exitCode;
 }
 
 /** The stream-json renderer: a sink that also writes the final result object. */
 type StreamSink = EventSink & { result(obj: ResultObject): void };
-
-/**
- * Fails closed: a SARIF file is written (atomically) only for a verdict, exit 0 or 4. Any other end (an API failure, a
- * limit, an interruption, an inconclusive audit, a failed read-only check) leaves no file at that path — one an
- * earlier run left there was removed before the first request, because a code-scanning upload of it — or of an empty
- * result — would read as a clean scan; with --sarif-on-error=notification a log that reports the failure is written
- * instead. Writing happens after the read-only check, so it never counts as a change to the repository.
- */
-async function sarifOutcome(
-  file: string,
-  config: Config,
-  question: string,
-  io: Io,
-  result: ResultObject,
-  staleRemoved: boolean,
-): Promise<ResultObject> {
-  const exit = exitCodeFor(result, config.audit?.failOn);
-  const provenance = sarifProvenance(io.env, result.repo.git_commit);
-  const common = { root: config.root, toolVersion: VERSION, automationId: sarifCategory(question, config.audit?.sarifCategory ?? null), ...(provenance ? { provenance } : {}) };
-  const verdict = (exit === EXIT.ok || exit === EXIT.auditFailed) && result.audit !== undefined;
-  // An inconclusive audit ends as a "success" run; name it by what went wrong for the reader of the file.
-  const reason = exit === EXIT.auditInconclusive ? 'inconclusive' : result.subtype;
-  if (!verdict && config.audit?.sarifOnError !== 'notification') {
-    const stale = staleRemoved ? '; a stale file there was removed' : '';
-    io.stderr.write(`spelunk: no SARIF written to ${file}: the audit reached no verdict (${reason})${stale}\n`);
-    return result;
-  }
-  const summary = result.audit?.summary ? `: ${result.audit.summary}` : '';
-  const message = result.error?.message ?? `the audit reached no verdict (${reason})${summary}`;
-  const log: SarifLog = verdict
-    ? toSarif({ ...common, question, report: result.audit!, readLines: fileLineReader(config.root) })
-    : toSarifFailure({ ...common, reason, message });
-  try {
-    await writeSarif(file, log, config.root);
-    if (!verdict) {
-      io.stderr.write(`spelunk: the audit reached no verdict (${reason}); ${file} reports the failure (executionSuccessful: false)\n`);
-    }
-    return result;
-  } catch (error) {
-    return withError(result, `could not write --sarif ${file}: ${(error as Error).message}`);
-  }
-}
-
-/**
- * Removes a file an earlier run left at the --sarif path, before the first request, so a run that crashes or is killed
- * never leaves a SARIF that is not its own; true when there was one. A file that cannot be removed (a directory, no
- * permission) is a usage error: the run could not keep the path honest, so it does not start.
- */
-async function removeStaleSarif(file: string, root: string): Promise<boolean> {
-  try {
-    return await removeOutputFile(file, root);
-  } catch (error) {
-    if (error instanceof OutputPathRefused && error.code === undefined) throw new UsageError(`--sarif ${file}: ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--sarif ${file}: cannot remove what is there before the audit (${code ?? (error as Error).message}); remove it or pick another path`,
-    );
-  }
-}
 
 /**
  * The live consumers of the json formats: the text view for stderr only (progress; it also keeps the session ledger

@@ -9,7 +9,9 @@ import { citationRecord, describeBad, type VerifiedCitation } from '../citations
 import type { Config } from '../config.js';
 import type { FrontEnd } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { ResultCollector, withError, type ResultObject } from '../output/result.js';
+import { ResultCollector, exitCodeFor, withError, type ResultObject } from '../output/result.js';
+import type { ExitCode } from '../exit-codes.js';
+import { prepareAuditFiles, writeAuditFiles, type AuditFiles } from './audit-files.js';
 import { snapshotRepoState, verifyReadOnly, type ProofOptions, type RepoState } from '../sandbox/readonly.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
 import { currentSandbox } from '../sandbox/exec.js';
@@ -48,8 +50,6 @@ export interface RunRequest {
 export interface RunHooks {
   /** Live consumers of the events (the text view, stream-json, MCP progress), made once the session is open. */
   sinks?(session: Session, sessionId: string): EventSink[];
-  /** After the usage checks, before the snapshot and the first request; returns warnings for the start. */
-  prepare?(): Promise<string[]>;
   /** Warnings as they arise (the session's, the saved session's, the snapshot's). */
   warn?(message: string): void;
   /** The answer is in and its citations checked (null: not checked), before any audit reminder. */
@@ -76,8 +76,15 @@ export interface RunOutcome {
   audit: AuditReport | null;
   /** Warnings report_findings gave (dropped findings), shown once by the CLI at the end. */
   auditWarnings: string[];
-  /** Citations that did not check out, one line each (machine-readable front ends; the text view shows Sources). */
+  /**
+   * Citations that did not check out, one line each; also in `result.warnings` (the json formats). The text view shows
+   * them in its Sources block instead, stream-json as warning events: which is the front end's choice.
+   */
   citationWarnings: string[];
+  /** One line for each audit file (--sarif, --review-output) not written, or written as a failure report. */
+  fileNotes: string[];
+  /** The process exit code this outcome calls for (0 answered, 4 audit failed, …): front ends return it, MCP serves it. */
+  exitCode: ExitCode;
   /** Why the finished question could not be saved, or null. */
   saveWarning: string | null;
   /** Model requests made (each billed one counts, a cancelled one too). */
@@ -85,9 +92,9 @@ export interface RunOutcome {
   sandbox: SandboxKind;
   session: Session;
   saved: SavedLink;
-  /** The change an audit --diff was scoped to (the review output reads it). */
+  /** The change an audit --diff was scoped to. */
   change: DiffScope | null;
-  /** The result object of the json formats and the MCP audit, derived from all of the above. */
+  /** The result object of the json formats and the MCP audit, derived from all of the above, the audit files written. */
   result: ResultObject;
 }
 
@@ -106,11 +113,13 @@ interface Started {
   change: DiffScope | null;
   baseline: Set<string> | null;
   findings: FindingsSink | null;
+  /** The audit's output files, their paths cleared before the snapshot. */
+  files: AuditFiles;
   /** The read-only "before" (HEAD and start time), taken once the session is open. */
   snapshot: Promise<RepoState>;
   /** The snapshot's warning once it is in (shown as it arrives), or null. */
   snapshotWarning: Promise<string | null>;
-  /** Warnings of the start: the session's, the saved session's, the front end's preparation. */
+  /** Warnings of the start: the session's, the saved session's, the previous review's. */
   early: string[];
 }
 
@@ -124,7 +133,8 @@ interface Asked {
 /**
  * One question from start to result, in order: the change and baseline (usage errors first), the session, the
  * read-only snapshot, the loop (with the citation check and fix, and an audit's reminder), the save, the proof, the
- * result. It prints nothing: the hooks and the returned RunOutcome are all a front end sees. `signal` cancels it
+ * result, the audit's files and the exit code. It prints nothing: the hooks and the returned RunOutcome are all a
+ * front end sees, and the outcome is final (no front end derives a result or an exit code from it). `signal` cancels it
  * (an interrupt); config.timeoutMs ends it as a timeout.
  */
 export async function runQuestion(request: RunRequest, config: Config, hooks: RunHooks, signal: AbortSignal): Promise<RunOutcome> {
@@ -150,10 +160,8 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const saveWarning = await saveQuestion(run.saved, run.session, config, saved);
   const beforeWarning = await run.snapshotWarning;
   const citationWarnings = (asked.citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
-  // Text mode shows bad citations in the Sources block; the json modes get one warning each.
-  const shownWarnings = config.outputFormat === 'text' ? [] : citationWarnings;
   const later = [beforeWarning, saveWarning].filter((w): w is string => w !== null);
-  const warnings = [...run.early, ...later, ...(run.findings?.warnings ?? []), ...shownWarnings];
+  const warnings = [...run.early, ...later, ...(run.findings?.warnings ?? []), ...citationWarnings];
   const broken = `${counts.infrastructure} tool call(s) failed inside spelunk (a program could not run), so the answer may be incomplete`;
   const failure = asked.failure ?? (counts.infrastructure > 0 ? broken : undefined);
   const built = collector.toResult({
@@ -169,7 +177,8 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     citations: asked.citations?.map(citationRecord) ?? null,
     ...(failure ? { error: failure } : {}),
   });
-  const result = await scopedOutcome(config, built, run.change, run.baseline);
+  const scoped = await scopedOutcome(config, built, run.change, run.baseline);
+  const { result, notes } = await writeAuditFiles(run.files, config, request.question, request.env, scoped, run.change);
   return {
     done: asked.done ?? {
       type: 'done',
@@ -183,7 +192,9 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     snapshotError: typeof before === 'string' ? before : null,
     audit: result.audit ?? null,
     auditWarnings: run.findings?.warnings ?? [],
-    citationWarnings: shownWarnings,
+    citationWarnings,
+    fileNotes: notes,
+    exitCode: exitCodeFor(result, config.audit?.failOn),
     saveWarning,
     requests: counts.requests,
     sandbox: result.sandbox,
@@ -197,7 +208,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
 /**
  * Everything before the first request: the change and baseline (a bad revision or file is a usage error, exit 2,
  * before anything runs), the session, the saved-session link (an unknown --resume id is a usage error too), the
- * front end's preparation, and then the snapshot. The snapshot (the start time and HEAD: a few ms) starts once the
+ * audit files' paths cleared, and then the snapshot. The snapshot (the start time and HEAD: a few ms) starts once the
  * session is open, so its git calls do not compete with the preamble's walk; the tools wait for it.
  */
 async function startRun(request: RunRequest, config: Config, hooks: RunHooks): Promise<Started> {
@@ -209,7 +220,8 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
   snapshot.catch(() => {}); // awaited at the end, where a failure is reported
   const session = await request.open(config, { audit: findings, toolsReady: snapshot, symbols: lazySymbols(request.env) });
   const saved = request.saved ?? (await linkSaved(config, request.env, session));
-  const prepared = (await hooks.prepare?.()) ?? [];
+  const files = await prepareAuditFiles(config);
+  const prepared = files.review?.warning ? [files.review.warning] : [];
   sessionOpen();
   const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...prepared];
   for (const warning of early) hooks.warn?.(warning);
@@ -220,7 +232,7 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
     },
     () => null,
   );
-  return { session, saved, change, baseline, findings, snapshot, snapshotWarning, early };
+  return { session, saved, change, baseline, findings, files, snapshot, snapshotWarning, early };
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
 import { resolveConfig, type Config } from '../../src/config.js';
-import { exitCodeFor } from '../../src/output/result.js';
+import { EXIT } from '../../src/exit-codes.js';
 import { runQuestion, type RunRequest } from '../../src/run/run-question.js';
 import { openSession } from '../../src/run/session.js';
 import { makeAuditBranch, NEW, OLD } from '../support/audit-branch.js';
@@ -61,7 +61,7 @@ describe('runQuestion: an audit that never filed its report is reminded once, wh
     expect(outcome.requests).toBe(3);
     // The answer hook saw the first answer's citations, before the reminder.
     expect(answered).toEqual([[]]);
-    expect(exitCodeFor(outcome.result, 'high')).toBe(4);
+    expect(outcome.exitCode).toBe(4);
   });
 
   it.each<[string, string[], object[], number]>([
@@ -113,7 +113,7 @@ describe('runQuestion: an audit scoped to a change and to a baseline', () => {
     expect(outcome.audit?.findings.map((f) => f.diff_class)).toEqual(['outside-diff', 'changed-line']);
     expect(outcome.audit?.scope).toBe(scope);
     expect(outcome.result.audit).toEqual(outcome.audit);
-    expect(exitCodeFor(outcome.result, 'high')).toBe(code);
+    expect(outcome.exitCode).toBe(code);
   });
 
   it('--update-baseline writes this run\'s findings and counts them as accepted; the next run with --baseline suppresses them', async () => {
@@ -124,7 +124,7 @@ describe('runQuestion: an audit scoped to a change and to a baseline', () => {
     expect(first.audit?.findings.map((f) => f.suppressed)).toEqual([true, true]);
     expect(first.audit?.suppressed).toBe(2);
     expect(first.result.error).toBeUndefined();
-    expect(exitCodeFor(first.result, 'high')).toBe(0);
+    expect(first.exitCode).toBe(0);
     const written = JSON.parse(await fs.readFile(baseline, 'utf8')) as { spelunk_baseline: number; fingerprints: string[] };
     expect(written.spelunk_baseline).toBe(1);
     expect(written.fingerprints).toHaveLength(2);
@@ -136,7 +136,7 @@ describe('runQuestion: an audit scoped to a change and to a baseline', () => {
     const second = await runQuestion(request('is input safe?'), await configFor(['--baseline', baseline]), {}, never);
     expect(second.audit?.findings.map((f) => f.suppressed === true)).toEqual([true, false]);
     expect(second.audit?.suppressed).toBe(1);
-    expect(exitCodeFor(second.result, 'high')).toBe(4);
+    expect(second.exitCode).toBe(4);
     // Read, not rewritten, without --update-baseline.
     expect(JSON.parse(await fs.readFile(baseline, 'utf8'))).toEqual(written);
   });
@@ -158,6 +158,32 @@ describe('runQuestion: an audit scoped to a change and to a baseline', () => {
     const outcome = await runQuestion(request('is input safe?'), await configFor(['--baseline', baseline, '--update-baseline']), {}, never);
     expect(outcome.result.error?.message).toMatch(new RegExp(`^could not write --baseline ${baseline.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `));
     expect(outcome.audit?.suppressed).toBe(1);
-    expect(exitCodeFor(outcome.result, 'high')).toBe(1);
+    expect(outcome.exitCode).toBe(1);
+  });
+});
+
+describe('runQuestion: the audit\'s files and the exit code are part of the final outcome', () => {
+  const fail = () => [reply(report([OLD, NEW])), reply(text('Done.'))];
+  const noReport = () => [reply(text('Looks risky.'))];
+  it.each<[string, (out: string) => string[], () => object[], number, 'written' | 'absent', RegExp | null, boolean]>([
+    ['--sarif, a fail verdict: the log is written by the run service, exit 4', (o) => ['--sarif', o], fail, EXIT.auditFailed, 'written', null, false],
+    ['--sarif --fail-on critical: the same high finding is written, exit 0', (o) => ['--sarif', o, '--fail-on', 'critical'], fail, EXIT.ok, 'written', null, false],
+    ['--sarif, no verdict (no report, no turn left): no file, a note that says why, exit 3', (o) => ['--sarif', o, '--max-turns', '1'], noReport, EXIT.limit, 'absent', /^no SARIF written to .*: the audit reached no verdict \(error_max_turns\)$/, false],
+    ['--sarif, no verdict, a file an earlier run left: removed before the run, the note says so', (o) => ['--sarif', o, '--max-turns', '1'], noReport, EXIT.limit, 'absent', /\(error_max_turns\); a stale file there was removed$/, true],
+    ['--sarif-on-error notification, no verdict: a failure log is written, a note, exit 3', (o) => ['--sarif', o, '--sarif-on-error', 'notification', '--max-turns', '1'], noReport, EXIT.limit, 'written', /reports the failure \(executionSuccessful: false\)$/, false],
+    ['--review-output --diff main, a fail verdict in the change: the review is written, exit 4', (o) => ['--diff', 'main', '--review-output', o], fail, EXIT.auditFailed, 'written', null, false],
+    ['--review-output, no verdict: no review, a note, exit 3', (o) => ['--diff', 'main', '--review-output', o, '--max-turns', '1'], noReport, EXIT.limit, 'absent', /^no review written to .*\(error_max_turns\)$/, false],
+  ])('%s', async (name, argv, replies, code, file, note, stale) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...(replies() as Parameters<MockApi['enqueue']>));
+    const out = path.join(ws, `out-${name.replace(/\W+/g, '-').slice(0, 40)}.json`);
+    if (stale) await fs.writeFile(out, '{"stale": true}');
+    const outcome = await runQuestion(request('is input safe?'), await configFor(argv(out)), {}, never);
+    expect(outcome.exitCode).toBe(code);
+    const exists = await fs.stat(out).then(() => true, () => false);
+    expect(exists).toBe(file === 'written');
+    if (file === 'written' && note === null) expect(await fs.readFile(out, 'utf8')).toContain('src/search.js');
+    expect(outcome.fileNotes).toEqual(note === null ? [] : [expect.stringMatching(note)]);
+    await fs.rm(out, { force: true });
   });
 });

@@ -50,49 +50,48 @@ async function refusedRepo(): Promise<string> {
 }
 
 const REFUSED = expect.stringMatching(/^git is not used for this repository: .*commondir is a FIFO/);
-const PREPARED = 'prepared by the front end';
 const BAD_CITATION = expect.stringMatching(/^citation src\/auth\.js:99\b/);
 
-/** An audit whose session, preparation, report and citations each give one warning. */
+/** An audit whose session, report and citations each give one warning. */
 async function warnedAudit(format: 'json' | 'text'): Promise<{ warned: string[]; outcome: Awaited<ReturnType<typeof runQuestion>> }> {
   const root = await refusedRepo();
   api = await startMockApi({ minCacheTokens: 256 });
   api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 's', findings: [appFinding(), appFinding({ start_line: 999 })] })), reply(text('See src/auth.js:4 and src/auth.js:99.')));
   const config = await configFor(root, ['audit', '--output-format', format, 'q']);
   const warned: string[] = [];
-  const hooks = { prepare: async () => [PREPARED], warn: (w: string) => void warned.push(w) };
+  const hooks = { warn: (w: string) => void warned.push(w) };
   const outcome = await runQuestion(request('q'), config, hooks, never());
   return { warned, outcome };
 }
 
 describe('runQuestion: warnings', () => {
-  it('json: the start\'s warnings (the session\'s, the front end\'s) as they arise, then the report\'s and the citations\', in that order', async () => {
+  it('json: the start\'s warnings (the session\'s) as they arise, then the report\'s and the citations\', in that order', async () => {
     const { warned, outcome } = await warnedAudit('json');
-    expect(warned).toEqual([REFUSED, PREPARED]);
+    expect(warned).toEqual([REFUSED]);
     const dropped = expect.stringMatching(/^report_findings call 1 dropped .*src\/auth\.js:999/);
-    expect(outcome.result.warnings).toEqual([REFUSED, PREPARED, dropped, BAD_CITATION]);
+    expect(outcome.result.warnings).toEqual([REFUSED, dropped, BAD_CITATION]);
     expect(outcome.auditWarnings).toEqual([dropped]);
     expect(outcome.citationWarnings).toEqual([BAD_CITATION]);
   });
 
-  it('json: the saved session\'s warning comes after the session\'s and before the front end\'s', async () => {
+  it('json: the saved session\'s warning comes after the session\'s', async () => {
     const root = await refusedRepo();
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('See src/auth.js:99.')));
     const warned: string[] = [];
-    const hooks = { prepare: async () => [PREPARED], warn: (w: string) => void warned.push(w) };
+    const hooks = { warn: (w: string) => void warned.push(w) };
     const outcome = await runQuestion(request('q', unsavedEnv), await configFor(root, ['--output-format', 'json', 'q'], unsavedEnv), hooks, never());
     const unsaved = 'sessions are not saved: neither $XDG_STATE_HOME nor $HOME is an absolute path';
     expect(outcome.saved.warning).toBe(unsaved);
-    expect(warned).toEqual([REFUSED, unsaved, PREPARED]);
-    expect(outcome.result.warnings).toEqual([REFUSED, unsaved, PREPARED, BAD_CITATION]);
+    expect(warned).toEqual([REFUSED, unsaved]);
+    expect(outcome.result.warnings).toEqual([REFUSED, unsaved, BAD_CITATION]);
   });
 
-  it('text: the citations\' warnings are left to the Sources block (not in the result\'s warnings), the rest are kept', async () => {
+  it('text: the same outcome as json (the run never reads the output format; the text view shows Sources instead)', async () => {
     const { outcome } = await warnedAudit('text');
     expect(outcome.citations?.map((c) => c.status)).toEqual(['ok', 'line_out_of_range']);
-    expect(outcome.citationWarnings).toEqual([]);
-    expect(outcome.result.warnings).toEqual([REFUSED, PREPARED, expect.stringMatching(/^report_findings call 1 dropped /)]);
+    expect(outcome.citationWarnings).toEqual([BAD_CITATION]);
+    expect(outcome.result.warnings).toEqual([REFUSED, expect.stringMatching(/^report_findings call 1 dropped /), BAD_CITATION]);
   });
 
   it('no warning at all: an empty list, and nothing told to the front end', async () => {
