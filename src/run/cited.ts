@@ -15,6 +15,9 @@ export interface CitedAnswer {
   turns: number;
 }
 
+/** What the citation check tells the front end: a fix turn starts for `bad`, or no turn is left for one. */
+export type CitationPhase = { type: 'citation_fix'; bad: readonly VerifiedCitation[] } | { type: 'citation_no_room' };
+
 /**
  * The user message of the `fix` turn: each bad citation as the answer wrote it, what is wrong (a quote mismatch names
  * the suspect quote and shows what the cited line holds, since the citation may be right and only the quote off), and
@@ -41,7 +44,7 @@ function written(c: VerifiedCitation): string {
 /**
  * Asks `question`, then checks the answer's citations (--verify-citations report|fix). With `fix` and a bad citation,
  * the model gets one more question, inside --max-turns, listing the bad ones; its answer replaces the first and is
- * checked again. `onFixing` is told before that turn starts (the text view says so on stderr).
+ * checked again. `tell` hears of that turn before it starts (the text view says so on stderr), or that none was left.
  */
 export async function askCited(
   question: string,
@@ -49,7 +52,7 @@ export async function askCited(
   config: Config,
   sinks: readonly EventSink[],
   signal: AbortSignal,
-  hooks: { onRead?: (abs: string) => void; onFixing?: (bad: readonly VerifiedCitation[]) => void; onNoRoom?: () => void } = {},
+  hooks: { onRead?: (abs: string) => void; tell?: (phase: CitationPhase) => void | Promise<void> } = {},
 ): Promise<CitedAnswer> {
   const done = await askOnce(question, session, config, sinks, signal, hooks.onRead);
   if (config.verifyCitations === 'off' || !answerStands(done)) return { done, citations: null, turns: done.turns };
@@ -57,10 +60,10 @@ export async function askCited(
   const bad = citations.filter((c) => c.status !== 'ok');
   if (config.verifyCitations !== 'fix' || bad.length === 0) return { done, citations, turns: done.turns };
   if (done.turns >= config.maxTurns) {
-    hooks.onNoRoom?.();
+    await hooks.tell?.({ type: 'citation_no_room' });
     return { done, citations, turns: done.turns };
   }
-  hooks.onFixing?.(bad);
+  await hooks.tell?.({ type: 'citation_fix', bad });
   const fixed = await askOnce(fixRequest(bad), session, config, sinks, signal, hooks.onRead, done.turns);
   const turns = done.turns + fixed.turns;
   if (!answerStands(fixed)) return { done: fixed, citations: null, turns };

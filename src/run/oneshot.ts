@@ -15,6 +15,7 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 import { runQuestion, type RunHooks } from './run-question.js';
+import { CLI_FIX_WORDS, showPhase } from './text-view.js';
 import { concurrentLine } from './concurrent.js';
 import { deepHint } from '../preamble/deep-hint.js';
 
@@ -49,17 +50,10 @@ export async function runOnce(config: Config, question: string, io: Io, open: ty
       live.stream = sinks.find((s): s is StreamSink => 'result' in s);
       return sinks;
     },
-    warn: (warning) => {
-      if (!config.quiet) io.stderr.write(`warning: ${warning}\n`);
+    async phase(phase) {
+      if (phase.type === 'warning' && !config.quiet) io.stderr.write(`warning: ${phase.message}\n`);
+      if (live.text) await showPhase(live.text, phase, CLI_FIX_WORDS(config.maxTurns));
     },
-    async answered(citations) {
-      await live.text?.settled();
-      live.text?.finishAnswer(citations);
-    },
-    fixing: (bad) =>
-      live.text?.note(`${bad.length} citation(s) did not check out; asking the model for a corrected answer (--verify-citations fix)`),
-    noRoom: () =>
-      live.text?.note(`no turn left for --verify-citations fix (--max-turns ${config.maxTurns}); the citations are reported as they are`),
   };
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort(ABORT_INTERRUPT);

@@ -19,6 +19,7 @@ import { escapeControls } from '../escape.js';
 import { stateHome } from '../state-home.js';
 import { openReplInput, type ReplInput } from './repl-input.js';
 import { gatedSession, runQuestion, type RunHooks } from './run-question.js';
+import { REPL_FIX_WORDS, showPhase } from './text-view.js';
 import { concurrentLine } from './concurrent.js';
 
 /** History lines kept on disk and offered with the arrow keys. */
@@ -120,11 +121,8 @@ async function askInRepl(question: string, ctx: ReplContext): Promise<void> {
   const open = async (_config: Config, opts: SessionOptions): Promise<Session> => gatedSession(session, opts);
   const hooks: RunHooks = {
     sinks: () => [renderer],
-    async answered(citations) {
-      await renderer.settled();
-      renderer.finishAnswer(citations);
-    },
-    fixing: () => renderer.note('some citations did not check out; asking the model for a corrected answer'),
+    // The REPL showed the session's warnings when it started; a question's own are left out, as before.
+    phase: (phase) => showPhase(renderer, phase, REPL_FIX_WORDS),
   };
   const config = { ...ctx.state.config, timeoutMs: null };
   const request = { question, open, saved: ctx.link.current, env: io.env, front: 'cli' } as const;

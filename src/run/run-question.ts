@@ -17,7 +17,7 @@ import type { SandboxKind } from '../sandbox/kernel.js';
 import { currentSandbox } from '../sandbox/exec.js';
 import path from 'node:path';
 import { askOnce, type EventSink } from './ask.js';
-import { askCited } from './cited.js';
+import { askCited, type CitationPhase } from './cited.js';
 import { attribute, gitIgnored, toolWindows, type Attribution } from './concurrent.js';
 import { linkSaved, saveQuestion, stepSaver, type SavedLink } from './resume.js';
 import type { Session, SessionOptions } from './session.js';
@@ -46,17 +46,25 @@ export interface RunRequest {
   front: FrontEnd;
 }
 
-/** How a front end watches a run; each hook is optional, none of them decides anything about the run. */
+/**
+ * What the run tells its front end besides the loop's events, by name, in whatever order the run reaches them: a
+ * warning as it arises (the session's, the saved session's, the previous review's, the snapshot's), the answer in
+ * with its citations checked (null: not checked), and the citation fix turn starting or finding no turn left.
+ */
+export type RunPhase = { type: 'warning'; message: string } | { type: 'answered'; citations: VerifiedCitation[] | null } | CitationPhase;
+
+/** How a front end watches a run; both are optional, neither decides anything about the run. */
 export interface RunHooks {
-  /** Live consumers of the events (the text view, stream-json, MCP progress), made once the session is open. */
+  /**
+   * Live consumers of the loop's events (the text view, stream-json, MCP progress). A factory, not a list, because
+   * they are made from the session, which the run itself opens (the REPL's and MCP's are handed back to it).
+   */
   sinks?(session: Session, sessionId: string): EventSink[];
-  /** Warnings as they arise (the session's, the saved session's, the snapshot's). */
-  warn?(message: string): void;
-  /** The answer is in and its citations checked (null: not checked), before any audit reminder. */
-  answered?(citations: VerifiedCitation[] | null): Promise<void>;
-  /** --verify-citations fix: told before the fix turn, or that no turn was left for it. */
-  fixing?(bad: readonly VerifiedCitation[]): void;
-  noRoom?(): void;
+  /**
+   * Each named phase, awaited before the run goes on: the text view finishes drawing the answer (its Sources block)
+   * before an audit's reminder turn or a citation fix turn prints anything.
+   */
+  phase?(phase: RunPhase): void | Promise<void>;
 }
 
 /** Everything a run produced, as data: each front end renders or serialises this and nothing else. */
@@ -224,10 +232,10 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
   const prepared = files.review?.warning ? [files.review.warning] : [];
   sessionOpen();
   const early = [...session.warnings, ...(saved.notice ? [saved.notice] : []), ...(saved.warning ? [saved.warning] : []), ...prepared];
-  for (const warning of early) hooks.warn?.(warning);
+  for (const message of early) await hooks.phase?.({ type: 'warning', message });
   const snapshotWarning = snapshot.then(
-    (before) => {
-      if (before.warning) hooks.warn?.(before.warning);
+    async (before) => {
+      if (before.warning) await hooks.phase?.({ type: 'warning', message: before.warning });
       return before.warning;
     },
     () => null,
@@ -261,16 +269,16 @@ async function askWithin(
       asked.done = { type: 'done', stop: 'end_turn', text, turns: 0 };
       for (const event of [{ type: 'text', text } as const, asked.done]) for (const sink of sinks) sink.handle(event);
       asked.citations = [];
-      await hooks.answered?.([]);
+      await hooks.phase?.({ type: 'answered', citations: [] });
       return asked;
     }
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
     const first = run.change && config.audit ? `${diffPreface(run.change, config.audit.scope)}\n\n${question}` : question;
-    const fixHooks = { ...(hooks.fixing ? { onFixing: hooks.fixing } : {}), ...(hooks.noRoom ? { onNoRoom: hooks.noRoom } : {}) };
-    const cited = await askCited(first, run.session, config, sinks, controller.signal, { onRead: noteRead, ...fixHooks });
+    const tell = (phase: CitationPhase): void | Promise<void> => hooks.phase?.(phase);
+    const cited = await askCited(first, run.session, config, sinks, controller.signal, { onRead: noteRead, tell });
     asked.citations = cited.citations;
     asked.done = cited.done;
-    await hooks.answered?.(cited.citations);
+    await hooks.phase?.({ type: 'answered', citations: cited.citations });
     if (run.findings && run.findings.report === null && cited.done.stop === 'end_turn' && cited.turns < config.maxTurns) {
       asked.done = await askOnce(REPORT_NUDGE, run.session, config, sinks, controller.signal, noteRead, cited.turns);
     }

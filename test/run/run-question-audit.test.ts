@@ -51,7 +51,7 @@ describe('runQuestion: an audit that never filed its report is reminded once, wh
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('Looks risky.')), reply(report([OLD])), reply(text('Reported.')));
     const answered: unknown[] = [];
-    const outcome = await runQuestion(request('is input safe?'), await configFor([]), { answered: async (c) => void answered.push(c) }, never);
+    const outcome = await runQuestion(request('is input safe?'), await configFor([]), { phase: async (p) => void (p.type === 'answered' && answered.push(p.citations)) }, never);
     const sent = sentTexts();
     expect(sent).toHaveLength(3);
     expect(sent[0]).not.toContain(REMINDER);

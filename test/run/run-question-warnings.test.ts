@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/args.js';
 import { resolveConfig, type Config } from '../../src/config.js';
-import { gatedSession, runQuestion, type RunRequest } from '../../src/run/run-question.js';
+import { gatedSession, runQuestion, type RunHooks, type RunRequest } from '../../src/run/run-question.js';
 import { openSession, type Session } from '../../src/run/session.js';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { APP_FILES, appFinding, makeRepo } from '../support/temp-repo.js';
@@ -59,7 +59,7 @@ async function warnedAudit(format: 'json' | 'text'): Promise<{ warned: string[];
   api.enqueue(reply(toolUse('report_findings', { verdict: 'fail', summary: 's', findings: [appFinding(), appFinding({ start_line: 999 })] })), reply(text('See src/auth.js:4 and src/auth.js:99.')));
   const config = await configFor(root, ['audit', '--output-format', format, 'q']);
   const warned: string[] = [];
-  const hooks = { warn: (w: string) => void warned.push(w) };
+  const hooks: RunHooks = { phase: (p) => void (p.type === 'warning' && warned.push(p.message)) };
   const outcome = await runQuestion(request('q'), config, hooks, never());
   return { warned, outcome };
 }
@@ -79,7 +79,7 @@ describe('runQuestion: warnings', () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('See src/auth.js:99.')));
     const warned: string[] = [];
-    const hooks = { warn: (w: string) => void warned.push(w) };
+    const hooks: RunHooks = { phase: (p) => void (p.type === 'warning' && warned.push(p.message)) };
     const outcome = await runQuestion(request('q', unsavedEnv), await configFor(root, ['--output-format', 'json', 'q'], unsavedEnv), hooks, never());
     const unsaved = 'sessions are not saved: neither $XDG_STATE_HOME nor $HOME is an absolute path';
     expect(outcome.saved.warning).toBe(unsaved);
@@ -99,11 +99,33 @@ describe('runQuestion: warnings', () => {
     api = await startMockApi({ minCacheTokens: 256 });
     api.enqueue(reply(text('The server is made in src/server.js:4.')));
     const warned: string[] = [];
-    const outcome = await runQuestion(request('q'), await configFor(root, ['--output-format', 'json', '--no-session-persistence', 'q']), { warn: (w) => void warned.push(w) }, never());
+    const outcome = await runQuestion(request('q'), await configFor(root, ['--output-format', 'json', '--no-session-persistence', 'q']), { phase: (p) => void (p.type === 'warning' && warned.push(p.message)) }, never());
     expect(warned).toEqual([]);
     expect(outcome.result.warnings).toEqual([]);
     expect(outcome.saveWarning).toBeNull();
     expect(outcome.snapshotError).toBeNull();
+  });
+});
+
+describe('runQuestion: the named phases a front end hears', () => {
+  it.each<[string, string[], string[], string[]]>([
+    ['--verify-citations fix, a bad citation: the fix turn is announced, then the fixed answer', ['--verify-citations', 'fix'], ['See src/auth.js:99.', 'See src/auth.js:4.'], ['citation_fix:1', 'answered:ok']],
+    ['--verify-citations fix with no turn left: said, then the answer as it is', ['--verify-citations', 'fix', '--max-turns', '1'], ['See src/auth.js:99.'], ['citation_no_room', 'answered:line_out_of_range']],
+    ['--verify-citations off: the answer, unchecked', ['--verify-citations', 'off'], ['See src/auth.js:99.'], ['answered:null']],
+  ])('%s', async (_name, argv, replies, expected) => {
+    const root = await repo();
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(...replies.map((r) => reply(text(r))));
+    const heard: string[] = [];
+    const hooks: RunHooks = {
+      phase: async (p) => {
+        if (p.type === 'citation_fix') heard.push(`citation_fix:${p.bad.length}`);
+        if (p.type === 'citation_no_room') heard.push(p.type);
+        if (p.type === 'answered') heard.push(`answered:${p.citations === null ? 'null' : p.citations.map((c) => c.status).join(',')}`);
+      },
+    };
+    await runQuestion(request('q'), await configFor(root, ['--output-format', 'json', '--no-session-persistence', ...argv, 'q']), hooks, never());
+    expect(heard).toEqual(expected);
   });
 });
 

@@ -93,7 +93,7 @@ describe('saved session HEAD: the save records the proof\'s, the resume reads wi
     await fs.rm(fifo);
     git(root, 'commit', '-q', '--allow-empty', '-m', 'later');
     const warned: string[] = [];
-    const resumed = await runQuestion(request('q2', env), await configFor(root, env, ['-c', 'q2']), { warn: (w) => void warned.push(w) }, never);
+    const resumed = await runQuestion(request('q2', env), await configFor(root, env, ['-c', 'q2']), { phase: (p) => void (p.type === 'warning' && warned.push(p.message)) }, never);
     expect(resumed.saved.notice).toBeNull();
     expect(warned.join('\n')).not.toContain('HEAD moved');
   });
@@ -108,7 +108,7 @@ describe('saved session HEAD: the save records the proof\'s, the resume reads wi
     const now = git(root, 'rev-parse', 'HEAD');
     const warned: string[] = [];
     const config = await configFor(root, env, ['--resume', first.saved.id.slice(0, 8), 'q2']);
-    const resumed = await runQuestion(request('q2', env), config, { warn: (w) => void warned.push(w) }, never);
+    const resumed = await runQuestion(request('q2', env), config, { phase: (p) => void (p.type === 'warning' && warned.push(p.message)) }, never);
     const moved = `resumed session ${first.saved.id.slice(0, 8)}: HEAD moved (${saved.slice(0, 7)} → ${now.slice(0, 7)}), no cited file changed`;
     expect(resumed.saved.notice).toBe(moved);
     expect(warned).toContain(moved);
