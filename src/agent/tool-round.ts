@@ -5,7 +5,7 @@ import type { ToolOutcome } from '../tools/tool.js';
 import type { SymbolSource } from '../symbols/layer.js';
 import type { AgentEvent } from './events.js';
 import type { Block } from './model.js';
-import { currentSandbox } from '../sandbox/exec.js';
+import type { SandboxKind } from '../sandbox/kernel.js';
 
 /**
  * Tools of one turn that may run at once: one per core, at most 8, and never fewer than the 4 of before. The calls
@@ -33,6 +33,8 @@ export interface ToolRoundConfig {
   toolConcurrency?: number;
   /** The session's symbol layer, handed to every call (read_file's outline). */
   symbols?: SymbolSource;
+  /** The sandbox the programs run in (the git tool's policy depends on it); absent: the tables alone, the stricter reading. */
+  sandbox?: SandboxKind;
 }
 
 type ToolUse = Extract<Block, { type: 'tool_use' }>;
@@ -73,7 +75,7 @@ async function* runBounded(
     signal,
     timeoutMs: config.toolTimeoutMs,
     onRead: config.onRead,
-    sandbox: currentSandbox().kind,
+    sandbox: config.sandbox ?? 'tables',
     ...(config.symbols ? { symbols: config.symbols } : {}),
   };
   const outcomes: ToolOutcome[] = [];

@@ -6,7 +6,6 @@ import { EXIT, STOPS, stopMessage, type ExitCode, type FrontEnd, type ResultSubt
 import { ModelUsageTotals, modelUsageOf, type ModelUsageRecord } from './model-usage.js';
 import type { UsageLedger } from './usage.js';
 import type { CitationStatus } from '../citations/verify.js';
-import { currentSandbox } from '../sandbox/exec.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
 
 /**
@@ -137,8 +136,8 @@ export interface BuildResultInput {
   root: string;
   gitCommit: string | null;
   readonly: ReadOnlyOutcome;
-  /** The sandbox the programs ran in; the process's (see sandbox/exec.ts useSandbox) when absent. */
-  sandbox?: SandboxKind;
+  /** The sandbox the programs ran in (the session's). */
+  sandbox: SandboxKind;
   /** Audit mode only: the report the model filed, or null when it never called report_findings. */
   audit?: { report: AuditReport | null };
   citations?: CitationRecord[] | null;
@@ -181,7 +180,7 @@ export function buildResult(input: BuildResultInput): ResultObject {
     repo: { root: input.root, git_commit: input.gitCommit },
     readonly_verified: input.readonly.verified,
     readonly_proof: input.readonly.how ?? null,
-    sandbox: input.sandbox ?? currentSandbox().kind,
+    sandbox: input.sandbox,
     stop_reason: input.stop,
     cache_misses: input.cacheMisses ?? [],
     modelUsage: input.modelUsage ?? defaultModelUsage(input),

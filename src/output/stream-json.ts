@@ -3,7 +3,7 @@ import type { AgentEvent, Usage } from '../agent/events.js';
 import type { Block } from '../agent/model.js';
 import type { OutStream } from '../io.js';
 import { roundUsd, SCHEMA_VERSION, type ResultObject } from './result.js';
-import { currentSandbox } from '../sandbox/exec.js';
+import type { SandboxKind } from '../sandbox/kernel.js';
 import { partialMessages } from './stream-events.js';
 
 /**
@@ -18,6 +18,8 @@ export interface StreamJsonInit {
   /** Names of the tools the model is offered. */
   tools: string[];
   spelunkVersion: string;
+  /** The sandbox the session's programs run in. */
+  sandbox: SandboxKind;
   sessionId?: string;
   /** The instructions files in the system prompt, relative to the root, outermost first (`../AGENTS.md`, `AGENTS.md`). */
   instructionFiles?: string[];
@@ -80,7 +82,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       tools: init.tools,
       spelunk_version: init.spelunkVersion,
       instruction_files: init.instructionFiles ?? [],
-      sandbox: currentSandbox().kind,
+      sandbox: init.sandbox,
       ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }),
       ...CLAUDE_INIT,
     });

@@ -15,7 +15,6 @@ import { verifyExtracted, type VerifiedCitation } from '../citations/verify.js';
 import { placeCitationLinks } from '../output/citation-links.js';
 import { estimateTokens } from '../preamble/system-prompt.js';
 import type { Session } from './session.js';
-import { currentSandbox } from '../sandbox/exec.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 
 /** An audit's last request a limit allows: the report is the answer. */
@@ -51,6 +50,7 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
     toolTimeoutMs: config.toolTimeoutMs,
     timeoutMs: config.timeoutMs,
     symbols: session.symbols,
+    sandbox: session.sandbox,
     ...(session.registry.names().includes('report_findings') ? { finishInstruction: AUDIT_FINISH } : {}),
     ...(session.toolsReady ? { toolsReady: session.toolsReady } : {}),
     ...(onRead ? { onRead } : {}),
@@ -192,7 +192,7 @@ export function renderContext(session: Session, config: Config): string {
     `system        ${session.system.length} blocks · ~${groupDigits(estimateTokens(systemText))} tokens`,
     `conversation  ${session.conversation.messages.length} messages · last prompt ${groupDigits(session.conversation.lastPromptTokens)} tokens`,
     `programs      ${session.programs.join(' ')}`,
-    `sandbox       ${describeSandbox(currentSandbox().kind)}`,
+    `sandbox       ${describeSandbox(session.sandbox)}`,
     `git           ${session.git}`,
   ];
   return lines.join('\n');

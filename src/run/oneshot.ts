@@ -99,6 +99,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       cwd: config.root,
       tools: session.registry.names(),
       spelunkVersion: VERSION,
+      sandbox: session.sandbox,
       sessionId,
       instructionFiles: session.instructionFiles,
       costOf: estimateCostUsd,

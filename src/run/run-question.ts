@@ -14,7 +14,6 @@ import type { ExitCode } from '../exit-codes.js';
 import { prepareAuditFiles, writeAuditFiles, type AuditFiles } from './audit-files.js';
 import { snapshotRepoState, verifyReadOnly, type ProofOptions, type RepoState } from '../sandbox/readonly.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
-import { currentSandbox } from '../sandbox/exec.js';
 import path from 'node:path';
 import { askOnce, type EventSink } from './ask.js';
 import { askCited, type CitationPhase } from './cited.js';
@@ -162,7 +161,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
 
   // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
   const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const { head, readonly } = await proveReadOnly(before, config, windows.windows(), currentSandbox().kind);
+  const { head, readonly } = await proveReadOnly(before, config, windows.windows(), run.session.sandbox);
   // The session records the HEAD the proof just read (no second query, no smaller budget of its own).
   const saved = { question: request.question, costUsd: collector.costUsd, head };
   const saveWarning = await saveQuestion(run.saved, run.session, config, saved);
@@ -180,6 +179,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     root: config.root,
     gitCommit: typeof before === 'string' ? null : before.head,
     readonly,
+    sandbox: run.session.sandbox,
     warnings,
     ...(run.findings ? { audit: { report: movedEvidence(run.findings.report, readonly.readChanged, warnings) } } : {}),
     citations: asked.citations?.map(citationRecord) ?? null,

@@ -13,6 +13,8 @@ import { bundledRg, resolvePrograms } from '../sandbox/programs.js';
 import { gitAvailability, type GitAvailability } from '../tools/git.js';
 import { escapeControls } from '../escape.js';
 import { findWorkTree } from '../sandbox/git.js';
+import { currentSandbox } from '../sandbox/exec.js';
+import type { SandboxKind } from '../sandbox/kernel.js';
 import { sessionTools } from '../tools/index.js';
 import type { FindingsSink } from '../audit/report.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -29,6 +31,11 @@ export interface Session {
   client: ModelClient;
   conversation: Conversation;
   ledger: UsageLedger;
+  /**
+   * The sandbox this session's programs run in, read once when it opens (the process chose it at start-up, before
+   * any child ran): the tools' policy, the read-only proof, the result and /context read it from here.
+   */
+  sandbox: SandboxKind;
   instructions: ProjectInstructions;
   /** The instructions files in the system prompt, outermost first, relative to the root (`../../CLAUDE.md`, `AGENTS.md`). */
   instructionFiles: string[];
@@ -126,6 +133,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     client,
     conversation: new Conversation(),
     ledger: new UsageLedger(),
+    sandbox: currentSandbox().kind,
     instructions,
     instructionFiles: loadedFiles(instructions),
     listing,

@@ -326,7 +326,10 @@ export function useSandbox(sandbox: Sandbox): void {
   processSandbox = sandbox;
 }
 
-/** The process-wide sandbox in force. */
+/**
+ * The process-wide sandbox in force: read once per session when it opens (run/session.ts), which hands the choice on
+ * in the run's context (the tools', the proof's, the result's); nothing deeper in the stack reads it.
+ */
 export function currentSandbox(): Sandbox {
   return processSandbox;
 }

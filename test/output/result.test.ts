@@ -46,6 +46,7 @@ const SCRIPT: AgentEvent[] = [
 
 const FINISH = {
   stop: 'api_error' as StopKind,
+  sandbox: 'tables' as const,
   model: 'claude-sonnet-5',
   durationMs: 1500.6,
   sessionId: 'sess-1',
@@ -206,6 +207,7 @@ describe('ResultCollector', () => {
 function base(over: Partial<BuildResultInput> = {}): BuildResultInput {
   return {
     stop: 'end_turn',
+    sandbox: 'tables',
     answer: 'done',
     turns: 1,
     durationMs: 10,

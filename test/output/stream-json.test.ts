@@ -53,7 +53,7 @@ function apiMessage(n: number, content: ApiMessage['content'], stop: string): Ap
   return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-5', content, stop_reason: stop, stop_sequence: null, usage };
 }
 
-const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sessionId: 'sess-1' };
+const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sandbox: 'tables' as const, sessionId: 'sess-1' };
 
 function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => number | null; after?: AgentEvent[]; partial?: boolean } = {}) {
   const writes: string[] = [];
@@ -64,7 +64,7 @@ function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => num
     renderer.handle(event);
   }
   renderer.result(
-    collector.toResult({ stop: 'api_error', model: INIT.model, durationMs: 900, sessionId: 'sess-1', root: '/repo', gitCommit: null, readonly: { verified: true, detail: null } }),
+    collector.toResult({ stop: 'api_error', model: INIT.model, durationMs: 900, sessionId: 'sess-1', root: '/repo', gitCommit: null, readonly: { verified: true, detail: null }, sandbox: 'tables' }),
   );
   for (const event of opts.after ?? []) renderer.handle(event);
   return writes;

@@ -6,6 +6,8 @@ import { exitCodeFor } from '../../src/output/result.js';
 import { runQuestion, type RunRequest } from '../../src/run/run-question.js';
 import { openSession } from '../../src/run/session.js';
 import { currentSandbox } from '../../src/sandbox/exec.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { Tool } from '../../src/tools/tool.js';
 import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
 import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
 
@@ -98,5 +100,33 @@ describe('runQuestion: one question from session to RunOutcome', () => {
     expect(outcome.result.error?.message).toMatch(words);
     expect(outcome.result.error?.message).toBe(stopMessage(outcome.done, front));
     expect(exitCodeFor(outcome.result)).toBe(3);
+  });
+});
+
+describe('runQuestion: the sandbox travels in the session, not read from the process mid-run', () => {
+  it.each<['kernel' | 'tables']>([['kernel'], ['tables']])('a session that says %s: the tools, the proof and the result all see it', async (kind) => {
+    api = await startMockApi({ minCacheTokens: 256 });
+    api.enqueue(reply(toolUse('where', {})), reply(text('Done.')));
+    const seen: Array<string | undefined> = [];
+    const open: RunRequest['open'] = async (c, opts) => {
+      const session = await openSession(c, opts);
+      const where: Tool<Record<string, never>> = {
+        name: 'where',
+        description: 'records the sandbox its context names',
+        inputSchema: { type: 'object', properties: {} },
+        parse: () => ({ ok: true, value: {} }),
+        display: () => 'where',
+        run: async (_input, ctx) => {
+          seen.push(ctx.sandbox);
+          return { content: 'ok', summary: 'ok', isError: false };
+        },
+      };
+      return { ...session, sandbox: kind, registry: new ToolRegistry([where]) };
+    };
+    const outcome = await runQuestion({ ...request('q'), open }, await configFor(['--output-format', 'json', '--no-session-persistence', 'q']), {}, never);
+    expect(currentSandbox().kind).toBe('tables');
+    expect(seen).toEqual([kind]);
+    expect(outcome.sandbox).toBe(kind);
+    expect(outcome.result.sandbox).toBe(kind);
   });
 });
