@@ -1,4 +1,5 @@
 import { extractCitations } from '../citations/extract.js';
+import { verifyExtracted, type VerifiedCitation } from '../citations/verify.js';
 
 /** One citation as the answer wrote it, in the answer's order; `link` is null for one that did not check out. */
 export interface CitationPlace {
@@ -126,4 +127,33 @@ function applyEdits(text: string, edits: Array<Span & { text: string }>): string
     at = edit.end;
   }
   return out + text.slice(at);
+}
+
+/**
+ * `rendered` with every verified citation of `block` made a hyperlink, at the places the answer cited it. The same
+ * verifier as the run's citation check (citations/verify.ts), asked per block while the answer streams, because a
+ * link is drawn before the answer ends; it only decides which citations get a link, the run's check reports them.
+ */
+export async function linkCitations(
+  root: string,
+  block: string,
+  rendered: string,
+  link: (c: VerifiedCitation, label: string) => string,
+): Promise<string> {
+  const cites = extractCitations(block);
+  const verified = new Map<string, VerifiedCitation>();
+  for (const c of await verifyExtracted(root, cites)) {
+    if (c.status === 'ok' && c.abs !== null) verified.set(citationKey(c.commit, c.path, c.start_line, c.end_line), c);
+  }
+  if (verified.size === 0) return rendered;
+  const places = cites.map((cite) => {
+    const c = verified.get(citationKey(cite.commit, cite.path, cite.startLine, cite.endLine));
+    return { raw: cite.raw, link: c ? (label: string) => link(c, label) : null };
+  });
+  return placeCitationLinks(block, rendered, places);
+}
+
+/** The verifier's grouping: one distinct citation per commit, path and lines. */
+function citationKey(commit: string | undefined, p: string, start: number | null, end: number | null): string {
+  return `${commit ?? ''}\0${p}\0${start ?? ''}\0${end ?? ''}`;
 }

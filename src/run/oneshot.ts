@@ -3,7 +3,7 @@ import type { ResultObject } from '../output/result.js';
 import { createStreamJsonRenderer } from '../output/stream-json.js';
 import type { Config } from '../config.js';
 import type { Io } from '../io.js';
-import { liveTextRenderer, loadTextView, type EventSink } from './ask.js';
+import type { EventSink } from './ask.js';
 import type { TextRenderer } from '../output/text.js';
 import { DEFAULT_AUDIT_COLUMNS, renderAudit } from '../output/audit.js';
 import { shouldUseColor } from '../output/color.js';
@@ -15,7 +15,7 @@ import { VERSION } from '../version.js';
 import { escapeControls } from '../escape.js';
 import { describeSandbox } from '../sandbox/kernel.js';
 import { runQuestion, type RunHooks } from './run-question.js';
-import { CLI_FIX_WORDS, showPhase } from './text-view.js';
+import { CLI_FIX_WORDS, liveTextRenderer, loadTextView, showPhase } from './text-view.js';
 import { concurrentLine } from './concurrent.js';
 import { deepHint } from '../preamble/deep-hint.js';
 

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { EFFORTS, effortProblem, isEffort } from '../agent/effort.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { liveTextRenderer, loadTextView, renderContext } from './ask.js';
+import { renderContext } from './context.js';
 import type { TextRenderer } from '../output/text.js';
 import { shouldUseColor } from '../output/color.js';
 import { usageTable } from '../output/usage.js';
@@ -19,7 +19,7 @@ import { escapeControls } from '../escape.js';
 import { stateHome } from '../state-home.js';
 import { openReplInput, type ReplInput } from './repl-input.js';
 import { gatedSession, runQuestion, type RunHooks } from './run-question.js';
-import { REPL_FIX_WORDS, showPhase } from './text-view.js';
+import { liveTextRenderer, loadTextView, REPL_FIX_WORDS, showPhase } from './text-view.js';
 import { concurrentLine } from './concurrent.js';
 
 /** History lines kept on disk and offered with the arrow keys. */

@@ -3,7 +3,7 @@ import { loadMarkdown } from '../../src/output/markdown.js';
 import { citationUrl, osc8 } from '../../src/output/hyperlink.js';
 import { createTextRenderer } from '../../src/output/text.js';
 import { UsageLedger } from '../../src/output/usage.js';
-import { linkCitations } from '../../src/run/ask.js';
+import { linkCitations } from '../../src/output/citation-links.js';
 import type { VerifiedCitation } from '../../src/citations/verify.js';
 import { CITATION_FILES } from '../citations/citation-repo.js';
 import { useRepo } from '../support/temp-repo.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { renderContext } from '../../src/run/ask.js';
+import { renderContext } from '../../src/run/context.js';
 import { openSession } from '../../src/run/session.js';
 
 const temps: string[] = [];
