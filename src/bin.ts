@@ -5,7 +5,8 @@ import { main } from './cli.js';
 // this file only launch.ts (the code cache's key and place) and sandbox/exec.ts (killing a tool's process group) touch it.
 let interrupts = 0;
 process.on('SIGINT', () => {
-  // A second Ctrl+C while a cancellation is still unwinding means "now".
+  // The first two are the front end's (a run cancels on the first; the REPL quits on two at an empty prompt); a
+  // third, while a cancellation is still unwinding, means "now".
   if (++interrupts >= 3) process.exit(130);
 });
 process.on('SIGTERM', () => {});

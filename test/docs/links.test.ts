@@ -65,3 +65,69 @@ describe('README and docs/', () => {
     expect(readme.split('\n').length).toBeLessThan(250);
   });
 });
+
+/**
+ * Paths under src/ that docs/ names from other repositories (examples of citations, locate's output, a read_file
+ * call): they are not spelunk's and need not exist here. Each must still appear in docs/, so the list stays true.
+ */
+const OTHER_REPOSITORIES = ['src/a.ts', 'src/app.ts', 'src/router/reg-exp-router/matcher.ts', 'src/commonTest/', 'src/jvmTest/'];
+
+/** Every `src/…` path a page names that is spelunk's kind of path: a .ts file or a folder (`src/run/`). */
+function srcPaths(page: string): string[] {
+  const found = [...read(page).matchAll(/(?<![\w./-])src\/[\w./-]*[\w/]/g)].map((m) => m[0]);
+  return found.filter((p) => /\.ts$|\/$/.test(p));
+}
+
+/**
+ * The names docs/architecture.md's source layout gives below each folder (`src/run/   ask.ts (…), cited.ts …`): a
+ * name is relative to its entry's folder, or to src/ when it names another folder's file (`locate/redact.ts`).
+ */
+function layoutNames(): Array<[string, string]> {
+  const text = read('docs/architecture.md');
+  const block = text.slice(text.indexOf('## Source layout'));
+  const names: Array<[string, string]> = [];
+  let folder: string | null = null;
+  for (const line of block.split('\n')) {
+    const entry = /^src\/([\w-]+\/)?/.exec(line);
+    if (entry) folder = entry[1] ? `src/${entry[1]}` : 'src/';
+    else if (!/^\s{10,}/.test(line)) folder = null;
+    if (folder === null) continue;
+    const rest = entry ? line.slice(entry[0].length) : line;
+    for (const m of rest.matchAll(/(?<![\w./-])([\w-]+(?:\/[\w-]+)*\.ts)\b/g)) names.push([folder, m[1]!]);
+  }
+  return names;
+}
+
+describe('docs/ names only files that exist', () => {
+  it.each(DOCS)('every src/ path %s names exists', (page) => {
+    for (const p of srcPaths(page).filter((p) => !OTHER_REPOSITORIES.includes(p))) {
+      expect(existsSync(path.join(ROOT, p)), `${page} names ${p}`).toBe(true);
+    }
+  });
+
+  it('the list of other repositories\' paths is still named in docs/', () => {
+    const named = new Set(DOCS.flatMap(srcPaths));
+    for (const p of OTHER_REPOSITORIES) expect(named, p).toContain(p);
+  });
+
+  it('every file the source layout of docs/architecture.md names exists, in its folder or below src/', () => {
+    const names = layoutNames();
+    expect(names.length).toBeGreaterThan(80);
+    for (const [folder, name] of names) {
+      const candidates = name.startsWith('src/') ? [name] : [path.join(folder, name), path.join('src', name)];
+      const exists = candidates.some((c) => existsSync(path.join(ROOT, c)));
+      expect(exists, `${folder} names ${name}`).toBe(true);
+    }
+  });
+
+  it.each<[string, string, boolean]>([
+    ['a path of spelunk\'s', 'see `src/agent/pricing.ts`.', true],
+    ['a folder', 'in src/run/ there', true],
+    ['a moved file is caught', 'one table in `src/render/pricing.ts`', true],
+    ['another repository\'s example file is not a .ts path of ours', 'src/server.js:4', false],
+    ['a glob is not a path', 'src/**/*.ts', false],
+  ])('the path finder: %s', (_name, text, found) => {
+    const matches = [...text.matchAll(/(?<![\w./-])src\/[\w./-]*[\w/]/g)].map((m) => m[0]).filter((p) => /\.ts$|\/$/.test(p));
+    expect(matches.length > 0).toBe(found);
+  });
+});
