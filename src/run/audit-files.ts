@@ -5,7 +5,9 @@ import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { exitCodeFor, withError, type ResultObject } from '../output/result.js';
 import { sarifCategory, sarifProvenance, toSarif, toSarifFailure, writeSarif, type SarifLog } from '../output/sarif.js';
-import { anchorFingerprints, fileLineReader } from '../audit/fingerprint.js';
+import { anchorFingerprints, fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
+import { applyScope, writeBaseline } from '../audit/scope.js';
+import type { AuditReport } from '../audit/report.js';
 import type { DiffScope } from '../audit/diff.js';
 import { planReview, reviewCommit, writeReview, type ReviewPlan } from '../audit/review-files.js';
 import { buildReview } from '../audit/review.js';
@@ -134,6 +136,45 @@ async function reviewFile(
   } catch (error) {
     return withError(result, `could not write --review-output ${plan.file}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
+ * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
+ */
+export async function scopedOutcome(
+  config: Config,
+  result: ResultObject,
+  change: DiffScope | null,
+  baseline: Set<string> | null,
+): Promise<ResultObject> {
+  const audit = config.audit;
+  if (!result.audit || !audit || (change === null && baseline === null)) return result;
+  const readLines = fileLineReader(config.root);
+  const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
+  const report = applyScope(result.audit, {
+    ...(change ? { files: change.files, scope: audit.scope } : {}),
+    ...(accepted ? { baseline: accepted } : {}),
+    readLines,
+  });
+  if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
+  try {
+    await writeBaseline(audit.baseline, report, readLines, config.root);
+    return { ...result, audit: report };
+  } catch (error) {
+    return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * An audit whose evidence moved: a file the tools read was changed by another program during the run, so the
+ * verdict cannot stand on what the model saw. The report becomes inconclusive (findings kept), with a warning.
+ */
+export function movedEvidence(report: AuditReport | null, readChanged: readonly string[], warnings: string[]): AuditReport | null {
+  if (report === null || readChanged.length === 0) return report;
+  const files = readChanged.slice(0, 5).join(', ') + (readChanged.length > 5 ? ` and ${readChanged.length - 5} more` : '');
+  warnings.push(`audit inconclusive: files it read changed during the run (${files}); its ${report.verdict} verdict stood on what they held before`);
+  return { ...report, verdict: 'inconclusive' };
 }
 
 /**

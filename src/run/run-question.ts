@@ -1,17 +1,16 @@
 import type { AgentEvent } from '../agent/events.js';
 import { ABORT_TIMEOUT } from '../agent/loop.js';
 import type { AuditReport, FindingsSink } from '../audit/report.js';
-import { fileLineReader, findingFingerprints } from '../audit/fingerprint.js';
 import { diffPreface, loadDiff, type DiffScope } from '../audit/diff.js';
-import { applyScope, readBaseline, writeBaseline } from '../audit/scope.js';
+import { readBaseline } from '../audit/scope.js';
 import { addSecretFindings, redactChange } from './secret-findings.js';
 import { citationRecord, describeBad, type VerifiedCitation } from '../citations/verify.js';
 import type { Config } from '../config.js';
 import type { FrontEnd } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { ResultCollector, exitCodeFor, withError, type ResultObject } from '../output/result.js';
+import { ResultCollector, exitCodeFor, type ResultObject } from '../output/result.js';
 import type { ExitCode } from '../exit-codes.js';
-import { prepareAuditFiles, writeAuditFiles, type AuditFiles } from './audit-files.js';
+import { movedEvidence, prepareAuditFiles, scopedOutcome, writeAuditFiles, type AuditFiles } from './audit-files.js';
 import { snapshotRepoState, verifyReadOnly, type ProofOptions, type RepoState } from '../sandbox/readonly.js';
 import type { SandboxKind } from '../sandbox/kernel.js';
 import path from 'node:path';
@@ -159,13 +158,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   // An audit reports every secret it can see (of the change, with --diff), whether or not the model looked for them.
   if (run.findings) await addSecretFindings(run.findings, config.root, run.change);
 
-  // Fail closed: without a "before" there is no proof, and the result says why instead of the run crashing.
-  const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  const { head, readonly } = await proveReadOnly(before, config, windows.windows(), run.session.sandbox);
-  // The session records the HEAD the proof just read (no second query, no smaller budget of its own).
-  const saved = { question: request.question, costUsd: collector.costUsd, head };
-  const saveWarning = await saveQuestion(run.saved, run.session, config, saved);
-  const beforeWarning = await run.snapshotWarning;
+  const { before, readonly, saveWarning, beforeWarning } = await proveAndSave(run, config, request.question, collector.costUsd, windows);
   const citationWarnings = (asked.citations ?? []).filter((c) => c.status !== 'ok').map((c) => `citation ${describeBad(c)}`);
   const later = [beforeWarning, saveWarning].filter((w): w is string => w !== null);
   const warnings = [...run.early, ...later, ...(run.findings?.warnings ?? []), ...citationWarnings];
@@ -188,13 +181,8 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const scoped = await scopedOutcome(config, built, run.change, run.baseline);
   const { result, notes } = await writeAuditFiles(run.files, config, request.question, request.env, scoped, run.change);
   return {
-    done: asked.done ?? {
-      type: 'done',
-      stop: result.stop_reason,
-      text: result.result,
-      turns: result.num_turns,
-      ...(failure ? { error: failure } : {}),
-    },
+    // After an exception the loop left no `done`: one made from the result.
+    done: asked.done ?? { type: 'done', stop: result.stop_reason, text: result.result, turns: result.num_turns, ...(failure ? { error: failure } : {}) },
     citations: asked.citations,
     readonly,
     snapshotError: typeof before === 'string' ? before : null,
@@ -211,6 +199,23 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
     change: run.change,
     result,
   };
+}
+
+/**
+ * After the loop: the read-only proof (fail closed: without a "before" there is no proof, and the result says why
+ * instead of the run crashing), then the save, which records the HEAD the proof just read (no second query).
+ */
+async function proveAndSave(
+  run: Started,
+  config: Config,
+  question: string,
+  costUsd: number | null,
+  windows: ReturnType<typeof toolWindows>,
+): Promise<{ before: RepoState | string; readonly: Attribution; saveWarning: string | null; beforeWarning: string | null }> {
+  const before: RepoState | string = await run.snapshot.catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  const { head, readonly } = await proveReadOnly(before, config, windows.windows(), run.session.sandbox);
+  const saveWarning = await saveQuestion(run.saved, run.session, config, { question, costUsd, head });
+  return { before, readonly, saveWarning, beforeWarning: await run.snapshotWarning };
 }
 
 /**
@@ -297,34 +302,6 @@ function nothingToSearch(session: Session): boolean {
 }
 
 /**
- * Classifies each finding against the change and the operator's baseline (kept, marked, counted: never dropped);
- * with --update-baseline, writes this run's findings as the new baseline and treats them as accepted.
- */
-async function scopedOutcome(
-  config: Config,
-  result: ResultObject,
-  change: DiffScope | null,
-  baseline: Set<string> | null,
-): Promise<ResultObject> {
-  const audit = config.audit;
-  if (!result.audit || !audit || (change === null && baseline === null)) return result;
-  const readLines = fileLineReader(config.root);
-  const accepted = audit.updateBaseline ? new Set(findingFingerprints(result.audit.findings, readLines)) : baseline;
-  const report = applyScope(result.audit, {
-    ...(change ? { files: change.files, scope: audit.scope } : {}),
-    ...(accepted ? { baseline: accepted } : {}),
-    readLines,
-  });
-  if (!audit.updateBaseline || audit.baseline === null || result.stop_reason !== 'end_turn') return { ...result, audit: report };
-  try {
-    await writeBaseline(audit.baseline, report, readLines, config.root);
-    return { ...result, audit: report };
-  } catch (error) {
-    return withError({ ...result, audit: report }, `could not write --baseline ${audit.baseline}: ${(error as Error).message}`);
-  }
-}
-
-/**
  * The read-only proof, attributed (see concurrent.ts): the changes other programs made are information, and only one
  * that a tool call of spelunk could have made (or no proof at all) fails the run.
  */
@@ -342,17 +319,6 @@ async function proveReadOnly(
   const reads = [...before.reads.keys()].map((abs) => path.relative(config.root, abs));
   const readonly = await attribute(proof, { sandbox, windows, coarse: before.coarse, reads, ignored: gitIgnored(config.root) });
   return { head: proof.head, readonly };
-}
-
-/**
- * An audit whose evidence moved: a file the tools read was changed by another program during the run, so the
- * verdict cannot stand on what the model saw. The report becomes inconclusive (findings kept), with a warning.
- */
-function movedEvidence(report: AuditReport | null, readChanged: readonly string[], warnings: string[]): AuditReport | null {
-  if (report === null || readChanged.length === 0) return report;
-  const files = readChanged.slice(0, 5).join(', ') + (readChanged.length > 5 ? ` and ${readChanged.length - 5} more` : '');
-  warnings.push(`audit inconclusive: files it read changed during the run (${files}); its ${report.verdict} verdict stood on what they held before`);
-  return { ...report, verdict: 'inconclusive' };
 }
 
 /** The proof's HEAD budget: the default unless config.headTimeoutMs replaces it (tests, through main's options). */
