@@ -33,11 +33,14 @@ const repo = useRepo(
 );
 
 describe('the start-up bundle', () => {
-  it(`is at most ${MAIN_MAX_BYTES.toLocaleString('en')} bytes, without the YAML and TOML parsers or cli-table3`, () => {
+  it(`is at most ${MAIN_MAX_BYTES.toLocaleString('en')} bytes, without the YAML and TOML parsers, cli-table3 or the cloud SDKs`, () => {
     expect(statSync(path.join(DIST, 'spelunk-main.cjs')).size).toBeLessThanOrEqual(MAIN_MAX_BYTES);
     const main = dist('spelunk-main.cjs');
     expect(main).toContain('require("./vendor-manifests.cjs")');
     expect(main).not.toMatch(/node_modules\/(yaml|smol-toml|cli-table3)\//);
+    // The clouds' SDKs (issue 35) are in vendor-cloud.cjs, read only for a run on Bedrock, Vertex AI or Foundry.
+    expect(main).toContain('require("./vendor-cloud.cjs")');
+    expect(main).not.toMatch(/node_modules\/(@aws-sdk|@smithy|@aws-crypto|google-auth-library|gaxios|@anthropic-ai\/(bedrock|vertex|foundry)-sdk)\//);
   });
 
   it('ships cli-table3 once and no emoji table', () => {
