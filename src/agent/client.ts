@@ -380,8 +380,10 @@ function toModelError(
     );
   }
   if (error instanceof errors.APIConnectionError) {
+    // A cloud's client reports a failed credential lookup (AWS chain, Google token) as a connection error.
+    const credentials = /credentials/i.test(error.message) ? cloudAccess(wording.provider, model) : null;
     return new ModelError(
-      `could not reach the API (${causeText(error)}); check ${where} and your network`,
+      `could not reach the API (${causeText(error)}); ${credentials ?? `check ${where} and your network`}`,
       undefined,
       'connection_error',
       null,

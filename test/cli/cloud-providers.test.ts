@@ -125,12 +125,20 @@ describe('a one-shot question on each cloud, with a tool call', () => {
     expect(run.stderr).toContain('check the AWS credentials');
   });
 
+  it('bedrock: the stream\'s frames carry CRC32s the SDK checks (a wrong one fails the answer, nothing is taken from it)', async () => {
+    const { run, result } = await ask({ ...BEDROCK, badCrc: true } as CloudStandIn, bedrockEnv, ['-m', 'claude-sonnet-4-5']);
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true });
+    expect(result.error.message).toMatch(/checksum/i);
+    expect(result.tool_calls ?? []).toEqual([]);
+  });
+
   it('vertex: without the token service\'s token the request is refused; the stand-in saw the exchange', async () => {
     const { run } = await ask({ ...VERTEX, subjectToken: 'another-subject' } as CloudStandIn, vertexEnv, ['-m', 'claude-sonnet-4-5']);
     expect(run.code).toBe(1);
     expect(api!.requests.map((r) => r.path)).toContain('/token');
     expect(api!.requests.some((r) => r.usage !== undefined)).toBe(false);
-    expect(run.stderr).toMatch(/Google OAuth|could not reach the API/);
+    expect(run.stderr).toContain('(Failed to acquire Google OAuth credentials: Error code invalid_grant: subject_token is not the one this test issued); check the Google credentials');
   });
 });
 

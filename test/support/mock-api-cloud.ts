@@ -13,16 +13,19 @@ import type { RequestBody } from './mock-api.js';
 
 /** Which cloud the server stands in for, and the credential it accepts. */
 export type CloudStandIn =
-  | { kind: 'bedrock'; region: string; accessKeyId: string; secretAccessKey: string }
+  /** `badCrc`: every stream frame's message CRC is off by one (the SDK must refuse the stream). */
+  | { kind: 'bedrock'; region: string; accessKeyId: string; secretAccessKey: string; badCrc?: boolean }
   /** POST /token is Google's security token service: it trades `subjectToken` for the access token `token`. */
   | { kind: 'vertex'; project: string; region: string; token: string; subjectToken: string }
   | { kind: 'foundry'; apiKey: string };
 
+export type Framing = 'sse' | 'eventstream' | 'eventstream-bad-crc';
+
 /** A request the cloud accepted, as the Messages API would have received it. */
 export interface CloudAccepted {
   body: RequestBody;
-  /** Bedrock streams in AWS event-stream frames; the others in SSE. */
-  framing: 'sse' | 'eventstream';
+  /** Bedrock streams in AWS event-stream frames (with a wrong CRC when asked); the others in SSE. */
+  framing: Framing;
 }
 
 /** What the door did: accepted, refused (status and message), or answered itself (Vertex's token endpoint). */
@@ -59,7 +62,7 @@ export async function cloudDoor(
       const problem = (await sigV4Problem(cloud, method, path, query, headers, raw)) ?? versionProblem(body);
       if (problem) return refuse(problem.startsWith('signature') ? 403 : 400, problem.startsWith('signature') ? 'permission_error' : 'invalid_request_error', problem);
       const stream = match[2] === 'invoke-with-response-stream';
-      return { kind: 'accepted', request: { body: { ...body, model: decodeURIComponent(match[1]!), stream }, framing: stream ? 'eventstream' : 'sse' } };
+      return { kind: 'accepted', request: { body: { ...body, model: decodeURIComponent(match[1]!), stream }, framing: !stream ? 'sse' : cloud.badCrc ? 'eventstream-bad-crc' : 'eventstream' } };
     }
     case 'vertex': {
       if (method === 'POST' && path === '/token') return tokenAnswer(cloud, raw);
@@ -143,7 +146,7 @@ function tokenAnswer(cloud: Extract<CloudStandIn, { kind: 'vertex' }>, raw: stri
  * lengths, CRC32 of both), string headers `:event-type` chunk, `:content-type` application/json, `:message-type`
  * event, the payload `{"bytes": base64(event JSON)}`, and the CRC32 of everything before it (the SDK verifies both).
  */
-export function eventStreamFrame(event: object): Buffer {
+export function eventStreamFrame(event: object, badCrc = false): Buffer {
   const payload = Buffer.from(JSON.stringify({ bytes: Buffer.from(JSON.stringify(event)).toString('base64') }));
   const headers = Buffer.concat(
     [
@@ -166,6 +169,6 @@ export function eventStreamFrame(event: object): Buffer {
   prelude.writeUInt32BE(crc32(prelude.subarray(0, 8)), 8);
   const body = Buffer.concat([prelude, headers, payload]);
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
+  crc.writeUInt32BE((crc32(body) + (badCrc ? 1 : 0)) >>> 0);
   return Buffer.concat([body, crc]);
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MockUsage, PromptUsage } from './mock-api-cache.js';
-import { eventStreamFrame } from './mock-api-cloud.js';
+import { eventStreamFrame, type Framing } from './mock-api-cloud.js';
 
 /** Text and thinking arrive in deltas of at most this many characters, so clients see real incremental output. */
 const TEXT_CHUNK_CHARS = 16;
@@ -30,7 +30,7 @@ export interface Exchange {
   signal: AbortSignal;
   requestId: string;
   /** How stream events are framed: SSE (the API, Vertex, Foundry) or AWS event-stream frames (Bedrock). */
-  framing?: 'sse' | 'eventstream';
+  framing?: Framing;
 }
 
 type Event = [name: string, data: object];
@@ -200,7 +200,7 @@ function pieces(json: string): string[] {
 function openStream(x: Exchange): void {
   if (x.res.destroyed) return;
   x.res.writeHead(200, {
-    'content-type': x.framing === 'eventstream' ? 'application/vnd.amazon.eventstream' : 'text/event-stream; charset=utf-8',
+    'content-type': x.framing?.startsWith('eventstream') ? 'application/vnd.amazon.eventstream' : 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'request-id': x.requestId,
   });
@@ -208,7 +208,7 @@ function openStream(x: Exchange): void {
 
 async function sendEvents(x: Exchange, events: Event[], chunkDelayMs: number): Promise<boolean> {
   for (const [name, data] of events) {
-    const frame = x.framing === 'eventstream' ? eventStreamFrame(data) : `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    const frame = x.framing?.startsWith('eventstream') ? eventStreamFrame(data, x.framing === 'eventstream-bad-crc') : `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
     if (!(await write(x, frame))) return false;
     if (chunkDelayMs > 0 && !(await pause(chunkDelayMs, x.signal))) return false;
   }
