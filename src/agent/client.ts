@@ -8,7 +8,7 @@ import { Headers } from './fetch-globals.js';
 import { createHttpFetch } from './http-fetch.js';
 import type { Usage } from './events.js';
 import type { ProviderMessages, SdkErrors } from './cloud.js';
-import { providerModelId, type ProviderSettings } from './providers.js';
+import { cloudAccess, endpointSetting, PROVIDER_NAMES, providerModelId, type ProviderSettings } from './providers.js';
 import {
   ModelAbortError,
   ModelError,
@@ -109,12 +109,6 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
   };
 }
 
-const PROVIDER_NAMES: Record<ProviderSettings['provider'], string> = {
-  anthropic: 'Anthropic API',
-  bedrock: 'Amazon Bedrock',
-  vertex: 'Vertex AI',
-  foundry: 'Microsoft Foundry',
-};
 
 /**
  * The Messages resource of the provider's client. Anthropic's is built here: only the Messages resource (the full
@@ -459,35 +453,6 @@ function apiError(error: Errors.APIError, state: AttemptState, model: string, wo
     }
     default:
       return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
-  }
-}
-
-/** The setting that names the endpoint of this provider (what to check when it cannot be reached). */
-function endpointSetting(provider: ProviderSettings): string {
-  switch (provider.provider) {
-    case 'anthropic':
-      return 'ANTHROPIC_BASE_URL';
-    case 'bedrock':
-      return provider.baseURL ? 'ANTHROPIC_BEDROCK_BASE_URL' : `AWS_REGION (${provider.region})`;
-    case 'vertex':
-      return provider.baseURL ? 'ANTHROPIC_VERTEX_BASE_URL' : `CLOUD_ML_REGION (${provider.region})`;
-    case 'foundry':
-      return provider.baseURL ? 'ANTHROPIC_FOUNDRY_BASE_URL' : 'ANTHROPIC_FOUNDRY_RESOURCE';
-  }
-}
-
-/** What to check when a cloud refuses the credentials or the model (401/403); null for Anthropic's API. */
-function cloudAccess(provider: ProviderSettings, model: string): string | null {
-  const id = providerModelId(provider.provider, model);
-  switch (provider.provider) {
-    case 'anthropic':
-      return null;
-    case 'bedrock':
-      return `check the AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK) and that the account may invoke ${id} in ${provider.region}`;
-    case 'vertex':
-      return `check the Google credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS) and that the project may use ${id} in ${provider.region}`;
-    case 'foundry':
-      return `check ANTHROPIC_FOUNDRY_API_KEY and that the resource has a deployment of ${id}`;
   }
 }
 

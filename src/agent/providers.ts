@@ -1,5 +1,5 @@
-// Which service serves Claude, and the model ids each one takes. Pure: the clouds' SDKs are loaded by cloud.ts, only
-// when a request goes to a cloud.
+// Which service serves Claude, the model ids each one takes, and how messages name its settings. Pure: the clouds'
+// SDKs are loaded by cloud.ts, only when a request goes to a cloud.
 
 /** Where requests go: Anthropic's API (or a gateway at ANTHROPIC_BASE_URL), Amazon Bedrock, Google Vertex AI, Microsoft Foundry. */
 export const PROVIDERS = ['anthropic', 'bedrock', 'vertex', 'foundry'] as const;
@@ -75,4 +75,41 @@ const BEDROCK_PREFIX = /^(?:(?:global|us|us-gov|eu|apac|jp|au|ca)\.)?anthropic\.
 export function anthropicModelId(model: string): string {
   const bare = BEDROCK_PREFIX.test(model) ? model.replace(BEDROCK_PREFIX, '').replace(/-v\d+(?::\d+)?$/, '') : model;
   return bare.replace(/@(\d{8})$/, '-$1');
+}
+
+/** How messages name each provider. */
+export const PROVIDER_NAMES: Record<ProviderSettings['provider'], string> = {
+  anthropic: 'Anthropic API',
+  bedrock: 'Amazon Bedrock',
+  vertex: 'Vertex AI',
+  foundry: 'Microsoft Foundry',
+};
+
+/** The setting that names the endpoint of this provider (what to check when it cannot be reached). */
+export function endpointSetting(provider: ProviderSettings): string {
+  switch (provider.provider) {
+    case 'anthropic':
+      return 'ANTHROPIC_BASE_URL';
+    case 'bedrock':
+      return provider.baseURL ? 'ANTHROPIC_BEDROCK_BASE_URL' : `AWS_REGION (${provider.region})`;
+    case 'vertex':
+      return provider.baseURL ? 'ANTHROPIC_VERTEX_BASE_URL' : `CLOUD_ML_REGION (${provider.region})`;
+    case 'foundry':
+      return provider.baseURL ? 'ANTHROPIC_FOUNDRY_BASE_URL' : 'ANTHROPIC_FOUNDRY_RESOURCE';
+  }
+}
+
+/** What to check when a cloud refuses the credentials or the model (401/403); null for Anthropic's API. */
+export function cloudAccess(provider: ProviderSettings, model: string): string | null {
+  const id = providerModelId(provider.provider, model);
+  switch (provider.provider) {
+    case 'anthropic':
+      return null;
+    case 'bedrock':
+      return `check the AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK) and that the account may invoke ${id} in ${provider.region}`;
+    case 'vertex':
+      return `check the Google credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS) and that the project may use ${id} in ${provider.region}`;
+    case 'foundry':
+      return `check ANTHROPIC_FOUNDRY_API_KEY and that the resource has a deployment of ${id}`;
+  }
 }
