@@ -11,7 +11,8 @@ import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
 // works through the built binary when a command needs it.
 const DIST = path.resolve(import.meta.dirname, '../../dist');
 // 1,050,000 since issue 32/36 (the minimal worlds, the special-file walk, roots, the secrets gate and redactor: about
-// 80 KB); the bundle was 946,659 bytes before them and 1,029,366 after.
+// 80 KB); the bundle was 946,659 bytes before them and 1,029,366 after; 1,041,550 with the cloud providers (issue 35:
+// provider settings, id mapping, the clouds' wording; their SDKs are in vendor-cloud.cjs).
 const MAIN_MAX_BYTES = 1_050_000;
 const dist = (name: string): string => readFileSync(path.join(DIST, name), 'latin1');
 
