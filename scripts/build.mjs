@@ -83,6 +83,9 @@ const VENDOR = {
   // secretlint and its recommended preset (~1 MB with node-forge): loaded by the first text that is scanned for
   // secrets (src/secrets/scan.ts, reached through import()), not at start.
   secrets: /^@secretlint\//,
+  // Claude on Bedrock, Vertex AI and Foundry: Anthropic's cloud SDKs with the AWS and Google libraries they sign with
+  // (several MB, with a copy of @anthropic-ai/sdk of their own), loaded by src/agent/cloud.ts for a run on a cloud only.
+  cloud: /^(@anthropic-ai\/(bedrock|vertex|foundry)-sdk|google-auth-library)(\/|$)/,
 };
 /**
  * Stubs that load their group on first use instead: the text view imports usage.ts (and with it cli-table3) on every

@@ -24,12 +24,13 @@ export type Parsed =
 
 const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
-Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
+Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, CLAUDE_CODE_USE_BEDROCK/_VERTEX/_FOUNDRY, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
 /** Every flag: yargs' option table (a string table, kept whole; the flag check reads it back from yargs). */
 const OPTIONS = {
   dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
   model: { alias: 'm', type: 'string', describe: 'model id, or an alias: opus, sonnet, haiku (the newest of each family)', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
+  provider: { type: 'string', describe: 'who serves Claude: anthropic | bedrock | vertex | foundry', defaultDescription: 'from CLAUDE_CODE_USE_BEDROCK/_VERTEX/_FOUNDRY, else anthropic' },
   interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
   'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
   'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },

@@ -3,7 +3,8 @@ import { EFFORTS, effortProblem, effortToSend, isEffort, type Effort } from './a
 import { UsageError } from './errors.js';
 import { escapeControls } from './escape.js';
 import { resolveModelAlias } from './agent/model.js';
-import { resolveBaseUrl, resolveCredential } from './endpoint.js';
+import { resolveBaseUrl, resolveCredential, resolveProvider } from './endpoint.js';
+import type { ProviderSettings } from './agent/providers.js';
 import type { Severity } from './audit/report.js';
 import { parseDiffSpec, type DiffSource } from './audit/diff.js';
 import { SCOPES, type Scope } from './audit/scope.js';
@@ -66,6 +67,8 @@ export interface Config {
   /** `spelunk mcp` without a credential: why its model tools cannot run (locate still can); apiKey is then ''. */
   missingCredential?: string;
   baseURL: string | undefined;
+  /** `--provider` / CLAUDE_CODE_USE_*: the cloud that serves Claude and its settings; absent: Anthropic's API. */
+  provider?: ProviderSettings;
   /**
    * One budget for every HEAD read of a run (the read-only proof's, 0.5 s each, and a resume's, 0.2 s), in place of
    * their defaults. Never set from flags or the environment: main's options only, which the in-process tests use so that
@@ -103,6 +106,7 @@ export interface AuditConfig {
 export interface RawFlags {
   dir?: string;
   model?: string;
+  provider?: string;
   maxTurns?: number;
   maxTokens?: number;
   depth?: number;
@@ -216,20 +220,27 @@ export async function resolveConfig(
     baseURL: resolveBaseUrl(env.ANTHROPIC_BASE_URL),
     ...(resolveAllowSecrets(flags, env, audit) ? { allowSecrets: true } : {}),
     // Last: every flag and setting mistake above is said before a missing key (properties are evaluated in order).
-    ...credentialFields(env, mcp),
+    ...credentialFields(flags.provider, env, mcp),
   };
 }
 
 /**
- * The credential. `spelunk mcp` starts without one (locate is free), and its model tools then say what is missing;
- * everywhere else a missing key is a usage error.
+ * The provider and its credential. `spelunk mcp` starts without one (locate is free), and its model tools then say what
+ * is missing; everywhere else a missing key, region or project is a usage error. A cloud needs no ANTHROPIC_API_KEY.
  */
-function credentialFields(env: Readonly<Record<string, string | undefined>>, mcp: boolean): Pick<Config, 'apiKey' | 'credential' | 'missingCredential'> {
+function credentialFields(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  mcp: boolean,
+): Pick<Config, 'apiKey' | 'credential' | 'missingCredential' | 'provider'> {
   try {
+    const provider = resolveProvider(flag, env);
+    if (provider.provider !== 'anthropic') return { apiKey: '', provider };
     const { apiKey, credential } = resolveCredential(env);
     return { apiKey, ...(credential === 'authToken' ? { credential } : {}) };
   } catch (error) {
-    if (!mcp || !(error instanceof UsageError)) throw error;
+    // A mistyped --provider is a mistake on the command line, not a missing setting: the server does not start.
+    if (!mcp || !(error instanceof UsageError) || error.message.startsWith('--provider')) throw error;
     return { apiKey: '', missingCredential: error.message };
   }
 }

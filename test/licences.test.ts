@@ -42,6 +42,8 @@ describe('licences', () => {
       '@anthropic-ai/sdk', 'yargs', 'shell-quote', '@modelcontextprotocol/sdk', 'zod', 'ajv', 'marked', 'marked-terminal', 'yaml', 'smol-toml', 'cli-table3',
       // Inlined in marked-terminal's own prebuilt file.
       'highlight.js', 'chalk',
+      // The cloud chunk: Anthropic's cloud SDKs and the AWS and Google libraries they sign with.
+      '@anthropic-ai/bedrock-sdk', '@anthropic-ai/vertex-sdk', '@anthropic-ai/foundry-sdk', '@aws-sdk/credential-providers', '@smithy/signature-v4', 'google-auth-library',
     ])('names %s', (name) => {
       expect(names).toContain(name);
     });

@@ -6,12 +6,15 @@ import { readFileSync } from 'node:fs';
 import { setOutputs } from './github.mjs';
 
 const MODES = ['skip', 'fail'];
+const CLOUD_SWITCHES = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
 
 /** Whether to run, and the line to print when not. Throws with one line on a bad input. */
 export function keyPlan(env) {
   const mode = env.INPUT_ON_MISSING_KEY?.trim() || 'skip';
   if (!MODES.includes(mode)) throw new Error(`on-missing-key must be skip or fail (got "${mode}")`);
   if (env.ANTHROPIC_API_KEY?.trim()) return { run: true };
+  // Claude on a cloud (a CLAUDE_CODE_USE_* switch in the job's env) needs no Anthropic key: the cloud's credentials decide.
+  if (CLOUD_SWITCHES.some((name) => /^(1|true|yes|on)$/i.test(env[name]?.trim() ?? ''))) return { run: true };
   const why = `no ANTHROPIC_API_KEY: ${origin(env)}`;
   if (mode === 'fail') return { run: false, level: 'error', line: `spelunk: ${why}; the audit cannot run (on-missing-key: fail)` };
   return { run: false, level: 'notice', line: `spelunk: ${why}; the audit is skipped and the job passes (on-missing-key: skip)` };

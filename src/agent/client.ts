@@ -7,6 +7,8 @@ import { closest } from '../suggest.js';
 import { Headers } from './fetch-globals.js';
 import { createHttpFetch } from './http-fetch.js';
 import type { Usage } from './events.js';
+import type { ProviderMessages, SdkErrors } from './cloud.js';
+import { cloudAccess, endpointSetting, PROVIDER_NAMES, providerModelId, type ProviderSettings } from './providers.js';
 import {
   ModelAbortError,
   ModelError,
@@ -28,6 +30,15 @@ export interface ClientOptions {
   baseURL?: string;
   /** The transport under the retry observer (tests); default a fetch on node:http (http-fetch.ts: no undici). */
   fetchImpl?: typeof fetch;
+  /** A cloud that serves Claude (Bedrock, Vertex AI, Foundry); absent or anthropic: Anthropic's API at `baseURL`. */
+  provider?: ProviderSettings;
+}
+
+/** How failures are worded for the provider in use: where its endpoint is set and what to check on a 401/403. */
+interface Wording {
+  errors: SdkErrors;
+  credential: ClientOptions['credential'];
+  provider: ProviderSettings;
 }
 
 /** What one streamed attempt has shown and learned so far (for error messages and cancelled-request usage). */
@@ -37,47 +48,57 @@ interface AttemptState {
   requestId: string | null;
 }
 
-/** The real model client: the only runtime user of @anthropic-ai/sdk. */
+/** The real model client: the only runtime user of @anthropic-ai/sdk (a cloud's SDK is loaded by cloud.ts, on first use). */
 export function createAnthropicClient(opts: ClientOptions): ModelClient {
   const notices = new NoticeChannel();
-  // Only the Messages resource: the full client pulls in every API resource (~1 MB more to compile at start-up).
-  // The SDK takes exactly one credential; passing it explicitly also keeps the SDK from reading the environment.
-  const credential = opts.credential === 'authToken' ? { authToken: opts.apiKey } : { apiKey: opts.apiKey };
-  const base = new BaseAnthropic({
-    ...credential,
-    baseURL: opts.baseURL ?? null,
-    maxRetries: MAX_RETRIES,
-    timeout: REQUEST_TIMEOUT_MS,
-    fetch: observingFetch(opts.fetchImpl ?? createHttpFetch(), notices),
-    logLevel: 'off',
-  });
-  const sdk: StreamContext = { messages: new Messages(base), notices, anthropicEndpoint: isAnthropicEndpoint(opts.baseURL) };
+  const provider = opts.provider ?? { provider: 'anthropic' };
+  const fetch = observingFetch(opts.fetchImpl ?? createHttpFetch(), notices);
+  const wording: Wording = { errors: Errors, credential: opts.credential, provider };
+  let context: Promise<StreamContext> | null = null;
+  const connect = (): Promise<StreamContext> => {
+    context ??= providerMessages(opts, provider, fetch).then(({ messages, errors }) => {
+      wording.errors = errors;
+      return { messages, notices, anthropicEndpoint: provider.provider === 'anthropic' && isAnthropicEndpoint(opts.baseURL), provider };
+    });
+    return context;
+  };
 
   return {
     async *stream(request, signal) {
       const state: AttemptState = { text: false, usage: null, requestId: null };
       try {
-        yield* streamOnce(sdk, request, signal, state);
-      } catch (error) {
-        if (signal.aborted) throw new ModelAbortError(state.usage, state.requestId);
-        // The SDK never retries once a response has started; a cut before any visible text is safe to repeat once.
-        if (!state.text && isMidStreamFailure(error)) {
-          yield { type: 'notice', message: `stream interrupted before any text (${describe(error)}); retrying once` };
-          const again: AttemptState = { text: false, usage: null, requestId: null };
-          try {
-            yield* streamOnce(sdk, request, signal, again);
-            return;
-          } catch (second) {
-            if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
-            throw toModelError(second, again, request.model, true, opts.credential);
+        const sdk = await connect();
+        try {
+          yield* streamOnce(sdk, request, signal, state);
+        } catch (error) {
+          if (signal.aborted) throw new ModelAbortError(state.usage, state.requestId);
+          // The SDK never retries once a response has started; a cut before any visible text is safe to repeat once.
+          if (!state.text && isMidStreamFailure(error, wording.errors)) {
+            yield { type: 'notice', message: `stream interrupted before any text (${describe(error, wording.errors)}); retrying once` };
+            const again: AttemptState = { text: false, usage: null, requestId: null };
+            try {
+              yield* streamOnce(sdk, request, signal, again);
+              return;
+            } catch (second) {
+              if (signal.aborted) throw new ModelAbortError(again.usage, again.requestId);
+              throw toModelError(second, again, request.model, true, wording);
+            }
           }
+          throw toModelError(error, state, request.model, false, wording);
         }
-        throw toModelError(error, state, request.model, false, opts.credential);
+      } catch (error) {
+        if (error instanceof ModelError || error instanceof ModelAbortError) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        throw new ModelError(`could not set up the ${PROVIDER_NAMES[provider.provider]} client: ${why}`, undefined, 'client_setup', null, false);
       }
     },
     async countTokens(request, signal) {
       try {
-        const { model, system, tools, messages, thinking } = request;
+        const sdk = await connect();
+        // Bedrock's client has no token counting: the budget then estimates.
+        if (typeof sdk.messages.countTokens !== 'function') return null;
+        const { system, tools, messages, thinking } = request;
+        const model = providerModelId(provider.provider, request.model);
         const params = { model, system, tools, messages, ...(thinking ? { thinking } : {}) };
         const counted = await sdk.messages.countTokens(params as API.MessageCountTokensParams, { signal, maxRetries: 1 });
         return counted.input_tokens;
@@ -86,6 +107,21 @@ export function createAnthropicClient(opts: ClientOptions): ModelClient {
       }
     },
   };
+}
+
+
+/**
+ * The Messages resource of the provider's client. Anthropic's is built here: only the Messages resource (the full
+ * client pulls in every API resource, ~1 MB more to compile at start-up); the SDK takes exactly one credential, and
+ * passing it explicitly also keeps the SDK from reading the environment. A cloud's comes from cloud.ts, which loads
+ * that cloud's SDK (a separate chunk of the bundle) only now.
+ */
+async function providerMessages(opts: ClientOptions, provider: ProviderSettings, fetch: typeof globalThis.fetch): Promise<ProviderMessages> {
+  const common = { maxRetries: MAX_RETRIES, timeout: REQUEST_TIMEOUT_MS, fetch, logLevel: 'off' as const };
+  if (provider.provider !== 'anthropic') return (await import('./cloud.js')).cloudMessages(provider, common);
+  const credential = opts.credential === 'authToken' ? { authToken: opts.apiKey } : { apiKey: opts.apiKey };
+  const base = new BaseAnthropic({ ...credential, baseURL: opts.baseURL ?? null, ...common });
+  return { messages: new Messages(base), errors: Errors };
 }
 
 /**
@@ -117,6 +153,7 @@ interface StreamContext {
   messages: Messages;
   notices: NoticeChannel;
   anthropicEndpoint: boolean;
+  provider: ProviderSettings;
 }
 
 /** One streamed request: text and thinking as they arrive, retry notices while it waits, then the whole message. */
@@ -129,7 +166,9 @@ async function* streamOnce(
   const { notices } = sdk;
   notices.clear();
   // The diagnostics parameter is Anthropic's; a gateway or another server may reject a field it does not know.
-  const { diagnostics, ...wire } = request;
+  const { diagnostics, ...rest } = request;
+  // A cloud takes its own model ids (providers.ts); everything else in the request is the same.
+  const wire = { ...rest, model: providerModelId(sdk.provider.provider, rest.model) };
   const params = sdk.anthropicEndpoint && diagnostics ? { ...wire, diagnostics } : wire;
   const stream = sdk.messages.stream(params as API.MessageStreamParams, { signal });
   const events = stream[Symbol.asyncIterator]();
@@ -247,9 +286,9 @@ function normaliseUsage(usage: API.Usage): Usage {
 }
 
 /** A failure after the HTTP response began: a cut body or an in-stream `event: error` (status undefined). */
-function isMidStreamFailure(error: unknown): boolean {
-  if (error instanceof Errors.APIUserAbortError) return false;
-  if (error instanceof Errors.APIError) return error.status === undefined && !(error instanceof Errors.APIConnectionError);
+function isMidStreamFailure(error: unknown, errors: SdkErrors): boolean {
+  if (error instanceof errors.APIUserAbortError) return false;
+  if (error instanceof errors.APIError) return error.status === undefined && !(error instanceof errors.APIConnectionError);
   return error instanceof Error;
 }
 
@@ -308,8 +347,8 @@ function mergeDelta(usage: Usage, delta: API.MessageDeltaUsage): Usage {
   };
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Errors.APIError) return error.type ?? error.message;
+function describe(error: unknown, errors: SdkErrors): string {
+  if (error instanceof errors.APIError) return error.type ?? error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -319,29 +358,33 @@ function toModelError(
   state: AttemptState,
   model: string,
   retriedOnce: boolean,
-  credential: ClientOptions['credential'],
+  wording: Wording,
 ): ModelError {
   if (error instanceof ModelError) return error;
   const afterOutput = state.text;
-  if (error instanceof Errors.APIConnectionTimeoutError) {
+  const { errors } = wording;
+  const where = endpointSetting(wording.provider);
+  if (error instanceof errors.APIConnectionTimeoutError) {
     return new ModelError(
-      'the API did not answer in time (connection timeout); check ANTHROPIC_BASE_URL and your network',
+      `the API did not answer in time (connection timeout); check ${where} and your network`,
       undefined,
       'timeout',
       null,
       afterOutput,
     );
   }
-  if (error instanceof Errors.APIConnectionError) {
+  if (error instanceof errors.APIConnectionError) {
+    // A cloud's client reports a failed credential lookup (AWS chain, Google token) as a connection error.
+    const credentials = /credentials/i.test(error.message) ? cloudAccess(wording.provider, model) : null;
     return new ModelError(
-      `could not reach the API (${error.cause instanceof Error ? error.cause.message : 'connection error'}); check ANTHROPIC_BASE_URL and your network`,
+      `could not reach the API (${causeText(error)}); ${credentials ?? `check ${where} and your network`}`,
       undefined,
       'connection_error',
       null,
       afterOutput,
     );
   }
-  if (error instanceof Errors.APIError) return apiError(error, state, model, credential);
+  if (error instanceof errors.APIError) return apiError(error, state, model, wording);
   const message = error instanceof Error ? error.message : String(error);
   const id = state.requestId ? ` (request ${state.requestId})` : '';
   // The SDK re-wraps a JSON.parse failure of an SSE event in an AnthropicError whose cause is the SyntaxError.
@@ -365,21 +408,18 @@ function toModelError(
 }
 
 /** An HTTP error answer of the API, worded for its status. */
-function apiError(
-  error: Errors.APIError,
-  state: AttemptState,
-  model: string,
-  credential: ClientOptions['credential'],
-): ModelError {
+function apiError(error: Errors.APIError, state: AttemptState, model: string, wording: Wording): ModelError {
   const afterOutput = state.text;
   const requestId = error.requestID ?? state.requestId;
   const type = error.type ?? null;
   const detail = error.apiMessage ?? error.message;
   const id = requestId ? ` (request ${requestId})` : '';
   const fail = (message: string): ModelError => new ModelError(message, error.status, type, requestId, afterOutput);
+  const cloud = cloudAccess(wording.provider, model);
+  if (cloud !== null && (error.status === 401 || error.status === 403)) return fail(`API ${error.status} ${type ?? 'error'}: ${detail}; ${cloud}${id}`);
   switch (error.status) {
     case 401:
-      return credential === 'authToken'
+      return wording.credential === 'authToken'
         ? fail(
             `API 401 authentication_error: ${detail}; the bearer token in ANTHROPIC_AUTH_TOKEN was refused (ANTHROPIC_API_KEY is not set)${id}`,
           )
@@ -406,7 +446,7 @@ function apiError(
         ? fail(
             `unknown model "${model}" (API 404 ${type ?? 'not_found_error'}); pick another with -m or SPELUNK_MODEL, e.g. ${closest(model, KNOWN_MODELS, 3).join(', ')}${id}`,
           )
-        : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ANTHROPIC_BASE_URL points at the Messages API${id}`);
+        : fail(`API 404 ${type ?? 'not_found_error'}: ${detail}; check that ${endpointSetting(wording.provider)} points at the Messages API${id}`);
     case undefined: {
       const when = afterOutput ? 'mid-answer (the text above is incomplete)' : 'before any text';
       return fail(`API stream failed ${when}: ${type ?? 'error'}: ${detail}; retryable: ask again${id}`);
@@ -414,4 +454,11 @@ function apiError(
     default:
       return fail(`API ${error.status} ${type ?? 'error'}: ${detail}${id}`);
   }
+}
+
+/** A connection error's cause; a cloud's client says what it was doing (resolving credentials), the SDK "Connection error.". */
+function causeText(error: Error): string {
+  const cause = error.cause instanceof Error ? error.cause.message : null;
+  if (error.message.startsWith('Connection error')) return cause ?? 'connection error';
+  return cause ? `${error.message.replace(/\.$/, '')}: ${cause}` : error.message;
 }

@@ -2,6 +2,7 @@
  * The effort setting (`output_config.effort` in the Messages API): how many tokens the model spends on thinking,
  * text and tool calls. The API's levels are low, medium, high, xhigh and max; spelunk offers four of them.
  */
+import { anthropicModelId } from './providers.js';
 export const EFFORTS = ['low', 'medium', 'high', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
@@ -49,7 +50,7 @@ export function defaultEffort(mode: RunMode): Effort {
 
 /** Levels `model` accepts; null when the model is not in the table. */
 export function effortLevels(model: string): readonly Effort[] | null {
-  return SUPPORT.get(model.replace(DATED_SUFFIX, '')) ?? null;
+  return SUPPORT.get(anthropicModelId(model).replace(DATED_SUFFIX, '')) ?? null;
 }
 
 /** Why `effort` cannot be used with this model (a one-line fix), or null when it can. */

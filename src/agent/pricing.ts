@@ -1,4 +1,5 @@
 import type { Usage } from './events.js';
+import { anthropicModelId } from './providers.js';
 
 /** Month the table below was checked against Anthropic's list prices; shown in the usage table footnote. */
 export const PRICES_AS_OF = '2026-11';
@@ -62,9 +63,12 @@ export const KNOWN_MODELS: readonly string[] = [...PRICE_TABLE.keys()];
 /** Snapshot ids such as `claude-haiku-4-5-20251001` are billed like their undated alias. */
 const DATED_SUFFIX = /-\d{8}$/;
 
-/** The price row for a model id (dated snapshot ids map to their base row); null when the model is not in the table. */
+/**
+ * The price row for a model id (dated snapshot ids map to their base row, a cloud's id to its Anthropic id: Bedrock
+ * and Vertex AI list Claude at Anthropic's prices); null when the model is not in the table.
+ */
 export function priceFor(model: string): ModelPrice | null {
-  const base = model.replace(DATED_SUFFIX, '');
+  const base = anthropicModelId(model).replace(DATED_SUFFIX, '');
   const row = PRICE_TABLE.get(base);
   return row ? { model: base, ...row } : null;
 }

@@ -72,7 +72,9 @@ export class Researcher {
     if (call.tool === 'locate') return this.#locate(call.question, call.k, ctl.signal);
     const missing = this.#config.missingCredential;
     if (missing !== undefined) {
-      return { ok: false, message: `${call.tool} calls the model, and ${missing}: in the environment spelunk mcp starts with (claude mcp add spelunk --env ANTHROPIC_API_KEY=… -- spelunk mcp), then restart it; locate works without a key` };
+      // The variable the message asks for: the key, or a cloud's region or project (Bedrock, Vertex AI, Foundry).
+      const variable = /export (\w+)=/.exec(missing)?.[1] ?? 'ANTHROPIC_API_KEY';
+      return { ok: false, message: `${call.tool} calls the model, and ${missing}: in the environment spelunk mcp starts with (claude mcp add spelunk --env ${variable}=… -- spelunk mcp), then restart it; locate works without a key` };
     }
     const over = this.#budgetLeft();
     if (typeof over === 'string') return { ok: false, message: over };

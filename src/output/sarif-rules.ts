@@ -33,11 +33,11 @@ export interface SarifRule {
 }
 
 /**
- * A rule per normalised rule id. The model names rules as it audits, so there is no fixed catalogue: the description
- * says which audit question produced the rule and the kind of problem its findings share (their first title and
- * categories), and the help says how such a finding is resolved or accepted. GitHub reads severity per rule, so a
- * rule takes its most severe finding's level and score; `tags` are the findings' categories (`security` is what makes
- * GitHub show the score as a security label).
+ * A rule per normalised rule id. The model names rules as it audits, so there is no fixed catalogue: the descriptions
+ * and help come from the id and the audit question only, so they read the same in every upload of an audit whichever
+ * findings it has and in whatever order (GitHub shows the latest upload's text on every alert of the rule). GitHub
+ * reads severity per rule, so a rule takes its most severe finding's level and score; `tags` are the findings'
+ * categories (`security` is what makes GitHub show the score as a security label).
  */
 export function ruleFor(id: string, findings: readonly Finding[], question: string | undefined): SarifRule {
   const worst = findings.reduce<Severity>((max, f) => (severityAtLeast(f.severity, max) ? f.severity : max), 'low');
@@ -45,8 +45,7 @@ export function ruleFor(id: string, findings: readonly Finding[], question: stri
   // From the id alone, so an upload whose first finding is another one does not rename the rule on GitHub.
   const title = ruleTitle(id);
   const asked = question === undefined ? '' : ` for the audit question "${oneLine(question).slice(0, MAX_QUESTION_CHARS)}"`;
-  const kind = tags.length > 0 ? `${tags.join(', ')} ` : '';
-  const full = `${kind}problems of the kind "${id}" that spelunk's audit found${asked}; the most severe is ${worst}.`;
+  const full = `problems of the kind "${id}" that spelunk's audit found${asked}; each result's severity is its own.`;
   const fix = [
     'Each result names the code and gives the evidence in its message.',
     'Change that code so it no longer shows the problem, then run the audit again: the alert closes when the finding is gone.',
@@ -59,7 +58,7 @@ export function ruleFor(id: string, findings: readonly Finding[], question: stri
     fullDescription: { text: capitalise(full) },
     help: {
       text: `${capitalise(full)}\n\nHow to fix: ${fix.join(' ')}`,
-      markdown: `**${escapeMarkdown(title)}** (rule ${escapeMarkdown(id)}, up to ${worst})\n\n${escapeMarkdown(capitalise(full))}\n\n#### How to fix\n\n${fix.map((line) => `- ${escapeMarkdown(line)}`).join('\n')}`,
+      markdown: `**${escapeMarkdown(title)}** (rule ${escapeMarkdown(id)})\n\n${escapeMarkdown(capitalise(full))}\n\n#### How to fix\n\n${fix.map((line) => `- ${escapeMarkdown(line)}`).join('\n')}`,
     },
     defaultConfiguration: { level: LEVEL[worst] },
     properties: { ...(tags.includes('security') ? { 'security-severity': SECURITY_SEVERITY[worst] } : {}), tags },

@@ -126,6 +126,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     apiKey: config.apiKey,
     ...(config.credential ? { credential: config.credential } : {}),
     baseURL: config.baseURL,
+    ...(config.provider ? { provider: config.provider } : {}),
   });
   return {
     system,

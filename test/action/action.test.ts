@@ -189,6 +189,9 @@ describe('key.mjs: a pull request without the key (a fork, Dependabot) ends with
     ['the repository\'s own pull request without the secret: skip, saying to pass it', { GITHUB_EVENT_PATH: event('o/r') }, { run: false, level: 'notice', line: expect.stringContaining('the anthropic-api-key input is empty') }],
     ['on-missing-key fail: an error', { INPUT_ON_MISSING_KEY: 'fail', GITHUB_EVENT_PATH: event('someone/r') }, { run: false, level: 'error', line: expect.stringContaining('cannot run (on-missing-key: fail)') }],
     ['a blank key is no key', { ANTHROPIC_API_KEY: '  ' }, { run: false, level: 'notice' }],
+    ['Claude on Bedrock (CLAUDE_CODE_USE_BEDROCK=1 in the job): run without an Anthropic key', { CLAUDE_CODE_USE_BEDROCK: '1', GITHUB_EVENT_PATH: event('o/r') }, { run: true }],
+    ['Claude on Vertex AI (CLAUDE_CODE_USE_VERTEX=true): run', { CLAUDE_CODE_USE_VERTEX: 'true' }, { run: true }],
+    ['a switch that is off is no provider', { CLAUDE_CODE_USE_BEDROCK: '0', GITHUB_EVENT_PATH: event('o/r') }, { run: false, level: 'notice' }],
   ])('%s', (_name, env, plan) => {
     expect(keyPlan(env)).toMatchObject(plan);
   });

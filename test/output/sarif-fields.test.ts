@@ -94,3 +94,33 @@ describe('versionControlProvenance from the CI environment', () => {
     expect(a.runs[0]!.tool.driver.rules[0]).toEqual(b.runs[0]!.tool.driver.rules[0]);
   });
 });
+
+describe('a rule reads the same in every upload of an audit (issue 35): its text depends on its id and the question only', () => {
+  const rule = (findings: Finding[]) => {
+    const log = toSarif({ report: { verdict: 'fail', summary: 's', findings }, root: '/r', toolVersion: '0', readLines: () => null, question: 'is the login safe?' });
+    return log.runs[0]!.tool.driver.rules.find((r) => r.id === 'shell-injection')!;
+  };
+  const text = (r: ReturnType<typeof rule>) => ({ short: r.shortDescription, full: r.fullDescription, help: r.help, name: r.name });
+  const critical = finding({ title: 'Critical **exec**', severity: 'critical', category: 'security', start_line: 4 });
+  const low = finding({ title: 'minor <b>exec</b>', severity: 'low', category: 'correctness', start_line: 9 });
+  const medium = finding({ title: 'another title', severity: 'medium', start_line: 12 });
+  const first = rule([critical, low, medium]);
+
+  it.each<[string, Finding[]]>([
+    ['the same findings in another order', [medium, low, critical]],
+    ['the critical one fixed (the most severe is now medium)', [low, medium]],
+    ['only a finding of another category', [low]],
+    ['one finding with a title of its own', [finding({ title: 'Shell built from input', severity: 'high' })]],
+  ])('%s: short and full description, help and name unchanged', (_name, findings) => {
+    expect(text(rule(findings))).toEqual(text(first));
+  });
+
+  it('what does follow the findings is where GitHub reads it: the level, the score and the tags', () => {
+    expect(first.defaultConfiguration.level).toBe('error');
+    expect(first.properties).toEqual({ 'security-severity': '9.5', tags: ['correctness', 'security'] });
+    const later = rule([low, medium]);
+    expect(later.defaultConfiguration.level).toBe('warning');
+    expect(later.properties).toEqual({ tags: ['correctness'] });
+    expect(JSON.stringify(text(first))).not.toMatch(/Critical|exec\*|<b>|another title|critical|security/);
+  });
+});

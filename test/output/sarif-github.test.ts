@@ -96,7 +96,7 @@ describe('every SARIF shape spelunk writes', () => {
     const rules = shapes().findings.runs[0]!.tool.driver.rules;
     expect(rules.map((r) => [r.id, r.defaultConfiguration.level])).toEqual([['shell-injection', 'error'], ['missing-authz', 'warning'], ['odd-path', 'note']]);
     const [shell, authz] = rules;
-    expect(shell!.fullDescription.text).toBe(`Security problems of the kind "shell-injection" that spelunk's audit found for the audit question "${QUESTION}"; the most severe is critical.`);
+    expect(shell!.fullDescription.text).toBe(`Problems of the kind "shell-injection" that spelunk's audit found for the audit question "${QUESTION}"; each result's severity is its own.`);
     expect(shell!.help.text).toContain('How to fix: Each result names the code');
     expect(shell!.help.markdown).toContain('#### How to fix');
     expect(shell!.help.markdown).toContain('--baseline FILE --update-baseline');

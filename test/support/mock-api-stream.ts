@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MockUsage, PromptUsage } from './mock-api-cache.js';
+import { eventStreamFrame, type Framing } from './mock-api-cloud.js';
 
 /** Text and thinking arrive in deltas of at most this many characters, so clients see real incremental output. */
 const TEXT_CHUNK_CHARS = 16;
@@ -28,6 +29,8 @@ export interface Exchange {
   res: ServerResponse;
   signal: AbortSignal;
   requestId: string;
+  /** How stream events are framed: SSE (the API, Vertex, Foundry) or AWS event-stream frames (Bedrock). */
+  framing?: Framing;
 }
 
 type Event = [name: string, data: object];
@@ -197,7 +200,7 @@ function pieces(json: string): string[] {
 function openStream(x: Exchange): void {
   if (x.res.destroyed) return;
   x.res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': x.framing?.startsWith('eventstream') ? 'application/vnd.amazon.eventstream' : 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'request-id': x.requestId,
   });
@@ -205,7 +208,8 @@ function openStream(x: Exchange): void {
 
 async function sendEvents(x: Exchange, events: Event[], chunkDelayMs: number): Promise<boolean> {
   for (const [name, data] of events) {
-    if (!(await write(x, `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`))) return false;
+    const frame = x.framing?.startsWith('eventstream') ? eventStreamFrame(data, x.framing === 'eventstream-bad-crc') : `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    if (!(await write(x, frame))) return false;
     if (chunkDelayMs > 0 && !(await pause(chunkDelayMs, x.signal))) return false;
   }
   return true;

@@ -11,11 +11,13 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { accountCache, outputTokensOf, promptTokens, type MockUsage } from './mock-api-cache.js';
+import { cloudDoor, type CloudStandIn } from './mock-api-cloud.js';
 import { checkRequest } from './mock-api-rules.js';
 import * as wire from './mock-api-stream.js';
 import type { Exchange, OutBlock, OutMessage } from './mock-api-stream.js';
 
 export type { MockUsage } from './mock-api-cache.js';
+export type { CloudStandIn } from './mock-api-cloud.js';
 
 /** Smallest prefix (tokens) a breakpoint must cover to be written, as for Sonnet/Opus 4.x–5 models. */
 const DEFAULT_MIN_CACHE_TOKENS = 1024;
@@ -102,6 +104,8 @@ export interface MockOptions {
   minCacheTokens?: number;
   /** What to do when the queue is empty (default: a non-retryable 500 "mock: no scripted reply left"). */
   fallback?: Scripted;
+  /** Stand in for a cloud (mock-api-cloud.ts): its paths, credential and stream framing in front of the same model. */
+  cloud?: CloudStandIn;
 }
 
 export interface MockApi {
@@ -189,18 +193,29 @@ export async function startMockApi(opts: MockOptions = {}): Promise<MockApi> {
       wire.sendError(x, status, type, message, headers);
     };
 
-    const route = `${record.method} ${record.path}`;
-    if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
-      return fail(404, 'not_found_error', `Not found: ${route}`);
+    if (opts.cloud) {
+      const door = await cloudDoor(opts.cloud, record.method, record.path, (req.url ?? '').split('?')[1] ?? '', req.headers, raw, parsed);
+      if (door.kind === 'refused') return fail(door.status, door.type, door.message);
+      if (door.kind === 'answered') {
+        record.status = door.status;
+        return wire.sendJson(x, door.status, door.body);
+      }
+      record.body = door.request.body;
+      x.framing = door.request.framing;
+    } else {
+      const route = `${record.method} ${record.path}`;
+      if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
+        return fail(404, 'not_found_error', `Not found: ${route}`);
+      }
+      const auth = authProblem(req.headers, opts.expectedKey);
+      if (auth) return fail(401, 'authentication_error', auth);
+      if (!req.headers['anthropic-version']) return fail(400, 'invalid_request_error', 'anthropic-version: header is required');
     }
-    const auth = authProblem(req.headers, opts.expectedKey);
-    if (auth) return fail(401, 'authentication_error', auth);
-    if (!req.headers['anthropic-version']) return fail(400, 'invalid_request_error', 'anthropic-version: header is required');
     if (raw !== '' && parsed === undefined) {
       return fail(400, 'invalid_request_error', 'There was an error parsing the body of your request: invalid JSON');
     }
     const counting = record.path.endsWith('/count_tokens');
-    const problem = checkRequest(parsed, { requireMaxTokens: !counting, forbidPrefill: !counting });
+    const problem = checkRequest(opts.cloud ? record.body : parsed, { requireMaxTokens: !counting, forbidPrefill: !counting });
     if (problem) return fail(400, 'invalid_request_error', problem);
     if (counting) {
       record.status = 200;
