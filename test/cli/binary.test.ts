@@ -194,7 +194,7 @@ describe('the built binary', () => {
   it('a one-shot question loads none of the vendor chunks: it runs from a dist/ without their files', async () => {
     const dist = path.dirname(BIN);
     const vendor = (await fs.readdir(dist)).filter((f) => f.startsWith('vendor-'));
-    expect(vendor.sort()).toEqual(['vendor-manifests.cjs', 'vendor-mcp.cjs', 'vendor-render.cjs', 'vendor-secrets.cjs', 'vendor-table.cjs']);
+    expect(vendor.sort()).toEqual(['vendor-cloud.cjs', 'vendor-manifests.cjs', 'vendor-mcp.cjs', 'vendor-render.cjs', 'vendor-secrets.cjs', 'vendor-table.cjs']);
     expect(await fs.readFile(path.join(dist, 'vendor-mcp.cjs'), 'utf8')).toContain('StdioServerTransport');
     expect(await fs.readFile(path.join(dist, 'vendor-render.cjs'), 'utf8')).toContain('markedTerminal');
     // Inside node_modules, so the copy still resolves @vscode/ripgrep as the real command does.
