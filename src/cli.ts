@@ -44,7 +44,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
           '--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest',
         );
       }
-      io.stdout.write(await sessionListing(parsed.flags.dir ?? '.', io));
+      io.stdout.write(await sessionListing(await realRoot(parsed.flags.dir ?? '.', io.cwd), io));
       return EXIT.ok;
     }
     if (parsed.locate) {

@@ -1,3 +1,4 @@
+import { oneLine } from '../escape.js';
 import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
@@ -193,7 +194,7 @@ function judgeLines(
 
 /** Names the suspect quote, so a reader (or the model, in the fix turn) knows which code did not match. */
 function mismatchDetail(quote: Quote): string {
-  const shown = cut(oneLine(quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim(), MAX_QUOTE_SHOWN_CHARS);
+  const shown = cut(oneLine((quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim()), MAX_QUOTE_SHOWN_CHARS);
   const lines = quote.text.split('\n').filter((l) => l.trim() !== '').length;
   const near = `within ${QUOTE_SLACK_LINES} lines of the cited range`;
   if (quote.name !== null) return `the name \`${quote.name}\` (of \`${shown}\`) does not occur ${near}`;
@@ -280,10 +281,6 @@ function quoteFound(quote: Quote, window: readonly string[]): boolean {
 
 function squash(s: string): string {
   return s.replace(/\s+/g, '');
-}
-
-function oneLine(s: string): string {
-  return s.replace(/[\r\t]/g, ' ');
 }
 
 function cut(s: string, max: number): string {

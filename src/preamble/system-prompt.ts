@@ -2,7 +2,7 @@ import type { SystemBlock } from '../agent/model.js';
 import type { ProjectInstructions } from './agents-md.js';
 import type { Listing } from './listing.js';
 import { compareUtf8 } from './tree.js';
-import { escapeControls } from '../escape.js';
+import { oneLine } from '../escape.js';
 
 export type { SystemBlock };
 
@@ -143,9 +143,4 @@ function closingSafeTag(text: string): string {
 
 function lineEnd(text: string): string {
   return text.endsWith('\n') ? '' : '\n';
-}
-
-/** Control characters (a newline in a directory name) must not forge structure in the prompt. */
-function oneLine(text: string): string {
-  return escapeControls(text);
 }
