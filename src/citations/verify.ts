@@ -33,7 +33,7 @@ export interface VerifiedCitation {
 }
 
 /** Lines around the cited range in which a quote may occur (the issue's ±3). */
-export const QUOTE_SLACK_LINES = 3;
+const QUOTE_SLACK_LINES = 3;
 /** A commit citation's blob is read whole, up to this size. */
 const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
 /** All commit citations of one answer share this much git time: with the two HEAD queries, a run's git stays under 2 s. */
@@ -43,7 +43,7 @@ const MAX_EXCERPT_CHARS = 200;
 /** A mismatched quote is named in the detail by its first line, cut to this many characters. */
 const MAX_QUOTE_SHOWN_CHARS = 80;
 /** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */
-export const MAX_CITATIONS = 500;
+const MAX_CITATIONS = 500;
 
 /**
  * Extracts and verifies every citation of `answer` against `root` (a real path), with read_file's containment rules:

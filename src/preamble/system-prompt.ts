@@ -9,7 +9,7 @@ export type { SystemBlock };
 /** What each system block holds, in order (the order is the cache prefix: the most stable text first). */
 export const SYSTEM_BLOCK_LABELS = ['rules', 'environment', 'project instructions', 'listing'] as const;
 
-export interface SystemPromptInput {
+interface SystemPromptInput {
   repoName: string;
   platform: string;
   /** Programs the bash tool accepts on this machine (only those actually present). */
