@@ -24,59 +24,145 @@ export type Parsed =
 
 const EPILOG = `Exit codes: ${EXIT_SUMMARY}
 Models: ${[...MODEL_ALIASES].map(([alias, id]) => `${alias} = ${id}`).join(' · ')}
-Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, CLAUDE_CODE_USE_BEDROCK/_VERTEX/_FOUNDRY, SPELUNK_MODEL, SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
+Environment: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), ANTHROPIC_BASE_URL, CLAUDE_CODE_USE_BEDROCK/_VERTEX/_FOUNDRY, SPELUNK_MODEL, SPELUNK_SANDBOX, SPELUNK_ALLOW_HOME=1, SPELUNK_ALLOW_SECRETS=1 (not for audit), SPELUNK_EDITOR_URL, NO_COLOR, FORCE_COLOR`;
 
 /** Every flag: yargs' option table (a string table, kept whole; the flag check reads it back from yargs). */
-const OPTIONS = {
+export const OPTIONS = {
   dir: { alias: 'C', type: 'string', describe: 'repository root', default: undefined, defaultDescription: 'current directory' },
-  model: { alias: 'm', type: 'string', describe: 'model id, or an alias: opus, sonnet, haiku (the newest of each family)', defaultDescription: '$SPELUNK_MODEL or claude-sonnet-5-5' },
+  model: { alias: 'm', type: 'string', describe: 'model id or alias (see Models below)', defaultDescription: 'sonnet' },
   provider: { type: 'string', describe: 'who serves Claude: anthropic | bedrock | vertex | foundry', defaultDescription: 'from CLAUDE_CODE_USE_BEDROCK/_VERTEX/_FOUNDRY, else anthropic' },
   interactive: { alias: 'i', type: 'boolean', describe: 'answer the question, then stay in the REPL' },
   'max-turns': { type: 'number', describe: 'model requests per question', defaultDescription: '25' },
   'max-tokens': { type: 'number', describe: 'output tokens per request', defaultDescription: '16000' },
   depth: { type: 'number', describe: 'listing depth in the preamble', defaultDescription: '3' },
   'max-entries': { type: 'number', describe: 'cap on the lines of the repository map', defaultDescription: 'none' },
-  'map-tokens': { type: 'number', describe: 'token budget of the repository map in the preamble', defaultDescription: '2000' },
+  'map-tokens': { type: 'number', describe: 'token budget of the repository map', defaultDescription: '2000' },
   'tool-timeout': { type: 'number', describe: 'seconds per tool call', defaultDescription: '30' },
-  'output-format': { type: 'string', describe: 'one-shot output: text | json | stream-json', defaultDescription: 'text' },
-  k: { type: 'number', describe: 'locate: files to print', defaultDescription: '10' },
-  explain: { type: 'boolean', describe: 'locate: show what each result\'s score is made of' },
+  'output-format': { type: 'string', describe: 'text | json | stream-json', defaultDescription: 'text' },
+  k: { type: 'number', describe: 'files to print', defaultDescription: '10' },
+  explain: { type: 'boolean', describe: 'show what each result\'s score is made of' },
   'max-budget-usd': { type: 'number', describe: 'stop before the estimated cost could exceed this' },
-  'max-budget-usd-per-call': { type: 'number', describe: 'mcp: the --max-budget-usd of each tool call' },
-  'max-budget-usd-total': { type: 'number', describe: 'mcp: stop accepting calls once this much is spent' },
-  'max-concurrent-calls': { type: 'number', describe: 'mcp: tool calls answered at once (more wait in a queue of 16)', defaultDescription: '4' },
-  'max-memory-gib': { type: 'number', describe: 'mcp: address-space allowance of all programs at once (1 GiB each)', defaultDescription: '4' },
+  'max-budget-usd-per-call': { type: 'number', describe: 'the --max-budget-usd of each tool call' },
+  'max-budget-usd-total': { type: 'number', describe: 'stop accepting calls once this much is spent' },
+  'max-concurrent-calls': { type: 'number', describe: 'tool calls answered at once (16 more wait)', defaultDescription: '4' },
+  'max-memory-gib': { type: 'number', describe: 'memory of all programs at once (1 GiB each)', defaultDescription: '4' },
   timeout: { type: 'number', describe: 'seconds for the whole run (exit 3 when reached)' },
-  'fail-on': { type: 'string', describe: 'audit: lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
-  sarif: { type: 'string', describe: 'audit: write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },
-  'sarif-category': { type: 'string', describe: 'audit: SARIF run.automationDetails.id (GitHub code-scanning category)', defaultDescription: 'spelunk/<slug of the question>/' },
-  'sarif-on-error': { type: 'string', describe: 'audit: without a verdict, write no SARIF (none) or one reporting the failure (notification)', defaultDescription: 'none' },
-  diff: { type: 'string', describe: 'audit: judge the change BASE[...HEAD] (git diff BASE...HEAD; HEAD by default)' },
-  'diff-file': { type: 'string', describe: 'audit: judge the change in this unified diff file (no git needed)' },
-  scope: { type: 'string', describe: 'audit with a diff: findings that count for --fail-on (line|file|repo)', defaultDescription: 'line' },
-  baseline: { type: 'string', describe: 'audit: accepted findings (fingerprints file outside the repository)' },
-  'update-baseline': { type: 'boolean', describe: 'audit: write this run\'s findings to --baseline' },
-  'review-output': { type: 'string', describe: 'audit with a diff: write a GitHub pull-request review (comments on changed lines) to this file' },
-  'previous-review': { type: 'string', describe: 'audit: the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
+  'fail-on': { type: 'string', describe: 'lowest severity that fails (low|medium|high|critical)', defaultDescription: 'high' },
+  sarif: { type: 'string', describe: 'write SARIF 2.1.0 findings to this file (only when the audit reaches a verdict)' },
+  'sarif-category': { type: 'string', describe: 'SARIF run.automationDetails.id (GitHub code-scanning category)', defaultDescription: 'spelunk/<slug of the question>/' },
+  'sarif-on-error': { type: 'string', describe: 'without a verdict, write no SARIF (none) or one reporting the failure (notification)', defaultDescription: 'none' },
+  diff: { type: 'string', describe: 'judge the change BASE[...HEAD] (git diff BASE...HEAD; HEAD by default)' },
+  'diff-file': { type: 'string', describe: 'judge the change in this unified diff file (no git needed)' },
+  scope: { type: 'string', describe: 'with a diff: findings that count for --fail-on (line|file|repo)', defaultDescription: 'line' },
+  baseline: { type: 'string', describe: 'accepted findings (fingerprints file outside the repository)' },
+  'update-baseline': { type: 'boolean', describe: 'write this run\'s findings to --baseline' },
+  'review-output': { type: 'string', describe: 'with a diff: write a GitHub pull-request review (comments on changed lines) to this file' },
+  'previous-review': { type: 'string', describe: 'the PR\'s existing review comments (GitHub API JSON); findings already posted are left out' },
   quiet: { alias: 'q', type: 'boolean', describe: 'nothing on stderr but errors' },
   continue: { alias: 'c', type: 'boolean', describe: 'continue the latest saved session of this repository' },
-  resume: { type: 'string', describe: 'continue the saved session with this id (or a unique prefix of it); alone: list this repository\'s sessions' },
-  'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking (refused without it when not on a terminal)` },
-  'allow-home': { type: 'boolean', describe: 'search a root that is or holds your home directory (dotfiles such as .ssh/) without asking; refused without it when not on a terminal; env SPELUNK_ALLOW_HOME=1' },
-  'allow-secrets': { type: 'boolean', describe: 'send secrets found in the repository unredacted, for this run only (also SPELUNK_ALLOW_SECRETS=1; audit: the flag only)' },
-  'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later (--no-session-persistence: do not)', defaultDescription: 'on' },
-  'verify-citations': { type: 'string', describe: 'check the answer\'s path:line citations: off | report | fix', defaultDescription: 'report' },
-  hint: { type: 'boolean', describe: 'add the files locate ranks highest to the first question, after the cached preamble (--no-hint: do not)', defaultDescription: 'off' },
-  render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal (--no-render for raw)', defaultDescription: 'true' },
+  resume: { type: 'string', describe: 'continue session ID (or a prefix); alone: list sessions' },
+  'allow-large-question': { type: 'boolean', describe: `send a question over ${LARGE_QUESTION_LABEL} without asking` },
+  'allow-home': { type: 'boolean', describe: 'search a root that holds your home directory' },
+  'allow-secrets': { type: 'boolean', describe: 'do not redact the secrets found, for this run' },
+  'session-persistence': { type: 'boolean', describe: 'save the conversation to resume later', defaultDescription: 'on' },
+  'verify-citations': { type: 'string', describe: 'check path:line citations: off | report | fix', defaultDescription: 'report' },
+  hint: { type: 'boolean', describe: 'add locate\'s top files to the first question' },
+  render: { type: 'boolean', describe: 'render the answer\'s markdown on a terminal', defaultDescription: 'on' },
   verbose: { type: 'boolean', describe: 'show full tool output' },
-  'include-partial-messages': { type: 'boolean', describe: 'stream-json: also the API\'s streaming events, as stream_event lines (as Claude Code writes them)' },
+  'include-partial-messages': { type: 'boolean', describe: 'stream-json: also the API\'s stream_event lines' },
   thinking: { type: 'boolean', describe: 'enable extended thinking (hidden unless --show-thinking)' },
-  effort: { type: 'string', describe: 'effort per request: low | medium | high | max', defaultDescription: 'medium; high for json, stream-json, audit' },
+  effort: { type: 'string', describe: 'low | medium | high | max', defaultDescription: 'medium; json, audit: high' },
   'show-thinking': { type: 'boolean', describe: 'print thinking text (dimmed, on stderr)' },
   color: { type: 'boolean', describe: 'colour on a terminal (--no-color to disable)' },
   debug: { type: 'boolean', describe: 'show stack traces for internal errors' },
-  sandbox: { type: 'string', describe: 'kernel sandbox (bubblewrap) for every program spelunk starts: auto | required | off', defaultDescription: 'auto; env SPELUNK_SANDBOX' },
+  sandbox: { type: 'string', describe: 'bubblewrap: auto | required | off', defaultDescription: 'auto' },
 } satisfies Record<string, Options>;
+
+/** `$0` is the question (one-shot or REPL); the others are the subcommands. */
+export type Command = 'ask' | 'audit' | 'locate' | 'mcp';
+const EVERY: readonly Command[] = ['ask', 'audit', 'locate', 'mcp'];
+/** The commands that send the question to a model. */
+const MODEL: readonly Command[] = ['ask', 'audit', 'mcp'];
+/** The commands that print a model's answer themselves (the MCP server hands it to its client). */
+const PRINTS: readonly Command[] = ['ask', 'audit'];
+
+/**
+ * Where each flag does something, and so which help lists it. Every command still accepts every flag (a script that
+ * passes `--model` to locate keeps working); the ones that would be silently wrong there (audit flags without audit,
+ * mcp limits outside mcp, -c with audit) are refused by config.ts with a line naming the subcommand.
+ */
+export const APPLIES: Readonly<Record<keyof typeof OPTIONS, readonly Command[]>> = {
+  dir: EVERY,
+  model: MODEL,
+  provider: MODEL,
+  interactive: ['ask'],
+  'max-turns': MODEL,
+  'max-tokens': MODEL,
+  depth: MODEL,
+  'max-entries': MODEL,
+  'map-tokens': MODEL,
+  'tool-timeout': MODEL,
+  'output-format': ['ask', 'audit', 'locate'],
+  k: ['locate'],
+  explain: ['locate'],
+  'max-budget-usd': MODEL,
+  'max-budget-usd-per-call': ['mcp'],
+  'max-budget-usd-total': ['mcp'],
+  'max-concurrent-calls': ['mcp'],
+  'max-memory-gib': ['mcp'],
+  timeout: MODEL,
+  'fail-on': ['audit'],
+  sarif: ['audit'],
+  'sarif-category': ['audit'],
+  'sarif-on-error': ['audit'],
+  diff: ['audit'],
+  'diff-file': ['audit'],
+  scope: ['audit'],
+  baseline: ['audit'],
+  'update-baseline': ['audit'],
+  'review-output': ['audit'],
+  'previous-review': ['audit'],
+  quiet: EVERY,
+  continue: ['ask'],
+  resume: ['ask'],
+  'allow-large-question': PRINTS,
+  'allow-home': EVERY,
+  'allow-secrets': EVERY,
+  'session-persistence': ['ask'],
+  'verify-citations': MODEL,
+  hint: MODEL,
+  render: PRINTS,
+  verbose: PRINTS,
+  'include-partial-messages': PRINTS,
+  thinking: MODEL,
+  effort: MODEL,
+  'show-thinking': PRINTS,
+  color: PRINTS,
+  debug: EVERY,
+  sandbox: EVERY,
+};
+
+/**
+ * The flags that apply to the question itself are global: every command parses them, and each subcommand hides the
+ * ones that do not apply to it. The others are local to each command (hidden where they do not apply), so a
+ * subcommand's own flags show in its help alone; the top level knows them too (hidden), so that `spelunk -q locate …`
+ * reads -q as a flag and locate as the command.
+ */
+function register(y: Argv, command: Command | 'top'): Argv {
+  const visible = (name: string): boolean => command !== 'top' && APPLIES[name as keyof typeof OPTIONS].includes(command);
+  for (const [name, option] of Object.entries(OPTIONS) as [keyof typeof OPTIONS, Options][]) {
+    const global = APPLIES[name].includes('ask');
+    if (command === 'top' && global) y.option(name, option);
+    else if (!global) y.option(name, { ...option, global: false, ...(visible(name) ? {} : { hidden: true }) });
+    else if (command !== 'ask' && !visible(name)) y.hide(name);
+  }
+  return y;
+}
+
+/** The long names `command`'s help lists (for the help tests). */
+export function flagsOf(command: Command): string[] {
+  return Object.keys(APPLIES).filter((name) => APPLIES[name as keyof typeof OPTIONS].includes(command));
+}
 
 /** Parses argv with yargs; never prints or exits (help and version come back as text). */
 export async function parseArgs(argv: readonly string[], width: number | undefined): Promise<Parsed> {
@@ -122,26 +208,19 @@ function buildParser(
   width: number | undefined,
   command: { audit: boolean; mcp: boolean; locate: boolean },
 ): Argv {
-  return yargs([...argv])
+  return register(yargs([...argv]), 'top')
     .scriptName('spelunk')
     .usage('$0 [question]  ask about a repository (REPL when no question and stdin is a terminal)')
-    .command('$0 [question..]', false as unknown as string, (y) => y.positional('question', { type: 'string', array: true }))
-    .command('audit [question..]', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) =>
-      y.positional('question', { type: 'string', array: true }),
-      () => {
-        command.audit = true;
-      },
-    )
-    .command('locate [question..]', 'rank the files most likely to answer the question, without a model (no API key)', (y) =>
-      y.positional('question', { type: 'string', array: true }),
-      () => {
-        command.locate = true;
-      },
-    )
-    .command('mcp', 'serve ask, ask_followup, audit and locate to an agent over MCP (stdio); the root is fixed by -C', (y) => y, () => {
+    .command('$0 [question..]', false as unknown as string, (y) => register(question(y), 'ask'))
+    .command('audit [question..]', 'run a code audit: a verdict, findings, SARIF, exit code by severity', (y) => register(question(y), 'audit'), () => {
+      command.audit = true;
+    })
+    .command('locate [question..]', 'rank the files likely to answer, without a model (no API key)', (y) => register(question(y), 'locate').option('output-format', { ...OPTIONS['output-format'], describe: 'text | json' }), () => {
+      command.locate = true;
+    })
+    .command('mcp', 'serve ask, ask_followup, audit, locate over MCP (stdio), rooted at -C', (y) => register(y, 'mcp'), () => {
       command.mcp = true;
     })
-    .options(OPTIONS)
     .strict()
     // No dot-notation: `--model.x 1` would hand config an object where it expects a string.
     .parserConfiguration({ 'camel-case-expansion': true, 'strip-dashed': true, 'dot-notation': false })
@@ -155,6 +234,10 @@ function buildParser(
     .fail((message, error) => {
       throw new UsageError(`${message ?? error?.message ?? 'invalid arguments'}; see spelunk --help`);
     });
+}
+
+function question(y: Argv): Argv {
+  return y.positional('question', { type: 'string', array: true });
 }
 
 /**

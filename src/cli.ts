@@ -26,7 +26,7 @@ import {
 import { sessionListing } from './run/session-list.js';
 
 /** What an embedder (the in-process tests) may set that no flag or environment variable reaches. */
-export type MainOptions = Pick<Config, 'headTimeoutMs'>;
+type MainOptions = Pick<Config, 'headTimeoutMs'>;
 
 /** The whole CLI: parses argv, runs one question or the REPL, and maps every failure to an exit code. */
 export async function main(argv: readonly string[], io: Io, options: MainOptions = {}): Promise<number> {
@@ -44,7 +44,7 @@ export async function main(argv: readonly string[], io: Io, options: MainOptions
           '--resume needs a session id to continue with a question; run spelunk --resume alone to list them, or -c for the latest',
         );
       }
-      io.stdout.write(await sessionListing(parsed.flags.dir ?? '.', io));
+      io.stdout.write(await sessionListing(await realRoot(parsed.flags.dir ?? '.', io.cwd), io));
       return EXIT.ok;
     }
     if (parsed.locate) {

@@ -13,9 +13,9 @@ import { sandboxMode } from './sandbox/choose.js';
 import type { SandboxMode } from './sandbox/kernel.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export type OutputFormat = 'text' | 'json' | 'stream-json';
+type OutputFormat = 'text' | 'json' | 'stream-json';
 /** `--verify-citations`: skip the check, report bad citations, or also ask the model once to correct them. */
-export type VerifyCitations = 'off' | 'report' | 'fix';
+type VerifyCitations = 'off' | 'report' | 'fix';
 const VERIFY_MODES: readonly VerifyCitations[] = ['off', 'report', 'fix'];
 
 /** Everything a run needs, resolved once from flags and environment. */
@@ -80,11 +80,11 @@ export interface Config {
 }
 
 /** What `--sarif-on-error` may say: no file (`none`, the default) or a log that reports the failure. */
-export const SARIF_ON_ERROR = ['none', 'notification'] as const;
-export type SarifOnError = (typeof SARIF_ON_ERROR)[number];
+const SARIF_ON_ERROR = ['none', 'notification'] as const;
+type SarifOnError = (typeof SARIF_ON_ERROR)[number];
 
 /** The audit's settings: threshold, SARIF file and shape, the change it is scoped to and the operator's baseline. */
-export interface AuditConfig {
+interface AuditConfig {
   failOn: Severity;
   sarif: string | null;
   /** --sarif-category as given; null = derived from the question (see sarifCategory). */

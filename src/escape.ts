@@ -31,6 +31,15 @@ export function escapeControls(s: string, keep = ''): string {
   });
 }
 
+/**
+ * Text that must stay on one line (a label, a path, a title, a quoted line): newlines become `↵`, tabs spaces, every
+ * other unsafe character a visible escape. The one such helper: terminal lines, the prompt and the citation details
+ * all use it, so a newline in a file name reads the same everywhere.
+ */
+export function oneLine(s: string): string {
+  return escapeControls(s.replace(/\r?\n/g, '↵').replace(/\t/g, ' '));
+}
+
 /** True for the selector at `offset` when it follows a visible character and no other selector follows it. */
 function selectorShown(s: string, offset: number): boolean {
   if (offset === 0) return false;

@@ -42,7 +42,7 @@ export const EXIT_SUMMARY = (Object.keys(EXIT) as (keyof typeof EXIT)[]).map((na
 export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'interrupted';
 
 /** What one way of ending means for every front end: the exit code, the result subtype, and the words for it. */
-export interface StopMeaning {
+interface StopMeaning {
   exit: ExitCode;
   /** The json result's subtype, in the vocabulary other agent CLIs use (a closed list parsers know). */
   subtype: ResultSubtype;

@@ -29,7 +29,7 @@ export async function countFileLines(abs: string, signal?: AbortSignal): Promise
 }
 
 /** Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the file. */
-export type ReadAt = (buf: Buffer, length: number, position: number) => Promise<number> | number;
+type ReadAt = (buf: Buffer, length: number, position: number) => Promise<number> | number;
 
 /** A line of the window as the scanner hands it over. */
 export interface ScannedLine {
@@ -43,7 +43,7 @@ export interface ScannedLine {
 }
 
 /** What one pass over a file's lines does. */
-export interface LineScan {
+interface LineScan {
   /** 1-based, inclusive: the lines handed to onLine. */
   from: number;
   to: number;
@@ -58,7 +58,7 @@ export interface LineScan {
 }
 
 /** The file's line count (or a lower bound when counting stopped at countScanBytes). */
-export interface ScanResult {
+interface ScanResult {
   total: number;
   exact: boolean;
 }
@@ -142,12 +142,12 @@ export function handleReader(handle: FileHandle): ReadAt {
 }
 
 /** A ReadAt over bytes already in memory. */
-export function bufferReader(data: Buffer): ReadAt {
+function bufferReader(data: Buffer): ReadAt {
   return (buf, length, position) => data.copy(buf, 0, Math.min(position, data.length), Math.min(position + length, data.length));
 }
 
 /** A window of a file's lines, and its line count by the same rule, in one pass. */
-export interface LineWindow {
+interface LineWindow {
   lineCount: number;
   /** Lines `from`…`to` (1-based, inclusive, those that exist), without their newline; each cut at `maxLineChars`. */
   lines: string[];

@@ -27,7 +27,7 @@ const KERNEL_FILESYSTEMS = new Set([
 ]);
 const MOUNTINFO = '/proc/self/mountinfo';
 /** The environment variable that, set to 1, does what --allow-home does. */
-export const ALLOW_HOME_ENV = 'SPELUNK_ALLOW_HOME';
+const ALLOW_HOME_ENV = 'SPELUNK_ALLOW_HOME';
 
 /** One mount as /proc/self/mountinfo lists it: where, and which filesystem. */
 export interface Mount {
@@ -129,9 +129,9 @@ function realOrSelf(p: string): string {
 }
 
 /** How admitRoot ended when it did not admit the root: declined on the terminal, or interrupted there (Ctrl+C). */
-export type NotAdmitted = 'declined' | 'interrupted';
+type NotAdmitted = 'declined' | 'interrupted';
 
-export interface AdmitOptions {
+interface AdmitOptions {
   /** --allow-home (or SPELUNK_ALLOW_HOME=1 in `io.env`): a root that holds a home directory is meant. */
   allowHome: boolean;
   /** No question may be asked (the MCP server: stdin is the protocol). */

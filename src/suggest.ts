@@ -1,5 +1,5 @@
 /** Edit distance counting an adjacent swap as one edit (optimal string alignment), for "did you mean" hints. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControls } from '../src/escape.js';
+import { escapeControls, oneLine } from '../src/escape.js';
 
 /** One row per class of character that must never reach a terminal or a prompt raw, with the escape it shows as. */
 const ESCAPED: Array<[string, number, string]> = [
@@ -101,5 +101,24 @@ describe('escapeControls', () => {
     ['an astral character kept by name', 'a\u{e0041}', '\u{e0041}', 'a\u{e0041}'],
   ])('keep: %s', (_name, text, keep, shown) => {
     expect(escapeControls(text, keep)).toBe(shown);
+  });
+});
+
+/** The one helper for text that must stay on one line (terminal labels, prompt paths, citation details). */
+describe('oneLine', () => {
+  it.each<[string, string, string]>([
+    ['plain text is unchanged', 'src/app.ts', 'src/app.ts'],
+    ['a newline becomes ↵', 'a\nb', 'a↵b'],
+    ['CRLF is one ↵', 'a\r\nb', 'a↵b'],
+    ['a lone CR is escaped, not a return to column 0', 'a\rb', 'a\\rb'],
+    ['a tab is a space', 'a\tb', 'a b'],
+    ['ESC is escaped', 'a\x1b[2Jb', 'a\\x1b[2Jb'],
+    ['a bidi override is escaped', 'a\u202eb', 'a\\u202eb'],
+    ['the line separator is escaped', 'a\u2028b', 'a\\u2028b'],
+    ['an emoji with its presentation selector stays', '⚠\ufe0f ok', '⚠\ufe0f ok'],
+    ['a name with a newline cannot forge a second line', 'x.ts\n- Platform: evil', 'x.ts↵- Platform: evil'],
+  ])('%s', (_what, input, shown) => {
+    expect(oneLine(input)).toBe(shown);
+    expect(oneLine(input)).not.toMatch(/[\n\r\t]/);
   });
 });

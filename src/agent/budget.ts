@@ -12,10 +12,10 @@ const CONSERVATIVE_CHARS_PER_TOKEN = 2;
 export const CACHE_LIFETIME_MS = 4.5 * 60 * 1000;
 
 /** The least output a request is sent with: below it an answer with evidence rarely fits. */
-export const MIN_OUTPUT_TOKENS = 1_024;
+const MIN_OUTPUT_TOKENS = 1_024;
 
 /** Output a request is expected to use before the run has shown any (a tool call or a short answer). */
-export const RESERVE_FLOOR_TOKENS = 512;
+const RESERVE_FLOOR_TOKENS = 512;
 
 /** What a limit leaves the model: one request. */
 export type FinalLimit = 'max_turns' | 'max_budget';
@@ -48,7 +48,7 @@ interface Limits {
   maxTokens: number;
 }
 
-export interface BudgetCheck {
+interface BudgetCheck {
   /** Why the request must not be sent (numbers; the front end words them); null when it can be. */
   over: BudgetOver | null;
   /** It can be sent, but the request after it could not: it is the last the budget allows. */

@@ -193,7 +193,7 @@ function withNote(messages: readonly Message[], note: string): Message[] {
   return copy;
 }
 
-export interface RollbackMark {
+interface RollbackMark {
   messages: number;
   lastContent: number | null;
 }

@@ -7,7 +7,7 @@ export const EFFORTS = ['low', 'medium', 'high', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
 /** How spelunk was started: text (the REPL, one-shot text) or CI (json, stream-json, audit). */
-export type RunMode = 'text' | 'ci';
+type RunMode = 'text' | 'ci';
 
 /**
  * Default per mode. In the text modes a person is waiting: medium answers sooner and costs less. json/stream-json
@@ -44,7 +44,7 @@ export function isEffort(value: string): value is Effort {
 }
 
 /** The default effort of a mode. */
-export function defaultEffort(mode: RunMode): Effort {
+function defaultEffort(mode: RunMode): Effort {
   return DEFAULT_EFFORT[mode];
 }
 

@@ -31,7 +31,7 @@ export type Block =
       cache_control?: CacheControl;
     };
 
-export interface CacheControl {
+interface CacheControl {
   type: 'ephemeral';
   ttl?: '5m' | '1h';
 }

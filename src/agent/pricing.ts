@@ -5,7 +5,7 @@ import { anthropicModelId } from './providers.js';
 export const PRICES_AS_OF = '2026-11';
 
 /** USD per million tokens for each way a token can be billed. */
-export interface Rates {
+interface Rates {
   input: number;
   cacheWrite5m: number;
   cacheWrite1h: number;
@@ -14,7 +14,7 @@ export interface Rates {
 }
 
 /** Prices of one model: `rates` apply unless the request's prompt exceeds `above.promptTokens`. */
-export interface ModelPrice {
+interface ModelPrice {
   /** Canonical (undated) model id of the row. */
   model: string;
   rates: Rates;
@@ -107,7 +107,7 @@ export function estimateCostUsd(model: string, usage: Usage): number | null {
 }
 
 /** A request before it is sent, as the budget prices it. */
-export interface PlannedRequest {
+interface PlannedRequest {
   /** Every prompt token: tools, system and messages. */
   promptTokens: number;
   /** Of those, the leading tokens the prompt cache holds for this conversation (a read); the rest is written. */

@@ -61,7 +61,7 @@ export function fileLineReader(root: string): LineReader {
 }
 
 /** Lines either side of a finding's range searched for the code an earlier comment was anchored on. */
-export const ANCHOR_WINDOW_LINES = 3;
+const ANCHOR_WINDOW_LINES = 3;
 
 /** A finding's identity on a pull request: the fingerprint its comment carries, and those that mean the same finding. */
 export interface FindingAnchor {

@@ -6,7 +6,7 @@ export const VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 /** What kind of problem a finding is; `security` is what code-scanning tools tag and rank by severity. */
 export const CATEGORIES = ['security', 'correctness', 'performance', 'maintainability'] as const;
-export type Category = (typeof CATEGORIES)[number];
+type Category = (typeof CATEGORIES)[number];
 
 /** The rule id of spelunk's own secret findings (src/run/secret-findings.ts), whatever the model reports. */
 export const SECRET_RULE = 'secret';
@@ -65,11 +65,6 @@ const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, h
 /** True when `severity` is at or above `threshold`. */
 export function severityAtLeast(severity: Severity, threshold: Severity): boolean {
   return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
-}
-
-/** True when `value` (from the model or a flag) names a severity. */
-export function isSeverity(value: unknown): value is Severity {
-  return (SEVERITIES as readonly unknown[]).includes(value);
 }
 
 /**

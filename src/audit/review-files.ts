@@ -104,7 +104,7 @@ function commentFingerprint(entry: unknown): string | null | undefined {
 }
 
 /** What writing the review needs from the run. */
-export interface ReviewWrite {
+interface ReviewWrite {
   plan: ReviewPlan;
   root: string;
   review: ReviewBody;

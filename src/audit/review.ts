@@ -4,7 +4,7 @@ import type { ChangedFile } from './diff.js';
 import type { FindingAnchor } from './fingerprint.js';
 
 /** One inline comment of GitHub's "create a review for a pull request" call. */
-export interface ReviewComment {
+interface ReviewComment {
   path: string;
   /** A new-side line the change added: GitHub refuses comments on lines outside the diff. */
   line: number;

@@ -6,7 +6,7 @@ import type { AuditReport, Finding } from './report.js';
 import type { ChangedFile } from './diff.js';
 
 /** Where a finding lies relative to the audited change. */
-export type DiffClass = 'changed-line' | 'changed-file' | 'outside-diff';
+type DiffClass = 'changed-line' | 'changed-file' | 'outside-diff';
 /** Which findings count for --fail-on: those in changed lines (default with a diff), in changed files, or anywhere. */
 export type Scope = 'line' | 'file' | 'repo';
 export const SCOPES: readonly Scope[] = ['line', 'file', 'repo'];
@@ -30,7 +30,7 @@ export function countsForFailOn(finding: Finding, scope: Scope | undefined): boo
   return scope === 'file' ? finding.diff_class !== 'outside-diff' : finding.diff_class === 'changed-line';
 }
 
-export interface ScopeOptions {
+interface ScopeOptions {
   /** The change, when the audit has one (`--diff`, `--diff-file`). */
   files?: readonly ChangedFile[];
   scope?: Scope;

@@ -1,3 +1,4 @@
+import { oneLine } from '../escape.js';
 import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { execGit, GIT_BINARY } from '../sandbox/git.js';
@@ -32,7 +33,7 @@ export interface VerifiedCitation {
 }
 
 /** Lines around the cited range in which a quote may occur (the issue's ±3). */
-export const QUOTE_SLACK_LINES = 3;
+const QUOTE_SLACK_LINES = 3;
 /** A commit citation's blob is read whole, up to this size. */
 const COMMIT_READ_MAX_BYTES = 8 * 1024 * 1024;
 /** All commit citations of one answer share this much git time: with the two HEAD queries, a run's git stays under 2 s. */
@@ -42,7 +43,7 @@ const MAX_EXCERPT_CHARS = 200;
 /** A mismatched quote is named in the detail by its first line, cut to this many characters. */
 const MAX_QUOTE_SHOWN_CHARS = 80;
 /** Distinct citations checked per answer; an answer citing more is a listing, and the rest are not read. */
-export const MAX_CITATIONS = 500;
+const MAX_CITATIONS = 500;
 
 /**
  * Extracts and verifies every citation of `answer` against `root` (a real path), with read_file's containment rules:
@@ -193,7 +194,7 @@ function judgeLines(
 
 /** Names the suspect quote, so a reader (or the model, in the fix turn) knows which code did not match. */
 function mismatchDetail(quote: Quote): string {
-  const shown = cut(oneLine(quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim(), MAX_QUOTE_SHOWN_CHARS);
+  const shown = cut(oneLine((quote.text.split('\n').find((l) => l.trim() !== '') ?? '').trim()), MAX_QUOTE_SHOWN_CHARS);
   const lines = quote.text.split('\n').filter((l) => l.trim() !== '').length;
   const near = `within ${QUOTE_SLACK_LINES} lines of the cited range`;
   if (quote.name !== null) return `the name \`${quote.name}\` (of \`${shown}\`) does not occur ${near}`;
@@ -280,10 +281,6 @@ function quoteFound(quote: Quote, window: readonly string[]): boolean {
 
 function squash(s: string): string {
   return s.replace(/\s+/g, '');
-}
-
-function oneLine(s: string): string {
-  return s.replace(/[\r\t]/g, ' ');
 }
 
 function cut(s: string, max: number): string {

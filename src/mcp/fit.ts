@@ -26,7 +26,7 @@ interface ListCut {
 }
 
 /** How one tool's result is fitted: its lists, least valuable first, and where the note goes. */
-export interface FitPlan {
+interface FitPlan {
   lists: readonly ListCut[];
   /** How a caller gets what was left out. */
   rest: string;

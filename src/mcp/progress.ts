@@ -7,10 +7,10 @@ import type { EventSink } from '../run/ask.js';
 export const PROGRESS_INTERVAL_MS = 10_000;
 
 /** Sends one `notifications/progress`; `progress` rises with every call, as the protocol requires. */
-export type SendProgress = (progress: number, message: string) => void;
+type SendProgress = (progress: number, message: string) => void;
 
 /** A sink that keeps the state of a call and reports it every `intervalMs`; `stop()` ends the reports. */
-export interface ProgressReporter extends EventSink {
+interface ProgressReporter extends EventSink {
   stop(): void;
 }
 

@@ -23,7 +23,7 @@ import { Researcher, type CallOutcome } from './research.js';
 import { MCP_TOOLS, parseCall, unknownTool } from './tools.js';
 
 /** Calls waiting for a free slot before the server answers "busy" instead of queueing more. */
-export const CALL_QUEUE = 16;
+const CALL_QUEUE = 16;
 
 /** Overrides the ~10 s between progress notifications (seconds); for clients that want more or fewer. */
 const PROGRESS_ENV = 'SPELUNK_MCP_PROGRESS_SECONDS';

@@ -3,7 +3,7 @@ import { EXIT } from '../exit-codes.js';
 import { schemaIssues, type SchemaIssue } from '../schema.js';
 
 /** A client may ask for fewer or more requests than the server's --max-turns, but never more than this. */
-export const MAX_TURNS_CAP = 100;
+const MAX_TURNS_CAP = 100;
 /** A question longer than this is refused: it would be most of the prompt, and no one types it. */
 const MAX_QUESTION_CHARS = 20_000;
 
@@ -134,7 +134,7 @@ const LOCATE_SCHEMA = {
 } as const;
 
 /** Files a locate call may ask for. */
-export const LOCATE_MAX_K = 50;
+const LOCATE_MAX_K = 50;
 
 /** The tools `spelunk mcp` lists, as the MCP `tools/list` result carries them. */
 export const MCP_TOOLS = [

@@ -1,7 +1,8 @@
 import { cacheMissLine } from '../agent/cache-watch.js';
 import type { AgentEvent, StopKind } from '../agent/events.js';
 import { STOPS, stopMessage } from '../exit-codes.js';
-import { oneLine, sanitizeBlock, type TerminalLines } from './terminal-lines.js';
+import { sanitizeBlock, type TerminalLines } from './terminal-lines.js';
+import { oneLine } from '../escape.js';
 import { formatUsageLine, type UsageLedger } from './usage.js';
 
 /** A tool call line longer than this (model-chosen arguments) is cut with `…`. */

@@ -1,4 +1,4 @@
-import { escapeControls } from '../escape.js';
+import { escapeControls, oneLine } from '../escape.js';
 import { severityAtLeast, type AuditReport, type Finding, type Severity } from '../audit/report.js';
 import { countsForFailOn } from '../audit/scope.js';
 import { createPalette, type Palette } from './color.js';
@@ -147,10 +147,6 @@ function chunks(word: string, room: number): string[] {
   }
   if (piece !== '') out.push(piece);
   return out;
-}
-
-function oneLine(s: string): string {
-  return escapeControls(s);
 }
 
 /**

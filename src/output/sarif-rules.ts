@@ -44,7 +44,7 @@ export function ruleFor(id: string, findings: readonly Finding[], question: stri
   const tags = [...new Set(findings.flatMap((f) => (f.category ? [f.category] : [])))].sort();
   // From the id alone, so an upload whose first finding is another one does not rename the rule on GitHub.
   const title = ruleTitle(id);
-  const asked = question === undefined ? '' : ` for the audit question "${oneLine(question).slice(0, MAX_QUESTION_CHARS)}"`;
+  const asked = question === undefined ? '' : ` for the audit question "${collapseWhitespace(question).slice(0, MAX_QUESTION_CHARS)}"`;
   const full = `problems of the kind "${id}" that spelunk's audit found${asked}; each result's severity is its own.`;
   const fix = [
     'Each result names the code and gives the evidence in its message.',
@@ -77,7 +77,8 @@ function pascalCase(id: string): string {
   return name === '' ? 'SpelunkFinding' : name;
 }
 
-function oneLine(s: string): string {
+/** SARIF text is prose in a JSON file that GitHub renders: runs of whitespace become one space (nothing to escape for a terminal). */
+function collapseWhitespace(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 

@@ -1,5 +1,5 @@
 import { formatCitation, type VerifiedCitation } from '../citations/verify.js';
-import { escapeControls } from '../escape.js';
+import { oneLine } from '../escape.js';
 import { createPalette } from './color.js';
 
 export interface SourcesOptions {
@@ -42,10 +42,6 @@ export function formatSources(citations: readonly VerifiedCitation[], opts: Sour
 function problem(c: VerifiedCitation): string {
   const words = c.status.replace(/_/g, ' ');
   return oneLine(c.detail ? `${words} (${c.detail})` : words);
-}
-
-function oneLine(s: string): string {
-  return escapeControls(s.replace(/\r?\n/g, '↵').replace(/\t/g, ' '));
 }
 
 function fit(s: string, cols: number): string {

@@ -76,8 +76,3 @@ export function createTerminalLines(stdout: OutStream, stderr: OutStream, p: Pal
 export function sanitizeBlock(s: string): string {
   return escapeControls(s.replace(/\r/g, ''), '\n\t');
 }
-
-/** One terminal line: newlines become `↵`, tabs spaces, other control characters visible escapes. */
-export function oneLine(s: string): string {
-  return escapeControls(s.replace(/\r?\n/g, '↵').replace(/\t/g, ' '));
-}

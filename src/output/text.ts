@@ -6,7 +6,8 @@ import { createAnswerWriter } from './answer-writer.js';
 import { createPalette } from './color.js';
 import { orderedWrites, type OrderedWrites } from './ordered-writes.js';
 import { formatSources, type SourcesOptions } from './sources.js';
-import { createTerminalLines, oneLine, type TerminalLines } from './terminal-lines.js';
+import { createTerminalLines, type TerminalLines } from './terminal-lines.js';
+import { oneLine } from '../escape.js';
 import type { UsageLedger } from './usage.js';
 
 

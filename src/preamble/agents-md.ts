@@ -42,7 +42,7 @@ type Candidate = (typeof CANDIDATES)[number];
 type Loaded = Contained;
 
 /** An instructions file from a directory above the root, inside the same git work tree. */
-export interface LoadedInstructions {
+interface LoadedInstructions {
   /** Relative to the root, e.g. `../../CLAUDE.md` (outside the root: read_file cannot open it). */
   path: string;
   file: Candidate;
@@ -138,7 +138,7 @@ export function loadedFiles(instructions: ProjectInstructions): string[] {
 }
 
 /** The nested AGENTS.md files found (NESTED_MAX at most) and how many more, or why the search was skipped. */
-export type Nested = { paths: string[]; omitted: number } | { paths: string[]; omitted: number; warning: string };
+type Nested = { paths: string[]; omitted: number } | { paths: string[]; omitted: number; warning: string };
 
 function walkDepth(maxDepth: number | undefined): number {
   return Math.max(1, Math.floor(maxDepth ?? NESTED_DEFAULT_DEPTH) || 1);

@@ -12,7 +12,7 @@ import { findWorkspaces, type WorkspaceMember } from './workspaces.js';
 export { compareUtf8 };
 
 /** Default size of the map (`--map-tokens`), at the ~4 characters per token the preamble estimates with. */
-export const DEFAULT_MAP_TOKENS = 2_000;
+const DEFAULT_MAP_TOKENS = 2_000;
 /** Characters per token of the estimate (the same as `/context`'s). */
 const CHARS_PER_TOKEN = 4;
 /** Hard cap on the listing text at the default budget (kept for callers that size against it). */

@@ -7,7 +7,7 @@ export { stemOf, tailOf };
 const STEM_MIN = 3;
 
 /** The tail every name ends with (and is longer than), or ''. Linear in the total length. */
-export function sharedTail(names: readonly string[]): string {
+function sharedTail(names: readonly string[]): string {
   const tail = names.length < 2 ? '' : tailOf(names[0]!);
   return tail !== '' && names.every((n) => n.length > tail.length && n.endsWith(tail)) ? tail : '';
 }

@@ -22,7 +22,7 @@ export async function readContained(root: string, rel: string, maxBytes: number)
  * The same, synchronously: a preamble file is a few syscalls on a local disk (manifests are read by the dozen while
  * ripgrep walks), and a promise per syscall cost more CPU than the reads. A FIFO cannot block it (O_NONBLOCK).
  */
-export function readContainedSync(root: string, rel: string, maxBytes: number): Contained {
+function readContainedSync(root: string, rel: string, maxBytes: number): Contained {
   try {
     lstatSync(path.join(root, rel));
   } catch (error) {

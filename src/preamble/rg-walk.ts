@@ -18,7 +18,7 @@ const IGNORED_LINE = /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring (?:\.\/)?(.+?): 
 
 export type WalkResult = { ok: true } | { ok: false; reason: string };
 
-export interface WalkOptions {
+interface WalkOptions {
   rgPath: string;
   cwd: string;
   /** Added after the fixed flags, e.g. `['--max-depth', '3']`. */

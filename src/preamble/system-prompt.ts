@@ -2,14 +2,14 @@ import type { SystemBlock } from '../agent/model.js';
 import type { ProjectInstructions } from './agents-md.js';
 import type { Listing } from './listing.js';
 import { compareUtf8 } from './tree.js';
-import { escapeControls } from '../escape.js';
+import { oneLine } from '../escape.js';
 
 export type { SystemBlock };
 
 /** What each system block holds, in order (the order is the cache prefix: the most stable text first). */
 export const SYSTEM_BLOCK_LABELS = ['rules', 'environment', 'project instructions', 'listing'] as const;
 
-export interface SystemPromptInput {
+interface SystemPromptInput {
   repoName: string;
   platform: string;
   /** Programs the bash tool accepts on this machine (only those actually present). */
@@ -143,9 +143,4 @@ function closingSafeTag(text: string): string {
 
 function lineEnd(text: string): string {
   return text.endsWith('\n') ? '' : '\n';
-}
-
-/** Control characters (a newline in a directory name) must not forge structure in the prompt. */
-function oneLine(text: string): string {
-  return escapeControls(text);
 }

@@ -14,7 +14,7 @@ const MANIFEST_MAX_BYTES = 256 * 1024;
 const PATTERNS_MAX = 500;
 const PATTERN_MAX_CHARS = 256;
 /** Members found; beyond this the list is cut (the block says so). */
-export const MEMBERS_MAX = 2_000;
+const MEMBERS_MAX = 2_000;
 /** Manifests read at once. */
 const READ_CONCURRENCY = 16;
 

@@ -1,6 +1,3 @@
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { UsageError } from '../errors.js';
 import { escapeControls } from '../escape.js';
 import { formatCostUsd } from '../output/usage.js';
 import type { Io } from '../io.js';
@@ -28,11 +25,8 @@ export async function formatSessionList(dir: string | null, current: string | nu
   return `${lines.join('\n')}\n${footer}`;
 }
 
-/** `spelunk --resume` with no id: the recent sessions of the repository at `dir` (resolved from the cwd), on stdout. */
-export async function sessionListing(dir: string, io: Pick<Io, 'cwd' | 'env'>): Promise<string> {
-  const root = await fs.realpath(path.resolve(io.cwd, dir)).catch(() => {
-    throw new UsageError(`--dir ${dir}: no such directory; pass the repository root with -C <path>`);
-  });
+/** `spelunk --resume` with no id: the recent sessions of the repository at `root` (real, from roots.ts), on stdout. */
+export async function sessionListing(root: string, io: Pick<Io, 'cwd' | 'env'>): Promise<string> {
   const flag = continueFlags(root, io.cwd);
   const list = await formatSessionList(
     sessionsDir(io.env, root),

@@ -10,7 +10,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 const PROBE_PROGRAM = '/usr/bin/true';
 
 /** How to get the kernel sandbox, said wherever it is missing. */
-export const SANDBOX_HINT = 'install bubblewrap (apt-get install bubblewrap) and allow user namespaces';
+const SANDBOX_HINT = 'install bubblewrap (apt-get install bubblewrap) and allow user namespaces';
 
 /** The sandbox chosen for this process, the line to print about it (if any), and what the probe cost. */
 export type SandboxChoice =

@@ -66,7 +66,7 @@ export interface ExecResult {
   durationMs: number;
 }
 
-export interface ExecOptions {
+interface ExecOptions {
   cwd: string;
   timeoutMs: number;
   signal?: AbortSignal;

@@ -11,7 +11,7 @@ const MAX_INCLUDE_DEPTH = 10;
 const MAX_CONFIG_FILES = 32;
 
 /** Runs `git config --file <file> --no-includes …` for one file and returns the raw result. */
-export type ConfigQuery = (file: string) => Promise<ExecResult>;
+type ConfigQuery = (file: string) => Promise<ExecResult>;
 
 /** The arguments of that query: every include.path and includeIf.<condition>.path, NUL-terminated, includes not followed. */
 export function includeQueryArgs(file: string): string[] {

@@ -1,7 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileKind, shownPath } from './describe.js';
-import { isInside } from './paths.js';
 
 /**
  * Entries of the git directories looked at before giving up. A packed repository has a few hundred; one with this
@@ -17,24 +16,15 @@ const WORK_TREE_FILES = ['.gitattributes', '.mailmap', '.gitmodules'];
  * Why the git directory and common directory cannot be read safely, or null when they can. git never creates a
  * symlink, FIFO, socket or device in them, and each is an attack: a link makes git read a file outside the root and
  * echo its lines in parse errors ("bad graft data: …", "unexpected line in …"), a FIFO makes it wait forever. So every
- * entry is looked at, without following anything (readdir's types, no stat of a target). `dirs` are real paths
- * inside `root`; one inside another is walked once. `budget` counts entries across the calls of one check. Never throws.
+ * entry is looked at, without following anything (readdir's types, no stat of a target). `dir` is a real path inside
+ * `root`; `budget` counts entries across the calls of one check. Never throws.
  */
-export async function checkGitMetadata(
-  root: string,
-  dirs: readonly string[],
-  budget: MetadataBudget = metadataBudget(),
-): Promise<string | null> {
-  const tops = dirs.filter((dir, i) => !dirs.some((other, j) => j !== i && other !== dir && isInside(other, dir)));
-  for (const top of new Set(tops)) {
-    const found = await walk(root, top, top, budget);
-    if (found !== null) return found;
-  }
-  return null;
+export async function checkGitMetadata(root: string, dir: string, budget: MetadataBudget = metadataBudget()): Promise<string | null> {
+  return walk(root, dir, dir, budget);
 }
 
 /** What is left of MAX_METADATA_ENTRIES for one repository's check. */
-export interface MetadataBudget {
+interface MetadataBudget {
   left: number;
 }
 

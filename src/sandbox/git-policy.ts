@@ -15,7 +15,7 @@ import { lookup } from './policy/tables.js';
 import type { SandboxKind } from './kernel.js';
 
 /** The outcome of checking a git command: the exact argv after `git`, or a refusal written for the model. */
-export type GitVerdict = { ok: true; subcommand: string; args: string[] } | { ok: false; reason: string };
+type GitVerdict = { ok: true; subcommand: string; args: string[] } | { ok: false; reason: string };
 
 type Subcommand = keyof typeof GIT_POLICIES;
 type Step<T> = { ok: true; value: T } | { ok: false; reason: string };

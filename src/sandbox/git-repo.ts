@@ -77,7 +77,7 @@ export async function locateGitDir(root: string): Promise<GitLocation> {
   // link, never opened (what it read would depend on the outside file, and on whether it exists).
   const budget = metadataBudget();
   const special = async (dir: string): Promise<GitLocation | null> => {
-    const found = await checkGitMetadata(root, [dir], budget);
+    const found = await checkGitMetadata(root, dir, budget);
     return found === null ? null : { ok: false, reason: found, unsafe: true };
   };
   const inGitDir = await special(gitDir);

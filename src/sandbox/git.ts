@@ -106,12 +106,12 @@ function environment(emptyDir: string, ceiling: string): Record<string, string> 
 export const GIT_BINARY: string | null = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/git`));
 
 /** A failure with `unsafe` is the repository refused for a special file in its git directory (see git-metadata.ts). */
-export type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null; unsafe?: true };
+type GitRun = { ok: true; stdout: string } | { ok: false; error: string; exitCode: number | null; unsafe?: true };
 
 export { findWorkTree } from './git-repo.js';
 
 /** Limits and pins for one hardened git call. */
-export interface GitCallOptions {
+interface GitCallOptions {
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
@@ -125,7 +125,7 @@ export interface GitCallOptions {
 }
 
 /** Why a call did not get as far as running git; `unsafe` as in GitRun; `timedOut`: the call's time limit ran out first. */
-export type GitRefusal = { error: string; unsafe?: true; timedOut?: true };
+type GitRefusal = { error: string; unsafe?: true; timedOut?: true };
 
 /**
  * Runs git in `root` with the isolation above; `git` is the binary (null: not installed), `timeoutMs` its time limit.

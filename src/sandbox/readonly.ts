@@ -45,7 +45,7 @@ const GRANULARITY_SAMPLE = 8;
 const FIND_BINARY = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/find`));
 
 /** What identifies a file's content without reading it; ctime cannot be set back by `touch`, so it catches resets. */
-export interface Stamp {
+interface Stamp {
   size: number;
   mtimeMs: number;
   ctimeMs: number;

@@ -28,7 +28,7 @@ export class OutputPathRefused extends Error {
 }
 
 /** Where a file will go: its real, link-free directory, its name there, and whether that lies inside the root. */
-export interface OutputTarget {
+interface OutputTarget {
   dir: string;
   name: string;
   inside: boolean;

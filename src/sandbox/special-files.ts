@@ -22,12 +22,12 @@ const GIT_INFO_FILES = new Set(['exclude', 'attributes']);
  * Entries looked at before the walk stops (about 1.2 s here; 120,000 entries take 0.15 s). A tree larger than this is
  * not refused: the rest goes unchecked, with a warning, and every call stays bounded by its own timeout.
  */
-export const MAX_WALK_ENTRIES = 1_000_000;
+const MAX_WALK_ENTRIES = 1_000_000;
 /** A `.git` file or a `commondir` holds one path: more than this is not one git would use either. */
 const MAX_POINTER_BYTES = 4096;
 
 /** What the walk found: the one refusal (null: none), and a warning when the tree was larger than it looks at. */
-export interface RepositoryFiles {
+interface RepositoryFiles {
   problem: string | null;
   warning: string | null;
   /** Entries looked at (for the benchmark and the tests). */

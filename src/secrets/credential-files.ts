@@ -18,7 +18,7 @@ const TOOL_FILES = new Set(['.npmrc', '.pypirc', '.netrc', '_netrc', '.git-crede
 const CREDENTIALS = /^((credentials|secrets)([-_.][\w.-]*)?\.(json|ya?ml|toml|ini)|credentials|client_secret[\w.-]*\.json|[\w.-]+\.tfvars)$/i;
 
 /** How a credential file's lines are shown: keys kept and values left out, or nothing of a key's material. */
-export type CredentialShape = 'keyed' | 'json' | 'key-material';
+type CredentialShape = 'keyed' | 'json' | 'key-material';
 
 /** True when `path` (repository-relative, or a bare name) names a credential file. */
 export function isCredentialFile(path: string): boolean {
@@ -37,7 +37,7 @@ export function credentialShape(path: string): CredentialShape | null {
 }
 
 /** A part of a line to leave out: offsets into the line's text. */
-export interface ValueSpan {
+interface ValueSpan {
   start: number;
   end: number;
 }

@@ -21,7 +21,7 @@ export interface SecretHit {
   place: string;
 }
 
-export interface Redacted {
+interface Redacted {
   text: string;
   hits: SecretHit[];
 }

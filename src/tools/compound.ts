@@ -6,7 +6,7 @@
  */
 
 /** Most commands in one chain, and most stages after a pipeline's first command. */
-export const MAX_PARTS = 5;
+const MAX_PARTS = 5;
 
 export type Compound =
   | { kind: 'single'; command: string; dropped: string[] }
@@ -14,7 +14,7 @@ export type Compound =
   | { kind: 'chain'; parts: ChainPart[]; dropped: string[] };
 
 /** `when`: after `;` always, after `&&` only if the command before succeeded, after `||` only if it failed. */
-export interface ChainPart {
+interface ChainPart {
   command: string;
   when: 'always' | 'ok' | 'failed';
 }

@@ -11,7 +11,7 @@ export type OneRun =
   | { ok: true; program: string; result: ExecResult; notes: readonly string[]; bytes?: Buffer }
   | { ok: false; reason: string };
 
-export interface LineRunner {
+interface LineRunner {
   /** The repository root: `cd ROOT && …` is answered as `…`. */
   root: string;
   /** The call's time limit: one pipeline's stages share it. */

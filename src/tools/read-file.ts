@@ -11,13 +11,13 @@ import { escapeControls } from '../escape.js';
 import { handleReader, scanLines, type ScannedLine } from '../lines.js';
 
 /** Lines shown when the call gives no end_line. */
-export const DEFAULT_WINDOW_LINES = 2_000;
+const DEFAULT_WINDOW_LINES = 2_000;
 /** Longer lines are cut to this many UTF-16 code units (characters, for nearly all text). */
-export const MAX_LINE_CHARS = 2_000;
+const MAX_LINE_CHARS = 2_000;
 /** The whole result, trailer included, stays within this many UTF-8 bytes (50 KiB). */
 export const MAX_RESULT_BYTES = 50 * 1024;
 /** Part of MAX_RESULT_BYTES kept for the trailer, in bytes; numbered lines get the rest. */
-export const TRAILER_RESERVE_BYTES = 1024;
+const TRAILER_RESERVE_BYTES = 1024;
 /** A NUL byte in the first SNIFF_BYTES (8 KiB) marks a file as binary. */
 export const SNIFF_BYTES = 8 * 1024;
 /** Above this share of control or undecodable characters in the sniffed bytes a file counts as binary. */
@@ -25,7 +25,7 @@ const MAX_NON_TEXT_RATIO = 0.3;
 /** Size of each read (256 KiB): memory stays bounded by this, not by the file size. */
 export const READ_CHUNK_BYTES = 256 * 1024;
 /** After the window, newlines are counted in at most this many more bytes (256 MiB) to report the total. */
-export const COUNT_SCAN_BYTES = 256 * 1024 * 1024;
+const COUNT_SCAN_BYTES = 256 * 1024 * 1024;
 /** Longest accepted `path`, in characters (PATH_MAX). */
 const MAX_PATH_CHARS = 4_096;
 /** Whether `tree` is installed: a refusal suggests only programs the bash tool can run here. */
@@ -45,7 +45,7 @@ export interface ReadFileInput {
   outline?: boolean;
 }
 
-export interface WindowLimits {
+interface WindowLimits {
   maxResultBytes: number;
   maxLineChars: number;
   chunkBytes: number;

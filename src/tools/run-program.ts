@@ -4,7 +4,7 @@ import type { Programs } from '../sandbox/programs.js';
 import type { OneRun } from './pipeline.js';
 
 /** What a checked program needs to run: the root, the installed programs, the call's signal and read log. */
-export interface ProgramContext {
+interface ProgramContext {
   root: string;
   programs: Programs;
   signal: AbortSignal;

@@ -4,7 +4,7 @@ import { Conversation } from '../../src/agent/conversation.js';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { ABORT_INTERRUPT, ABORT_TIMEOUT, askQuestion, INTERRUPTED_MARK, type LoopConfig } from '../../src/agent/loop.js';
 import { ModelError, type Message } from '../../src/agent/model.js';
-import { echoTool as echo, testLoopConfig } from '../support/loop-config.js';
+import { testLoopConfig } from '../support/loop-config.js';
 import { scriptedClient, text, toolUse, type Step } from '../support/scripted-client.js';
 
 function setup(steps: Step[], extra: Partial<LoopConfig> = {}) {

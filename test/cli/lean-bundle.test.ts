@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBinary } from '../support/binary.js';
-import { reply, startMockApi, text, toolUse, type MockApi } from '../support/mock-api.js';
+import { reply, startMockApi, text, type MockApi } from '../support/mock-api.js';
 import { PtySession } from '../support/pty.js';
-import { APP_FILES, appFinding, useRepo } from '../support/temp-repo.js';
+import { APP_FILES, useRepo } from '../support/temp-repo.js';
 
 // The start-up bundle (issue 22): what every start reads and hashes stays small, and what moved into chunks still
 // works through the built binary when a command needs it.

@@ -50,7 +50,7 @@ describe('model aliases', () => {
 
   it('--help lists the aliases with their ids', async () => {
     const result = await run(['--help'], {});
-    expect(result.stdout).toContain('model id, or an alias: opus, sonnet, haiku');
+    expect(result.stdout).toContain('model id or alias (see Models below)');
     expect(result.stdout).toContain('Models: opus = claude-opus-5-5 · sonnet = claude-sonnet-5-5 · haiku = claude-haiku-5-5');
     expect(result.stdout).toContain('--allow-large-question');
   });

@@ -177,7 +177,7 @@ describe('a special file anywhere git reads: every git caller refuses, with the 
 
   it(`a git directory of more than ${MAX_METADATA_ENTRIES} entries is refused rather than half checked`, async () => {
     const budget = { left: 3 };
-    const reason = await checkGitMetadata(template, [path.join(template, '.git')], budget);
+    const reason = await checkGitMetadata(template, path.join(template, '.git'), budget);
     expect(reason).toContain('too many to check');
   });
 });

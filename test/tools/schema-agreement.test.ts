@@ -2,7 +2,6 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { sessionTools } from '../../src/tools/index.js';
 import type { InputSchema, Tool } from '../../src/tools/tool.js';
-import type { JsonSchema } from '../../src/schema.js';
 import { WHITELIST } from '../../src/sandbox/programs.js';
 import { mutate, random, valid } from '../support/schema-inputs.js';
 

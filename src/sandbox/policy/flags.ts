@@ -1,7 +1,7 @@
 import type { Word } from './lexer.js';
 import type { Parsed, Role } from './roles.js';
 import { parseXxd } from './xxd.js';
-import { lookup, type FlagRule, type ProgramPolicy, type ValueKind } from './tables.js';
+import { lookup, type FlagRule, type ProgramPolicy } from './tables.js';
 
 export type { Parsed, Role } from './roles.js';
 

@@ -94,7 +94,7 @@ export function confinedPaths(sub: string, paths: readonly string[], given: Read
  * git refuses for anything else. cat-file prints any object, so it takes only `REV:path`; ls-tree and grep already
  * read a tree below the root, and `REV:path` would apply the root twice.
  */
-export function confineRevision(sub: string, rev: string): Step<string> {
+function confineRevision(sub: string, rev: string): Step<string> {
   const colon = rev.startsWith(':/') ? -1 : pathColon(rev);
   if (colon > 0) {
     if (sub === 'ls-tree' || sub === 'grep') return refuse(`git ${sub} ${rev}: in this root give the revision and the path apart, e.g. ${sub === 'grep' ? "grep -n 'pattern' HEAD -- path" : 'ls-tree -r HEAD path'}`);

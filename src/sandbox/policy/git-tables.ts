@@ -26,7 +26,7 @@ export type GitFlagRule =
  * one tree-ish, then paths; `object`: exactly one object name; `pattern-revs-paths`: git grep's pattern first;
  * `patterns`: ref patterns; `revs`: revisions only.
  */
-export type GitOperands = 'revs-paths' | 'tree-paths' | 'object' | 'pattern-revs-paths' | 'patterns' | 'revs' | 'paths' | 'none';
+type GitOperands = 'revs-paths' | 'tree-paths' | 'object' | 'pattern-revs-paths' | 'patterns' | 'revs' | 'paths' | 'none';
 
 export interface GitPolicy {
   short: Readonly<Record<string, GitFlagRule>>;

@@ -11,7 +11,7 @@ export interface Word {
   glob: readonly boolean[];
 }
 
-export type Lexed = { ok: true; words: Word[] } | { ok: false; reason: string };
+type Lexed = { ok: true; words: Word[] } | { ok: false; reason: string };
 
 /** Characters a shell gives meaning to; a look-alike that normalises (NFKC) to one of them is refused. */
 const SHELL_SIGNIFICANT = new Set([...'|&;<>()$`\\"\' \t*?[]{}~#=!'.split(''), '\n', '\r']);

@@ -7,7 +7,7 @@ import type { Role } from './flags.js';
  */
 
 /** The argv after a rewrite and what the model should be told about it. */
-export interface Rewritten {
+interface Rewritten {
   args: string[];
   notes: string[];
 }

@@ -10,7 +10,7 @@ import { READER_POLICIES } from './readers.js';
 export type ValueKind = 'path' | 'pattern' | 'text';
 
 /** Side effects a flag has on how operands are read. */
-export type Effect = 'pattern' | 'noPattern' | 'recursive';
+type Effect = 'pattern' | 'noPattern' | 'recursive';
 
 export type FlagRule =
   | { type: 'bool'; sets?: Effect }

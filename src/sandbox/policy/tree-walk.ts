@@ -6,7 +6,7 @@ import { confineSync } from '../paths.js';
 export const MAX_TREE_WALK_ENTRIES = 50_000;
 
 /** What tree will list, as far as the walk needs it: its start directories (real paths), depth, hidden files, names left out. */
-export interface TreeScope {
+interface TreeScope {
   starts: readonly string[];
   /** tree -L N: entries N levels below a start are listed, no deeper. */
   depth?: number;
@@ -16,7 +16,7 @@ export interface TreeScope {
   ignored: ReadonlySet<string>;
 }
 
-export type TreeWalk = { ok: true; outside: string[] } | { ok: false; tooMany: true };
+type TreeWalk = { ok: true; outside: string[] } | { ok: false; tooMany: true };
 
 /**
  * The symbolic links under the starts that lead outside the root, found with lstat and readlink only (confineSync
