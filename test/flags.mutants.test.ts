@@ -64,6 +64,16 @@ describe('checkFlags: one line naming the flag', () => {
     [['--output-format'], '--output-format needs a value, e.g. --output-format json'],
     [['--effort'], '--effort needs a value, e.g. --effort high'],
     [['--verify-citations', ''], '--verify-citations needs a value, e.g. --verify-citations fix'],
+    // An inline value may look like a flag; a grouped one may not carry a value.
+    [['--model=-x', 'q'], null],
+    [['-qm=x'], 'unknown flag -qm; see spelunk --help'],
+    // Only `--no-` makes a negation; a flag that merely ends like a boolean is unknown.
+    [['--xyzcolor'], 'unknown flag --xyzcolor; did you mean --color?'],
+    // Three letters or more get suggestions up to three edits away.
+    [['--mdl'], 'unknown flag --mdl; did you mean --model?'],
+    // A number inside a flag's name does not make it a value.
+    [['--max-turns-2', 'q'], 'unknown flag --max-turns-2; did you mean --max-turns?'],
+    [['--scale-.5', 'q'], 'unknown flag --scale-.5; see spelunk --help'],
   ])('%j', (argv, line) => {
     expect(said(() => checkFlags(argv, TABLE))).toBe(line);
   });
