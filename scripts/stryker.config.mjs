@@ -1,4 +1,4 @@
-// `npm run mutate`: StrykerJS mutation testing of the sandbox, the tools, the exit/result code, citations, SARIF, the
+// `npm run mutate -- --mutate <files>` (a first argument starting with "-"; scripts/mutate.mjs): StrykerJS mutation testing of the sandbox, the tools, the exit/result code, citations, SARIF, the
 // map, the agent loop and conversation, saved sessions and the MCP research tool, incremental (only
 // mutants in changed code or covered by changed tests are re-run). Not part of `npm test`: the files whose tests start
 // real programs (sandbox/exec.ts, readonly.ts, git.ts, tools/bash.ts, git.ts) take 6-30 minutes each on two cores, so
