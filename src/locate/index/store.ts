@@ -108,9 +108,14 @@ function parts(loaded: Loaded): Part[] {
   ];
 }
 
+/** Where the segments of `root` live under the cache directory: named by the SHA-256 of its real path. */
+export function indexDirOf(cache: string, root: string): string {
+  return path.join(cache, createHash('sha256').update(root).digest('hex').slice(0, 32));
+}
+
 /** The directory of `root`'s segments, created; null when it cannot be, or when it would lie inside the root. */
 function segmentDir(cache: string, root: string): string | null {
-  const dir = path.join(cache, createHash('sha256').update(root).digest('hex').slice(0, 32));
+  const dir = indexDirOf(cache, root);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // A cache directory inside the repository (`-C ~` with the cache under ~/.cache) is never written.
