@@ -57,7 +57,7 @@ export function readFile(root: string, rel: string, dirs: Map<string, boolean>):
 /** lstat of a listed file, or null when it is gone. */
 export function lstatOrNull(abs: string): Stats | null {
   try {
-    return lstatSync(abs);
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
