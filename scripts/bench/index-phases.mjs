@@ -3,7 +3,7 @@
 //   node scripts/bench/index-phases.mjs REPO "QUESTION" [EDIT_REL]
 // Phases: rg (today's per-question content search), cold (the index built), warm (read, checked against the tree and
 // queried), edit (after appending a line to EDIT_REL: the delta written), after (the next warm question). Each prints
-// ms and the process's max RSS (process.resourceUsage().maxRSS).
+// wall ms and CPU ms of the search itself (node's own), the whole process's CPU with rg's (GNU time) and its max RSS.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,9 +22,11 @@ const [phase, root, question, cache] = process.argv.slice(2);
 const rg = await bundledRg();
 const terms = termsOf(question);
 const t0 = performance.now();
+const c0 = process.cpuUsage();
 const found = phase === 'rg' ? await search(rg, root, terms, { timeoutMs: 60_000 }) : await new RepoIndexes(cache).search(rg, root, terms, { timeoutMs: 60_000 });
 const ms = performance.now() - t0;
-process.stdout.write(JSON.stringify({ ms: Math.round(ms), maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), files: found?.files.length ?? null, hits: found?.hits.size ?? null, indexed: found !== null }));
+const cpu = process.cpuUsage(c0);
+process.stdout.write(JSON.stringify({ ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), files: found?.files.length ?? null, hits: found?.hits.size ?? null, indexed: found !== null }));
 `;
 
 async function bundle(dir) {
@@ -45,10 +47,16 @@ async function bundle(dir) {
   return out;
 }
 
+/** One phase in a fresh process under GNU time: its own timing, and CPU (rg included) and peak RSS from time. */
 function phase(script, name, root, question, cache) {
-  const out = spawnSync(process.execPath, [script, name, root, question, cache], { encoding: 'utf8', cwd: projectRoot, env: { PATH: '/usr/bin:/bin', NODE_PATH: path.join(projectRoot, 'node_modules') } });
+  const out = spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, script, name, root, question, cache], {
+    encoding: 'utf8',
+    cwd: projectRoot,
+    env: { PATH: '/usr/bin:/bin', NODE_PATH: path.join(projectRoot, 'node_modules') },
+  });
   if (out.status !== 0) throw new Error(`${name}: ${out.stderr.slice(-800)}`);
-  return JSON.parse(out.stdout);
+  const [user, sys] = (out.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  return { ...JSON.parse(out.stdout), processCpuMs: Math.round((user + sys) * 1000) };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -70,7 +78,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       edit = phase(script, 'index', root, question, cache);
       after = phase(script, 'index', root, question, cache);
     }
-    const summary = (runs) => ({ medianMs: median(runs.map((r) => r.ms)), ms: runs.map((r) => r.ms), maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)) });
+    const summary = (runs) => ({
+      medianMs: median(runs.map((r) => r.ms)),
+      medianCpuMs: median(runs.map((r) => r.cpuMs)),
+      medianProcessCpuMs: median(runs.map((r) => r.processCpuMs)),
+      ms: runs.map((r) => r.ms),
+      maxRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    });
     process.stdout.write(
       `${JSON.stringify({ repo: root, question, files: cold.files, indexed: cold.indexed, rg: summary(rg), cold, warm: summary(warm), edit, after })}\n`,
     );
