@@ -68,15 +68,23 @@ export class CorruptIndex extends Error {}
 export class SegmentBuilder {
   readonly #words = new Map<string, number>();
   readonly #wordList: string[] = [];
-  readonly #stream = new Bytes();
+  #stream = new Bytes();
   #wordBytes: Uint32Array = new Uint32Array(1024);
   #lastFile: Int32Array = new Int32Array(1024);
-  readonly #rows: FileRow[] = [];
+  /** The rows as columns (a row object per file held 200k small arrays at once). */
+  readonly #rels: string[] = [];
+  #stats = new Float64Array(4 * 1024);
+  #hashes = new Uint8Array(20 * 1024);
+  #states = new Uint8Array(1024);
 
   /** Adds one file's row and runs (null: a file without content in the index). */
   add(row: FileRow, runs: Map<string, Occurrences> | null): void {
-    const file = this.#rows.length;
-    this.#rows.push(row);
+    const file = this.#rels.length;
+    this.#rels.push(row.rel);
+    if (file >= this.#states.length) this.#growRows();
+    this.#stats.set([row.size, row.mtimeMs, row.ctimeMs, row.ino], file * 4);
+    this.#hashes.set(row.hash.subarray(0, 20), file * 20);
+    this.#states[file] = row.state;
     for (const [word, occ] of runs ?? []) {
       const id = this.#wordId(word);
       this.#stream.varint(id + 1);
@@ -95,7 +103,19 @@ export class SegmentBuilder {
   }
 
   get files(): number {
-    return this.#rows.length;
+    return this.#rels.length;
+  }
+
+  #growRows(): void {
+    const stats = new Float64Array(this.#stats.length * 2);
+    stats.set(this.#stats);
+    this.#stats = stats;
+    const hashes = new Uint8Array(this.#hashes.length * 2);
+    hashes.set(this.#hashes);
+    this.#hashes = hashes;
+    const states = new Uint8Array(this.#states.length * 2);
+    states.set(this.#states);
+    this.#states = states;
   }
 
   /** The segment's bytes, or null when they would pass MAX_INDEX_BYTES. */
@@ -109,7 +129,6 @@ export class SegmentBuilder {
       if (total > MAX_INDEX_BYTES) return null;
     }
     postingStarts[nWords] = total;
-    const postings = this.#scatter(postingStarts, total);
     const wordStarts = new Uint32Array(nWords + 1);
     let at = 0;
     for (let w = 0; w < nWords; w++) {
@@ -117,36 +136,32 @@ export class SegmentBuilder {
       at += this.#wordList[w]!.length + 1;
     }
     wordStarts[nWords] = at;
-    const n = this.#rows.length;
-    const stats = new Float64Array(n * 4);
-    const hashes = new Uint8Array(n * 20);
-    const states = new Uint8Array(n);
-    this.#rows.forEach((row, i) => {
-      stats.set([row.size, row.mtimeMs, row.ctimeMs, row.ino], i * 4);
-      hashes.set(row.hash.subarray(0, 20), i * 20);
-      states[i] = row.state;
-    });
+    const n = this.#rels.length;
     const sections = [
       Buffer.from(meta.root, 'utf8'),
-      Buffer.from(this.#rows.map((r) => r.rel).join('\0'), 'utf8'),
-      bytesOf(stats),
-      hashes,
-      states,
+      Buffer.from(this.#rels.join('\0'), 'utf8'),
+      bytesOf(this.#stats.subarray(0, n * 4)),
+      this.#hashes.subarray(0, n * 20),
+      this.#states.subarray(0, n),
       Buffer.from(this.#wordList.join('\n') + (nWords > 0 ? '\n' : ''), 'latin1'),
       bytesOf(wordStarts),
       bytesOf(postingStarts),
-      postings,
+      total,
       bytesOf(Uint32Array.from(meta.tombstones)),
     ];
-    const bodyLength = sections.reduce((sum, s) => sum + 8 + pad8(s.length), 0);
+    const bodyLength = sections.reduce<number>((sum, s) => sum + 8 + pad8(typeof s === 'number' ? s : s.length), 0);
     if (HEADER_BYTES + bodyLength > MAX_INDEX_BYTES) return null;
     const out = Buffer.alloc(HEADER_BYTES + bodyLength);
     let off = HEADER_BYTES;
     for (const s of sections) {
-      out.writeUInt32LE(s.length, off);
-      out.set(s, off + 8);
-      off += 8 + pad8(s.length);
+      const length = typeof s === 'number' ? s : s.length;
+      out.writeUInt32LE(length, off);
+      // The postings are laid out in place, then the file-ordered stream is let go: one copy of them at a time.
+      if (typeof s === 'number') this.#scatter(postingStarts, out.subarray(off + 8, off + 8 + length));
+      else out.set(s, off + 8);
+      off += 8 + pad8(length);
     }
+    this.#stream = new Bytes(16);
     out.write(MAGIC, 0, 'latin1');
     out.writeUInt32LE(FORMAT, 8);
     out.writeUInt32LE(meta.kind === 'base' ? 0 : 1, 12);
@@ -178,13 +193,12 @@ export class SegmentBuilder {
   }
 
   /** Moves each record of the file-ordered stream to its word's place, with the file-row delta in front. */
-  #scatter(postingStarts: Uint32Array, total: number): Uint8Array {
-    const out = new Uint8Array(total);
+  #scatter(postingStarts: Uint32Array, out: Uint8Array): void {
     const cursor = postingStarts.slice();
     const last = new Int32Array(this.#wordList.length);
     const stream = this.#stream.view();
     let at = 0;
-    for (let file = 0; file < this.#rows.length; file++) {
+    for (let file = 0; file < this.#rels.length; file++) {
       for (;;) {
         const [tag, afterTag] = readVarint(stream, at);
         at = afterTag;
@@ -200,7 +214,6 @@ export class SegmentBuilder {
         cursor[id]! += at - payloadStart;
       }
     }
-    return out;
   }
 }
 
@@ -384,8 +397,9 @@ class Bytes {
 
   #ensure(n: number): void {
     if (n <= this.#buf.length) return;
-    let size = this.#buf.length * 2;
-    while (size < n) size *= 2;
+    // By half again, not double: at 200k files the stream is tens of MiB and doubling left most of it empty.
+    let size = Math.ceil(this.#buf.length * 1.5);
+    while (size < n) size = Math.ceil(size * 1.5);
     const next = new Uint8Array(size);
     next.set(this.#buf.subarray(0, this.length));
     this.#buf = next;
