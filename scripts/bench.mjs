@@ -21,6 +21,7 @@ import { benchRepos, measureMap } from './bench/map.mjs';
 import { claudeCodeBinary, runClaudeCode } from './bench/claude-code.mjs';
 import { runBench as runLocateBench } from './locate-bench.mjs';
 import { LARGE_LOCATE_BUDGET, measureLocateLarge } from './bench/locate-large.mjs';
+import { measureIndex } from './bench/locate-index.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -201,6 +202,9 @@ async function bench() {
   const locateRows = await measureLocate();
   log('locate on the 100k-file repository, cold and warm symbol cache …');
   const large100k = await measureLocateLarge(dist, large, largeInfo.sources[0]);
+  log('locate index on the 100k-file repository: cold build, warm, one edit (scripts/bench/locate-index.mjs) …');
+  const indexQuestion = `where is the ${largeInfo.sources[0].replace(/\.[a-z]+$/, '').split(/[^a-z0-9]+/i).slice(-3).join(' ')} code`;
+  const index100k = measureIndex(dist, large, indexQuestion, largeInfo.sources[0], rgPath);
 
   const rows = [
     row(
@@ -329,6 +333,7 @@ async function bench() {
       LARGE_LOCATE_BUDGET.seconds,
     ),
     row('locate on 100k files: peak MiB', `warm cache ${large100k.warm.mib.toFixed(1)} MiB`, large100k.cold.mib, '≤', LARGE_LOCATE_BUDGET.mib),
+    ...indexRows(index100k),
     row(
       'cache: Σ reads / Σ previous prompts (10 requests)',
       `${cache.first.read.toLocaleString('en')} / ${cache.first.previous.toLocaleString('en')} tokens`,
@@ -504,4 +509,15 @@ function seconds(value) {
 }
 function mib(kb) {
   return (kb / 1024).toFixed(1);
+}
+
+/** The index's targets (issue 37) on the 100k-file repository; wall times, with CPU (rg included) beside them. */
+function indexRows(m) {
+  const baselineMs = m.baseline.listMs + m.baseline.readMs;
+  return [
+    row('locate index: warm locate, median ms (100k files)', `CPU ${m.warm.medianCpuMs} ms; start-up alone ${m.startupMs.ms} ms`, m.warm.medianMs, '≤', 200, 'int'),
+    row('locate index: cold locate / (rg --files + read)', `${m.cold.ms} ms vs ${baselineMs} ms (${m.baseline.files} files)`, m.cold.ms / baselineMs, '≤', 3),
+    row('locate index: one edit, ms over warm', `${m.edited.ms} ms after the edit, ${m.warm.medianMs} ms warm`, m.edited.ms - m.warm.medianMs, '≤', 100, 'int'),
+    row('locate index: same answer without it', m.sameAnswerWithoutIndex ? 'yes' : 'NO', m.sameAnswerWithoutIndex ? 1 : 0, '≥', 1, 'int'),
+  ];
 }

@@ -4,6 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { SymbolDiskCache, symbolCacheDir } from '../symbols/disk-cache.js';
 import { SymbolIndex } from '../symbols/index.js';
+import { indexCacheDir, RepoIndexes } from './index/store.js';
 import { DEFAULT_K, locate, MAX_K } from './locate.js';
 import { redactLocate } from './redact.js';
 import { renderJson, renderText } from './render.js';
@@ -29,7 +30,7 @@ export async function runLocate(question: string | null, root: string, flags: Ra
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
   const allow = flags.allowSecrets === true || io.env.SPELUNK_ALLOW_SECRETS?.trim() === '1';
   if (allow) io.stderr.write('spelunk: --allow-secrets: the lines locate prints are not redacted\n');
-  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, explain: flags.explain === true }), allow);
+  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, index: new RepoIndexes(indexCacheDir(io.env)), explain: flags.explain === true }), allow);
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

@@ -3,6 +3,7 @@ import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
 import { copyDirs, copyFactor, wordsOf } from './copies.js';
 import { explain, type Explanation } from './explain.js';
+import type { RepoIndexes } from './index/store.js';
 import { pathsThatExist, termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
@@ -54,6 +55,8 @@ export interface LocateOptions {
   symbols?: SymbolIndex;
   /** Adds each result's contributions (`--explain`). */
   explain?: boolean;
+  /** The persistent content index (src/locate/index/): answers the content search when it can, else rg runs. */
+  index?: RepoIndexes;
 }
 
 /**
@@ -68,7 +71,8 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (asked.length === 0) return { ...result, notes: ['the question has no searchable words; name a function, file or concept'] };
   const rg = await bundledRg();
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
-  const found = await search(rg, root, asked, { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const searchOpts = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const found = (await opts.index?.search(rg, root, asked, searchOpts)) ?? (await search(rg, root, asked, searchOpts));
   const terms = pathsThatExist(asked, found.files);
   if (found.note) result.notes.push(found.note);
   creditCompounds(found.hits, terms);

@@ -6,7 +6,7 @@ const MAX_LINES_PER_FILE = 60;
 /** Files larger than this are not searched (logs, data, bundles). */
 const MAX_FILESIZE = '1M';
 /** rg output kept in all; past it the search is partial and says so. */
-const MAX_OUTPUT_BYTES = 48 * 1024 * 1024;
+export const MAX_OUTPUT_BYTES = 48 * 1024 * 1024;
 /** Words shorter than this match only at the start of a word. */
 const PREFIX_BELOW = 5;
 /** Line numbers kept per file for choosing the lines shown. */
@@ -15,7 +15,7 @@ const MAX_LINES_KEPT = 400;
  * Ignore files honoured even outside git, hidden files searched, .git never, symlinks never followed (rg's default,
  * so a link out of the root is never read), no config file or environment (execCapped passes none).
  */
-const WALK_FLAGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--hidden', '-g', '!.git', '--null', '--no-messages', '--color', 'never'];
+export const WALK_FLAGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--hidden', '-g', '!.git', '--null', '--no-messages', '--color', 'never'];
 
 /** What rg found for one file: hits per term (index into the terms) and which terms each line holds. */
 export interface FileHits {
@@ -117,7 +117,7 @@ function parseHits(stdout: string, terms: readonly Term[]): Map<string, FileHits
   return hits;
 }
 
-function stripDotSlash(rel: string): string {
+export function stripDotSlash(rel: string): string {
   return rel.startsWith('./') ? rel.slice(2) : rel;
 }
 

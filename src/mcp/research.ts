@@ -1,3 +1,4 @@
+import { indexCacheDir, RepoIndexes } from '../locate/index/store.js';
 import { redactLocate } from '../locate/redact.js';
 import { randomUUID } from 'node:crypto';
 import { escapeControls } from '../escape.js';
@@ -49,6 +50,8 @@ export class Researcher {
   readonly #io: Io;
   readonly #conversations = new Map<string, Entry>();
   readonly #symbols: SymbolSource;
+  /** One content index per root, open across calls (src/locate/index/store.ts). */
+  readonly #index: RepoIndexes;
   /**
    * Every billed request of every call, toward --max-budget-usd-total: each call's ledger adds its rows here as its
    * usage arrives, not when the call returns (a cancelled call was billed too, and a call started meanwhile must
@@ -64,6 +67,7 @@ export class Researcher {
     this.#io = io;
     // The same cache across runs as `spelunk locate` (validated entries; see disk-cache.ts), so a new server starts warm.
     this.#symbols = symbols;
+    this.#index = new RepoIndexes(indexCacheDir(io.env));
   }
 
   /** Runs one validated call; never throws for anything the client or the model did. */
@@ -243,7 +247,7 @@ export class Researcher {
   }
 
   async #locate(question: string, k: number, signal: AbortSignal): Promise<CallOutcome> {
-    const found = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols() });
+    const found = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols(), index: this.#index });
     const result = await redactLocate(found, this.#config.allowSecrets === true);
     if (signal.aborted) return { ok: false, message: 'cancelled' };
     this.#log(`locate ${question.slice(0, 60)} → ${result.results.length} files`);

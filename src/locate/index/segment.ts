@@ -1,0 +1,407 @@
+import { crc32 } from 'node:zlib';
+import type { Occurrences } from './tokens.js';
+
+/**
+ * One immutable file of the index: a base (every file of the tree) or a delta (the files changed since its base, and
+ * the base's rows they supersede). Little-endian binary, every section length-prefixed and padded to 8 bytes:
+ *
+ *   header (64 B): magic, FORMAT, kind, id, base id, written-at ms, files, words, total length, CRC-32 of the body,
+ *                  CRC-32 of the header
+ *   root (UTF-8) · paths (UTF-8, NUL-separated) · stats (f64 × 4 per file: size, mtime, ctime, inode) ·
+ *   hashes (SHA-1, 20 B per file) · states (1 B per file) · vocabulary (the runs, `\n`-separated) ·
+ *   word starts (u32 per word + 1) · posting starts (u32 per word + 1) · postings · tombstones (u32 base rows)
+ *
+ * A word's postings: for each file holding it (ascending): varint file-row delta, varint occurrences, then one varint
+ * line delta per occurrence (0: the same line again). Stored files are untrusted input: decode checks the lengths,
+ * both checksums, the version and every offset, and the postings reader checks each varint as it goes.
+ */
+
+const MAGIC = 'SPLKIDX\0';
+/** Bumped whenever the layout or the meaning of a run changes. */
+export const FORMAT = 1;
+const HEADER_BYTES = 64;
+/** An index larger than this is not written (the search then runs rg per question, as without an index). */
+export const MAX_INDEX_BYTES = 512 * 1024 * 1024;
+/** Longest path kept, in bytes (PATH_MAX). */
+const MAX_PATH_BYTES = 4096;
+
+/** Why a file has no runs: read and indexed, above rg's size cap, binary (a NUL byte), or not read (see store.ts). */
+export const enum FileState {
+  Indexed = 0,
+  Large = 1,
+  Binary = 2,
+  Refused = 3,
+}
+
+export interface FileRow {
+  rel: string;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  /** SHA-1 of the bytes read (20 zero bytes when the file was not read). */
+  hash: Uint8Array;
+  state: FileState;
+}
+
+export interface Segment {
+  kind: 'base' | 'delta';
+  id: number;
+  baseId: number;
+  root: string;
+  writtenAtMs: number;
+  paths: string[];
+  stats: Float64Array;
+  hashes: Uint8Array;
+  states: Uint8Array;
+  vocab: string;
+  wordStarts: Uint32Array;
+  postingStarts: Uint32Array;
+  postings: Uint8Array;
+  tombstones: Uint32Array;
+}
+
+/** Thrown by decode and the postings reader: the caller drops the index and rebuilds it. */
+export class CorruptIndex extends Error {}
+
+/** Collects files and their runs, then lays the segment out (postings grouped by word). */
+export class SegmentBuilder {
+  readonly #words = new Map<string, number>();
+  readonly #wordList: string[] = [];
+  #stream = new Bytes();
+  #wordBytes: Uint32Array = new Uint32Array(1024);
+  #lastFile: Int32Array = new Int32Array(1024);
+  /** The rows as columns (a row object per file held 200k small arrays at once). */
+  readonly #rels: string[] = [];
+  #stats = new Float64Array(4 * 1024);
+  #hashes = new Uint8Array(20 * 1024);
+  #states = new Uint8Array(1024);
+
+  /** Adds one file's row and runs (null: a file without content in the index). */
+  add(row: FileRow, runs: Map<string, Occurrences> | null): void {
+    const file = this.#rels.length;
+    this.#rels.push(row.rel);
+    if (file >= this.#states.length) this.#growRows();
+    this.#stats.set([row.size, row.mtimeMs, row.ctimeMs, row.ino], file * 4);
+    this.#hashes.set(row.hash.subarray(0, 20), file * 20);
+    this.#states[file] = row.state;
+    for (const [word, occ] of runs ?? []) {
+      const id = this.#wordId(word);
+      this.#stream.varint(id + 1);
+      const payload = this.#stream.length;
+      this.#stream.varint(occ.lines.length);
+      let previous = 0;
+      for (const line of occ.lines) {
+        this.#stream.varint(line - previous);
+        previous = line;
+      }
+      const delta = file - this.#lastFile[id]!;
+      this.#lastFile[id] = file;
+      this.#wordBytes[id]! += varintBytes(delta) + (this.#stream.length - payload);
+    }
+    this.#stream.varint(0);
+  }
+
+  get files(): number {
+    return this.#rels.length;
+  }
+
+  #growRows(): void {
+    const stats = new Float64Array(this.#stats.length * 2);
+    stats.set(this.#stats);
+    this.#stats = stats;
+    const hashes = new Uint8Array(this.#hashes.length * 2);
+    hashes.set(this.#hashes);
+    this.#hashes = hashes;
+    const states = new Uint8Array(this.#states.length * 2);
+    states.set(this.#states);
+    this.#states = states;
+  }
+
+  /** The segment's bytes, or null when they would pass MAX_INDEX_BYTES. */
+  finish(meta: { kind: 'base' | 'delta'; id: number; baseId: number; root: string; writtenAtMs: number; tombstones: readonly number[] }): Buffer | null {
+    const nWords = this.#wordList.length;
+    const postingStarts = new Uint32Array(nWords + 1);
+    let total = 0;
+    for (let w = 0; w < nWords; w++) {
+      postingStarts[w] = total;
+      total += this.#wordBytes[w]!;
+      if (total > MAX_INDEX_BYTES) return null;
+    }
+    postingStarts[nWords] = total;
+    const wordStarts = new Uint32Array(nWords + 1);
+    let at = 0;
+    for (let w = 0; w < nWords; w++) {
+      wordStarts[w] = at;
+      at += this.#wordList[w]!.length + 1;
+    }
+    wordStarts[nWords] = at;
+    const n = this.#rels.length;
+    const sections = [
+      Buffer.from(meta.root, 'utf8'),
+      Buffer.from(this.#rels.join('\0'), 'utf8'),
+      bytesOf(this.#stats.subarray(0, n * 4)),
+      this.#hashes.subarray(0, n * 20),
+      this.#states.subarray(0, n),
+      Buffer.from(this.#wordList.join('\n') + (nWords > 0 ? '\n' : ''), 'latin1'),
+      bytesOf(wordStarts),
+      bytesOf(postingStarts),
+      total,
+      bytesOf(Uint32Array.from(meta.tombstones)),
+    ];
+    const bodyLength = sections.reduce<number>((sum, s) => sum + 8 + pad8(typeof s === 'number' ? s : s.length), 0);
+    if (HEADER_BYTES + bodyLength > MAX_INDEX_BYTES) return null;
+    const out = Buffer.alloc(HEADER_BYTES + bodyLength);
+    let off = HEADER_BYTES;
+    for (const s of sections) {
+      const length = typeof s === 'number' ? s : s.length;
+      out.writeUInt32LE(length, off);
+      // The postings are laid out in place, then the file-ordered stream is let go: one copy of them at a time.
+      if (typeof s === 'number') this.#scatter(postingStarts, out.subarray(off + 8, off + 8 + length));
+      else out.set(s, off + 8);
+      off += 8 + pad8(length);
+    }
+    this.#stream = new Bytes(16);
+    out.write(MAGIC, 0, 'latin1');
+    out.writeUInt32LE(FORMAT, 8);
+    out.writeUInt32LE(meta.kind === 'base' ? 0 : 1, 12);
+    out.writeUInt32LE(meta.id >>> 0, 16);
+    out.writeUInt32LE(meta.baseId >>> 0, 20);
+    out.writeDoubleLE(meta.writtenAtMs, 24);
+    out.writeUInt32LE(n, 32);
+    out.writeUInt32LE(nWords, 36);
+    out.writeUInt32LE(out.length, 40);
+    out.writeUInt32LE(crc32(out.subarray(HEADER_BYTES)), 44);
+    out.writeUInt32LE(crc32(out.subarray(0, 48)), 48);
+    return out;
+  }
+
+  #wordId(word: string): number {
+    const known = this.#words.get(word);
+    if (known !== undefined) return known;
+    const id = this.#wordList.length;
+    this.#words.set(word, id);
+    this.#wordList.push(word);
+    if (id >= this.#wordBytes.length) {
+      this.#wordBytes = grow32(this.#wordBytes);
+      const last = new Int32Array(this.#lastFile.length * 2);
+      last.set(this.#lastFile);
+      this.#lastFile = last;
+    }
+    this.#lastFile[id] = 0;
+    return id;
+  }
+
+  /** Moves each record of the file-ordered stream to its word's place, with the file-row delta in front. */
+  #scatter(postingStarts: Uint32Array, out: Uint8Array): void {
+    const cursor = postingStarts.slice();
+    const last = new Int32Array(this.#wordList.length);
+    const stream = this.#stream.view();
+    let at = 0;
+    for (let file = 0; file < this.#rels.length; file++) {
+      for (;;) {
+        const [tag, afterTag] = readVarint(stream, at);
+        at = afterTag;
+        if (tag === 0) break;
+        const id = tag - 1;
+        const payloadStart = at;
+        const [count, afterCount] = readVarint(stream, at);
+        at = afterCount;
+        for (let k = 0; k < count; k++) at = readVarint(stream, at)[1];
+        cursor[id] = writeVarintAt(out, cursor[id]!, file - last[id]!);
+        last[id] = file;
+        out.set(stream.subarray(payloadStart, at), cursor[id]!);
+        cursor[id]! += at - payloadStart;
+      }
+    }
+  }
+}
+
+/** Reads and checks a segment; throws CorruptIndex for anything but a well-formed segment of this FORMAT. */
+export function decode(buf: Buffer): Segment {
+  if (buf.length < HEADER_BYTES || buf.toString('latin1', 0, 8) !== MAGIC) throw new CorruptIndex('not an index file');
+  if (buf.readUInt32LE(48) !== crc32(buf.subarray(0, 48))) throw new CorruptIndex('header checksum');
+  if (buf.readUInt32LE(8) !== FORMAT) throw new CorruptIndex('another format version');
+  const kindCode = buf.readUInt32LE(12);
+  if (kindCode > 1) throw new CorruptIndex('unknown kind');
+  if (buf.readUInt32LE(40) !== buf.length) throw new CorruptIndex('truncated or extended');
+  if (buf.readUInt32LE(44) !== crc32(buf.subarray(HEADER_BYTES))) throw new CorruptIndex('body checksum');
+  const n = buf.readUInt32LE(32);
+  const nWords = buf.readUInt32LE(36);
+  const writtenAtMs = buf.readDoubleLE(24);
+  if (!Number.isFinite(writtenAtMs)) throw new CorruptIndex('written-at time');
+  const sections: Buffer[] = [];
+  let off = HEADER_BYTES;
+  for (let i = 0; i < 10; i++) {
+    if (off + 8 > buf.length) throw new CorruptIndex('section header past the end');
+    const len = buf.readUInt32LE(off);
+    if (off + 8 + len > buf.length) throw new CorruptIndex('section past the end');
+    sections.push(buf.subarray(off + 8, off + 8 + len));
+    off += 8 + pad8(len);
+  }
+  if (off !== buf.length) throw new CorruptIndex('trailing bytes');
+  const [root, paths, stats, hashes, states, vocab, wordStarts, postingStarts, postings, tombstones] = sections as [
+    Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer,
+  ];
+  const rels = n === 0 ? [] : paths.toString('utf8').split('\0');
+  if (rels.length !== n || rels.some((r) => r === '' || Buffer.byteLength(r) > MAX_PATH_BYTES)) throw new CorruptIndex('paths');
+  if (stats.length !== n * 32 || hashes.length !== n * 20 || states.length !== n) throw new CorruptIndex('file table');
+  if (states.some((s) => s > FileState.Refused)) throw new CorruptIndex('file state');
+  if (wordStarts.length !== (nWords + 1) * 4 || postingStarts.length !== (nWords + 1) * 4) throw new CorruptIndex('word table');
+  if (tombstones.length % 4 !== 0) throw new CorruptIndex('tombstones');
+  const vocabText = vocab.toString('latin1');
+  if (/[^a-z0-9_\n]/.test(vocabText)) throw new CorruptIndex('vocabulary');
+  const seg: Segment = {
+    kind: kindCode === 0 ? 'base' : 'delta',
+    id: buf.readUInt32LE(16),
+    baseId: buf.readUInt32LE(20),
+    root: root.toString('utf8'),
+    writtenAtMs,
+    paths: rels,
+    stats: new Float64Array(copyAligned(stats)),
+    hashes: new Uint8Array(hashes),
+    states: new Uint8Array(states),
+    vocab: vocabText,
+    wordStarts: new Uint32Array(copyAligned(wordStarts)),
+    postingStarts: new Uint32Array(copyAligned(postingStarts)),
+    postings,
+    tombstones: new Uint32Array(copyAligned(tombstones)),
+  };
+  checkMonotonic(seg.wordStarts, vocabText.length, 'word starts');
+  checkMonotonic(seg.postingStarts, postings.length, 'posting starts');
+  for (let w = 0; w < nWords; w++) {
+    const end = seg.wordStarts[w + 1]! - 1;
+    if (end <= seg.wordStarts[w]! || vocabText.charCodeAt(end) !== 10) throw new CorruptIndex('vocabulary boundaries');
+  }
+  return seg;
+}
+
+/** Calls `visit(fileRow, lines)` for each file holding word `w` of `seg`; throws CorruptIndex on a malformed posting. */
+export function forEachPosting(seg: Segment, w: number, visit: (file: number, lines: readonly number[]) => void): void {
+  const end = seg.postingStarts[w + 1]!;
+  const bytes = seg.postings;
+  let at = seg.postingStarts[w]!;
+  let file = 0;
+  let first = true;
+  while (at < end) {
+    const [delta, afterDelta] = readVarint(bytes, at, end);
+    const [count, afterCount] = readVarint(bytes, afterDelta, end);
+    at = afterCount;
+    file += delta;
+    if ((!first && delta === 0) || file >= seg.paths.length || count === 0 || count > MAX_OCCURRENCES) throw new CorruptIndex('posting');
+    first = false;
+    const lines: number[] = [];
+    let line = 0;
+    for (let k = 0; k < count; k++) {
+      const [step, next] = readVarint(bytes, at, end);
+      at = next;
+      line += step;
+      if (line < 1 || (k === 0 && step === 0)) throw new CorruptIndex('posting line');
+      lines.push(line);
+    }
+    visit(file, lines);
+  }
+}
+
+/** Occurrences one posting may hold: a 1 MiB file has at most half a million runs. */
+const MAX_OCCURRENCES = 1024 * 1024;
+
+/** The word spanning character `at` of the vocabulary (binary search over the starts). */
+export function wordAt(seg: Segment, at: number): number {
+  let lo = 0;
+  let hi = seg.wordStarts.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (seg.wordStarts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function checkMonotonic(starts: Uint32Array, limit: number, what: string): void {
+  if (starts[0] !== 0 || starts[starts.length - 1] !== limit) throw new CorruptIndex(what);
+  for (let i = 1; i < starts.length; i++) if (starts[i]! < starts[i - 1]!) throw new CorruptIndex(what);
+}
+
+function copyAligned(b: Buffer): ArrayBuffer {
+  const out = new ArrayBuffer(b.length);
+  new Uint8Array(out).set(b);
+  return out;
+}
+
+function bytesOf(a: Float64Array | Uint32Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function pad8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+function grow32(a: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length * 2);
+  out.set(a);
+  return out;
+}
+
+function varintBytes(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n += 1;
+  }
+  return n;
+}
+
+/** Writes `v` as a varint at `at`; returns the offset after it. */
+function writeVarintAt(buf: Uint8Array, at: number, v: number): number {
+  let rest = v;
+  while (rest >= 0x80) {
+    buf[at++] = (rest & 0x7f) | 0x80;
+    rest = Math.floor(rest / 128);
+  }
+  buf[at++] = rest;
+  return at;
+}
+
+/** [value, next offset]; throws CorruptIndex past `end` or beyond 32 bits. */
+function readVarint(bytes: Uint8Array, at: number, end = bytes.length): [number, number] {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 5; i++) {
+    if (at >= end) throw new CorruptIndex('varint past the end');
+    const b = bytes[at++]!;
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) return [value, at];
+    scale *= 128;
+  }
+  throw new CorruptIndex('varint too long');
+}
+
+/** A growable byte buffer. */
+class Bytes {
+  #buf: Uint8Array;
+  length = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.#buf = new Uint8Array(Math.max(capacity, 16));
+  }
+
+  varint(v: number): void {
+    this.#ensure(this.length + 5);
+    this.length = writeVarintAt(this.#buf, this.length, v);
+  }
+
+  view(): Uint8Array {
+    return this.#buf.subarray(0, this.length);
+  }
+
+  #ensure(n: number): void {
+    if (n <= this.#buf.length) return;
+    // By half again, not double: at 200k files the stream is tens of MiB and doubling left most of it empty.
+    let size = Math.ceil(this.#buf.length * 1.5);
+    while (size < n) size = Math.ceil(size * 1.5);
+    const next = new Uint8Array(size);
+    next.set(this.#buf.subarray(0, this.length));
+    this.#buf = next;
+  }
+}

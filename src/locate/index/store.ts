@@ -1,0 +1,274 @@
+import { createHash, randomInt } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { isInside } from '../../sandbox/paths.js';
+import { execCapped } from '../../sandbox/exec.js';
+import type { Term } from '../query.js';
+import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '../search.js';
+import { indexable, matchIndex, type Part } from './match.js';
+import { readFile, lstatOrNull, type ReadFile } from './read.js';
+import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment } from './segment.js';
+
+/**
+ * The persistent index of a repository's content, under `$XDG_CACHE_HOME/spelunk/index/<hash of the root>/` (else
+ * `~/.cache/spelunk/index/…`): `base.six` (every listed file) and `delta.six` (the files changed since). Each question
+ * lists the files as the search does (rg --files, the same walk flags), lstats them against the stored size, mtime,
+ * ctime and inode, re-reads what differs (and what was modified in the same second the segment was written: its
+ * stored stat cannot tell a later edit, so its content hash decides), and writes a new delta; past COMPACT_FILES the
+ * delta is folded into a new base. A segment that fails to decode (see segment.ts) is rebuilt, never trusted.
+ */
+
+/** A tree with more listed files than this is searched with rg per question, without an index. */
+export const MAX_INDEXED_FILES = 500_000;
+/** A delta holding more files than this (or an eighth of the base) is folded into a new base. */
+const COMPACT_FILES = 2_000;
+/** Timestamps are compared at this granularity for the racy check (coarse file systems keep whole seconds). */
+const RACY_MS = 1_000;
+const SEGMENT_LIMIT = MAX_INDEX_BYTES;
+
+/** `$XDG_CACHE_HOME/spelunk/index`, else `$HOME/.cache/spelunk/index`; null when neither is an absolute path. */
+export function indexCacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
+  const base = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : null);
+  if (!base || !path.isAbsolute(base)) return null;
+  return path.join(base, 'spelunk', 'index');
+}
+
+interface Loaded {
+  base: Segment;
+  delta: Segment | null;
+  /** The bytes of the segment this update built (the new base, else the new delta), to be written. */
+  fresh?: Buffer;
+}
+
+/**
+ * The indexes of the roots searched in this process (the MCP server keeps one across calls, so segments are decoded
+ * once and re-read only when their file changed on disk). Methods never throw.
+ */
+export class RepoIndexes {
+  readonly #dir: string | null;
+  readonly #open = new Map<string, { loaded: Loaded; key: string }>();
+
+  constructor(dir: string | null) {
+    this.#dir = dir;
+  }
+
+  /**
+   * The content search answered from the index (updated first), or null when the index cannot answer: a term that
+   * is not a literal of word characters, no writable cache directory, a listing cut short, a tree past the bounds.
+   * The caller then runs rg's search, which gives the same hits (test/locate/index-differential.test.ts).
+   */
+  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SearchResult | null> {
+    if (this.#dir === null || !indexable(terms)) return null;
+    const dir = segmentDir(this.#dir, root);
+    if (dir === null) return null;
+    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
+      cwd: root,
+      timeoutMs: opts.timeoutMs,
+      maxBytes: MAX_OUTPUT_BYTES,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
+    const files = listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
+    if (files.length > MAX_INDEXED_FILES) return null;
+    try {
+      const loaded = this.#refresh(root, dir, files);
+      if (loaded === null) return null;
+      return { files, hits: matchIndex(parts(loaded), terms), note: null };
+    } catch (error) {
+      if (!(error instanceof CorruptIndex)) throw error;
+      // A segment that decoded but whose postings do not: dropped, rebuilt by the next question.
+      this.#open.delete(root);
+      rmSync(dir, { recursive: true, force: true });
+      return null;
+    }
+  }
+
+  /** Brings the index of `root` up to date with `files`; null when it cannot be written. */
+  #refresh(root: string, dir: string, files: readonly string[]): Loaded | null {
+    const key = segmentKey(dir);
+    const cached = this.#open.get(root);
+    const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
+    const started = Date.now();
+    const next = current === null ? build(root, files, started) : update(root, current, files, started);
+    if (next === null) return null;
+    if (next !== current && !save(dir, next)) return null;
+    const { fresh: _written, ...kept } = next;
+    this.#open.set(root, { loaded: kept, key: segmentKey(dir) });
+    return kept;
+  }
+}
+
+function parts(loaded: Loaded): Part[] {
+  if (loaded.delta === null) return [{ seg: loaded.base, skip: null }];
+  const skip = new Uint8Array(loaded.base.paths.length);
+  for (const row of loaded.delta.tombstones) skip[row] = 1;
+  return [
+    { seg: loaded.base, skip },
+    { seg: loaded.delta, skip: null },
+  ];
+}
+
+/** Where the segments of `root` live under the cache directory: named by the SHA-256 of its real path. */
+export function indexDirOf(cache: string, root: string): string {
+  return path.join(cache, createHash('sha256').update(root).digest('hex').slice(0, 32));
+}
+
+/** The directory of `root`'s segments, created; null when it cannot be, or when it would lie inside the root. */
+function segmentDir(cache: string, root: string): string | null {
+  const dir = indexDirOf(cache, root);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // A cache directory inside the repository (`-C ~` with the cache under ~/.cache) is never written.
+    return isInside(root, realpathSync.native(dir)) ? null : dir;
+  } catch {
+    return null;
+  }
+}
+
+/** Identifies the segment files on disk (size, mtime, inode), so a process reuses what it decoded until they change. */
+function segmentKey(dir: string): string {
+  return ['base.six', 'delta.six']
+    .map((name) => {
+      const st = lstatOrNull(path.join(dir, name));
+      return st === null ? '-' : `${st.size}:${st.mtimeMs}:${st.ino}`;
+    })
+    .join('|');
+}
+
+/** The stored segments when both decode and belong together; a delta of another base is dropped; else null. */
+function load(dir: string, root: string): Loaded | null {
+  const base = readSegment(path.join(dir, 'base.six'), root, 'base');
+  if (base === null) return null;
+  const delta = readSegment(path.join(dir, 'delta.six'), root, 'delta');
+  const valid = delta !== null && delta.baseId === base.id && delta.tombstones.every((row) => row < base.paths.length);
+  return { base, delta: valid ? delta : null };
+}
+
+function readSegment(file: string, root: string, kind: 'base' | 'delta'): Segment | null {
+  const bytes = readRegular(file);
+  if (bytes === null) return null;
+  try {
+    const seg = decode(bytes);
+    return seg.kind === kind && seg.root === root ? seg : null;
+  } catch (error) {
+    if (error instanceof CorruptIndex) return null;
+    throw error;
+  }
+}
+
+/** A regular file's bytes, opened without following a link or waiting on a FIFO, at most SEGMENT_LIMIT. */
+function readRegular(file: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > SEGMENT_LIMIT) return null;
+    const out = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return out.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A new base from every listed file. */
+function build(root: string, files: readonly string[], started: number): Loaded | null {
+  const builder = new SegmentBuilder();
+  const dirs = new Map<string, boolean>();
+  for (const rel of files) add(builder, readFile(root, rel, dirs));
+  return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [] }, null);
+}
+
+/**
+ * The segments after the changes since they were written: `current` itself when nothing changed, else a new delta
+ * (the old delta's files and the changed ones, re-read) or, past COMPACT_FILES, a new base.
+ */
+function update(root: string, current: Loaded, files: readonly string[], started: number): Loaded | null {
+  const { base, delta } = current;
+  const view = new Map<string, { seg: Segment; row: number }>();
+  const dead = new Uint8Array(base.paths.length);
+  for (const row of delta?.tombstones ?? []) dead[row] = 1;
+  base.paths.forEach((rel, row) => dead[row] === 0 && view.set(rel, { seg: base, row }));
+  delta?.paths.forEach((rel, row) => view.set(rel, { seg: delta, row }));
+  const dirs = new Map<string, boolean>();
+  const dirty: string[] = [];
+  for (const rel of files) {
+    const known = view.get(rel);
+    view.delete(rel);
+    if (known === undefined || changed(root, rel, known.seg, known.row, dirs)) dirty.push(rel);
+  }
+  // What is left in the view was not listed: deleted, renamed or newly ignored.
+  if (dirty.length === 0 && view.size === 0) return current;
+  const listed = new Set(files);
+  const inDelta = (delta?.paths ?? []).filter((rel) => listed.has(rel));
+  const redo = [...new Set([...inDelta, ...dirty])];
+  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started);
+  const redoSet = new Set(redo);
+  const tombstones: number[] = [];
+  base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed.has(rel)) && tombstones.push(row));
+  const builder = new SegmentBuilder();
+  for (const rel of redo) add(builder, readFile(root, rel, dirs));
+  return finish(builder, { kind: 'delta', id: randomInt(1, 2 ** 31), baseId: base.id, root, writtenAtMs: started, tombstones }, base);
+}
+
+/**
+ * Whether a listed file may differ from its row: another size, mtime, ctime or inode; or a timestamp in the same
+ * second as the segment was written (or later), where only the content hash can tell (git's "racy" entries).
+ */
+function changed(root: string, rel: string, seg: Segment, row: number, dirs: Map<string, boolean>): boolean {
+  // Joined by hand: rg's listing is relative and normalised, and path.join was a tenth of a warm question's CPU.
+  const st = lstatOrNull(`${root}/${rel}`);
+  const s = seg.stats;
+  const at = row * 4;
+  if (st === null || st.size !== s[at] || st.mtimeMs !== s[at + 1] || st.ctimeMs !== s[at + 2] || st.ino !== s[at + 3]) return true;
+  const racy = Math.floor(Math.max(st.mtimeMs, st.ctimeMs) / RACY_MS) >= Math.floor(seg.writtenAtMs / RACY_MS);
+  if (!racy || seg.states[row] === FileState.Refused || seg.states[row] === FileState.Large) return racy;
+  const now = readFile(root, rel, dirs);
+  return now.row.state !== seg.states[row] || !Buffer.from(now.row.hash).equals(seg.hashes.subarray(row * 20, row * 20 + 20));
+}
+
+function add(builder: SegmentBuilder, file: ReadFile): void {
+  builder.add(file.row, file.runs);
+}
+
+function finish(builder: SegmentBuilder, meta: Parameters<SegmentBuilder['finish']>[0], base: Segment | null): Loaded | null {
+  const bytes = builder.finish(meta);
+  if (bytes === null) return null;
+  const seg = decode(bytes);
+  return base === null ? { base: seg, delta: null, fresh: bytes } : { base, delta: seg, fresh: bytes };
+}
+
+/** Writes the segments that are new (temporary name, then rename); false when the directory is not writable. */
+function save(dir: string, next: Loaded): boolean {
+  if (next.fresh === undefined) return true;
+  try {
+    if (next.delta === null) {
+      writeAtomic(path.join(dir, 'base.six'), next.fresh);
+      rmSync(path.join(dir, 'delta.six'), { force: true });
+    } else writeAtomic(path.join(dir, 'delta.six'), next.fresh);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function writeAtomic(file: string, bytes: Buffer): void {
+  const temporary = `${file}.${process.pid}.${randomInt(2 ** 31).toString(36)}.tmp`;
+  try {
+    writeFileSync(temporary, bytes, { mode: 0o600, flag: 'wx' });
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
