@@ -4,14 +4,15 @@
 //
 // The sets are in fixtures/locate-bench/sets.json: a repository snapshot (a git directory, e.g. the `fetch` tool's
 // /work/.mirror/<owner>+<name>/repo, or `--mirrors DIR` with the same layout), a range of commits and a role. Each
-// question is asked at ITS commit's parent, in a clone whose HEAD is that parent (`git clone --no-checkout --shared`,
+// question is asked at ITS commit's parent, in a clone whose HEAD is that parent (`git clone --no-checkout --local`,
 // then `git checkout` of each parent in commit order, so one clone serves the whole set): the tree and the history
 // locate sees end before the change, and no answer can come from the commit itself. Gold: the commit's non-test source
 // files that exist at the parent (changeQuestions' filter, scripts/locate-bench.mjs).
 //
 // Held-out sets are scored, never read: --verbose (one line per question) is refused for them, and only their totals
 // are printed. The runner `inproc` bundles src/locate/locate.ts with esbuild and calls it in this process (cheap, for
-// tuning); `dist` runs the built dist/spelunk.js once per question, as a user runs it.
+// tuning; `--src DIR` takes DIR's src/ instead, e.g. a worktree of an earlier commit); `dist` runs the built
+// dist/spelunk.js once per question, as a user runs it.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -68,9 +69,14 @@ export function tokens(text) {
     .filter((t) => t.length > 1 && t.length < 40);
 }
 
+/** The files the baseline indexes: source code (the gold files are code), not prose, data or configuration. */
+const CODE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|kts|scala|groovy|rb|c|h|cc|cpp|hpp|cs|swift|php|ex|exs|lua|sh|vue|svelte)$/;
 const TEST_LIKE = /(^|\/)(test|tests|__tests__|testing|spec|specs|fixtures|testdata|__fixtures__|e2e)\/|(\.(test|spec|test-d)\.[a-z]+$)|(_test\.(go|py|rb)$)|(_spec\.rb$)|(^|\/)test_[^/]*\.py$|(^|\/)conftest\.py$|(^|\/)src\/[a-z]*Test\/|Test\.(java|kt)$/;
 
-/** A BM25 over the files of a checkout (tests left out), documents cached by blob id across the set's checkouts. */
+/**
+ * A plain BM25 over the code files of a checkout (tests left out): content tokens split at camelCase and underscores,
+ * plus the path's tokens (counted twice, as a light field weight). Documents cached by blob id across the checkouts.
+ */
 class Bm25 {
   #docs = new Map();
 
@@ -78,7 +84,7 @@ class Bm25 {
   rank(root, entries, question) {
     const docs = [];
     for (const { blob, file } of entries) {
-      if (TEST_LIKE.test(file)) continue;
+      if (!CODE_FILE.test(file) || TEST_LIKE.test(file)) continue;
       const doc = this.#doc(root, blob, file);
       if (doc !== null) docs.push({ file, doc });
     }
@@ -131,7 +137,7 @@ class Bm25 {
 // ---- spelunk -------------------------------------------------------------------------------------------------------
 
 /** A function (root, question) → ranked paths: the TS source bundled and called in process, or the built binary. */
-async function spelunkRunner(kind, tmp, cacheHome) {
+async function spelunkRunner(kind, tmp, cacheHome, source = projectRoot, extra = {}) {
   if (kind === 'dist') {
     const dist = path.join(projectRoot, 'dist', 'spelunk.js');
     if (!existsSync(dist)) throw new Error(`${dist} is missing: run npm run build first`);
@@ -143,14 +149,14 @@ async function spelunkRunner(kind, tmp, cacheHome) {
   }
   const { build } = await import('esbuild');
   const out = path.join(tmp, 'locate-bundle', 'locate.mjs');
-  await build({ entryPoints: [path.join(projectRoot, 'src', 'locate', 'locate.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: out, logLevel: 'error' });
-  cpSync(path.join(projectRoot, 'src', 'symbols', 'tags'), path.join(path.dirname(out), 'tags'), { recursive: true });
+  await build({ entryPoints: [path.join(source, 'src', 'locate', 'locate.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: out, logLevel: 'error' });
+  cpSync(path.join(source, 'src', 'symbols', 'tags'), path.join(path.dirname(out), 'tags'), { recursive: true });
   // The bundle's bare imports resolve from the project's node_modules.
   cpSync(path.join(projectRoot, 'package.json'), path.join(path.dirname(out), 'package.json'));
   const nodeModules = path.join(path.dirname(out), 'node_modules');
   spawnSync('ln', ['-s', path.join(projectRoot, 'node_modules'), nodeModules]);
   const mod = await import(pathToFileURL(out).href);
-  return async (root, question) => (await mod.locate(root, question, { k: K, timeoutMs: 60_000 })).results.map((r) => r.path);
+  return async (root, question) => (await mod.locate(root, question, { k: K, timeoutMs: 60_000, ...extra })).results.map((r) => r.path);
 }
 
 function run(file, args, cwd, cacheHome) {
@@ -194,7 +200,8 @@ async function scoreSet(set, opts) {
   if (!existsSync(gitDir)) return { set, skipped: `${gitDir} is missing (fetch ${set.repo})` };
   const questions = setQuestions(gitDir, set.range).slice(0, opts.max ?? Infinity);
   const clone = path.join(opts.tmp, set.name);
-  git(null, ['clone', '-q', '--no-checkout', '--shared', gitDir, clone]);
+  // --local (objects hard-linked, not borrowed through alternates): spelunk's git layer refuses alternates outside the root.
+  git(null, ['clone', '-q', '--no-checkout', '--local', gitDir, clone]);
   const bm25 = new Bm25();
   const rows = [];
   let seconds = 0;
@@ -251,7 +258,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'locate-eval-'));
   const cacheHome = path.join(tmp, 'home');
   try {
-    const locate = await spelunkRunner(value('--runner') ?? 'inproc', tmp, cacheHome);
+    // --src DIR: another checkout's src/locate (e.g. a worktree of the commit before a change), for a before/after.
+    const source = value('--src') ? path.resolve(value('--src')) : projectRoot;
+    // --no-history: locate's history signal off (LocateOptions.history), to measure what it adds.
+    const extra = argv.includes('--no-history') ? { history: false } : {};
+    const locate = await spelunkRunner(value('--runner') ?? 'inproc', tmp, cacheHome, source, extra);
     const log = (l) => process.stderr.write(`${l}\n`);
     const max = value('--max') ? Number(value('--max')) : undefined;
     const mirrors = value('--mirrors') ?? '/work/.mirror';
