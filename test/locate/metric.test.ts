@@ -22,10 +22,10 @@ const fixture = JSON.parse(readFileSync(path.join(projectRoot, 'fixtures', 'loca
   questions: Question[];
 };
 /**
- * Measured minus a margin (at 2026-11-28, history on: MRR 0.63, Hit@10 0.94; history off: MRR 0.52, Hit@10 0.88):
- * a change that costs two or three questions their place fails here.
+ * Measured minus a margin (2026-11-28, 16 questions: history on MRR 0.524, Hit@10 0.812; history off 0.530 and 0.812):
+ * a change that costs two questions their place in the top ten, or the MRR of several, fails here.
  */
-const FLOOR = { mrr: 0.45, hit10: 0.8 };
+const FLOOR = { mrr: 0.42, hit10: 0.68 };
 const K = 10;
 
 /** Whether this checkout holds the pinned base (a shallow clone does not): without it the rows cannot run. */
