@@ -38,6 +38,10 @@ const COCHANGE_SEEDS = 3;
 const K1 = 1.2;
 const B = 0.5;
 
+/** Names only (no content is diffed, so no diff driver or textconv could run), renames off, paths from the root. */
+const LOG_ARGS = ['log', '--no-merges', '--no-renames', '--relative', '--name-only', '--no-textconv', '--no-ext-diff',
+  '-n', String(MAX_COMMITS), '--format=%x00%s%n%b%x01', 'HEAD', '--'];
+
 export interface Commit {
   /** Token counts of the subject and the head of the body (stemmed words, and whole identifiers lower-cased). */
   tf: Map<string, number>;
@@ -72,10 +76,6 @@ export async function readHistory(
   if (opts.cacheDir) await storeLog(opts.cacheDir, root, head, run.stdout);
   return parseLog(run.stdout);
 }
-
-/** Names only (no content is diffed, so no diff driver or textconv could run), renames off, paths from the root. */
-const LOG_ARGS = ['log', '--no-merges', '--no-renames', '--relative', '--name-only', '--no-textconv', '--no-ext-diff', '-n', String(MAX_COMMITS),
-  '--format=%x00%s%n%b%x01', 'HEAD', '--'];
 
 /** `\0subject\nbody\x01\nfile\nfile…` records as commits and the messages' document frequencies. */
 export function parseLog(stdout: string): History {
