@@ -84,7 +84,8 @@ const SOURCE_EXT = /\.(ts|tsx|mts|cts|js|mjs|cjs|py|go|rs|java|rb)$/;
 const NOT_SOURCE_DIR = /(^|\/)(test|tests|__tests__|testing|spec|fixtures|__fixtures__|docs|docs_src|doc|examples?|benches|benchmarks?|scripts|playground|e2e|tests-build|tests-integration|stress-test)\//;
 const TEST_FILE = /(\.(test|spec|test-d)\.[a-z]+$)|(_test\.(go|py)$)|(^|\/)test_[^/]*\.py$|(^|\/)conftest\.py$/;
 
-function isSourceFile(f) {
+/** A non-test source file: what a change-derived question's gold set holds. */
+export function isSourceFile(f) {
   return SOURCE_EXT.test(f) && !NOT_SOURCE_DIR.test(f) && !TEST_FILE.test(f);
 }
 

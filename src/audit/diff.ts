@@ -7,9 +7,9 @@ import { locateRepository } from '../sandbox/git-repo.js';
 import { checkRevision, NO_DIFF_PROGRAMS } from '../sandbox/policy/git-values.js';
 
 /** Largest diff read (from git or --diff-file), in bytes: a change bigger than this is not a pull request to audit. */
-const MAX_DIFF_BYTES = 10 * 1024 * 1024;
+export const MAX_DIFF_BYTES = 10 * 1024 * 1024;
 /** Characters of diff text put in the first message; the changed-line list is always complete. */
-const MAX_DIFF_PROMPT_CHARS = 60_000;
+export const MAX_DIFF_PROMPT_CHARS = 60_000;
 const DIFF_TIMEOUT_MS = 60_000;
 
 /** Where the change comes from: a git range (`--diff base[...head]`) or a unified diff file (`--diff-file`). */

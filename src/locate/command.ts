@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { RawFlags } from '../config.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -28,9 +29,11 @@ export async function runLocate(question: string | null, root: string, flags: Ra
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
+  // The history locate mines (src/locate/history-cache.ts) beside the symbols: `…/spelunk/history`.
+  const historyCache = cacheDir === null ? null : path.join(path.dirname(cacheDir), 'history');
   const allow = flags.allowSecrets === true || io.env.SPELUNK_ALLOW_SECRETS?.trim() === '1';
   if (allow) io.stderr.write('spelunk: --allow-secrets: the lines locate prints are not redacted\n');
-  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, index: new RepoIndexes(indexCacheDir(io.env)), explain: flags.explain === true }), allow);
+  const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, index: new RepoIndexes(indexCacheDir(io.env)), historyCache, explain: flags.explain === true }), allow);
   if (format === 'json') {
     io.stdout.write(renderJson(result));
     return EXIT.ok;

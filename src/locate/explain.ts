@@ -1,3 +1,4 @@
+import type { HistoryContribution } from './history.js';
 import type { Term } from './query.js';
 import { placeFactor, scopeFactor, sideFactor, type Idfs, type Scored } from './score.js';
 
@@ -14,11 +15,13 @@ export interface TermContribution {
 }
 
 /**
- * Why a result scored what it did (`--explain`): the sum of its terms' contributions times each factor is its score
- * (to rounding). Factors are 1 for ordinary source.
+ * Why a result scored what it did (`--explain`): the sum of its terms' contributions times each factor, plus what
+ * history added, is its score (to rounding). Factors are 1 for ordinary source.
  */
 export interface Explanation {
   terms: TermContribution[];
+  /** Added by git history (src/locate/history.ts): similar past commits touched it, or it changed with the best results. */
+  history?: HistoryContribution;
   factors: {
     /** Tests, fixtures, docs, generated or vendored trees, prose and data, build files, declarations. */
     place: number;
@@ -32,7 +35,13 @@ export interface Explanation {
 }
 
 /** The explanation of one scored file; `applied` are the copy and generated factors locate applied to it. */
-export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, applied: { copy: number; generated: number }): Explanation {
+export function explain(
+  hit: Scored,
+  terms: readonly Term[],
+  idfs: Idfs,
+  applied: { copy: number; generated: number },
+  history?: HistoryContribution,
+): Explanation {
   const contributions: TermContribution[] = [];
   terms.forEach((term, i) => {
     const symbol = hit.symbolEvidence?.[i] ?? 0;
@@ -56,7 +65,8 @@ export function explain(hit: Scored, terms: readonly Term[], idfs: Idfs, applied
     scope: scopeFactor(terms, idfs, hit.pathEvidence),
     ...applied,
   };
-  return { terms: contributions, factors };
+  const past = history ? { history: { messages: round(history.messages), cochange: round(history.cochange) } } : {};
+  return { terms: contributions, ...past, factors };
 }
 
 /** The explanation as indented text lines under a result. */
@@ -68,6 +78,11 @@ export function explainLines(explanation: Explanation): string[] {
   });
   const factors = Object.entries(explanation.factors).filter(([, v]) => v !== 1);
   if (factors.length > 0) lines.push(`   × ${factors.map(([name, v]) => `${name} ${v}`).join(' · ')}`);
+  const past = explanation.history;
+  if (past) {
+    const parts = [`similar commits ${past.messages.toFixed(3)}`, `changed with the top results ${past.cochange.toFixed(3)}`];
+    lines.push(`   + ${(past.messages + past.cochange).toFixed(3)}  history: ${parts.filter((_p, i) => [past.messages, past.cochange][i] !== 0).join(', ')}`);
+  }
   return lines;
 }
 

@@ -1,11 +1,13 @@
 import { bundledRg } from '../sandbox/programs.js';
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import { readSource } from '../symbols/read.js';
+import { hasGeneratedHeader } from './conventions.js';
 import { copyDirs, copyFactor, wordsOf } from './copies.js';
 import { explain, type Explanation } from './explain.js';
 import type { RepoIndexes } from './index/store.js';
+import { readHistory, withHistory } from './history.js';
 import { pathsThatExist, termsOf, type Term } from './query.js';
-import { combine, idf, pathMatches, pathTokens, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
+import { combine, idf, pathMatches, pathTokens, placeFactor, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
 
 /** Results when the caller gives no k. */
@@ -57,6 +59,10 @@ export interface LocateOptions {
   explain?: boolean;
   /** The persistent content index (src/locate/index/): answers the content search when it can, else rg runs. */
   index?: RepoIndexes;
+  /** Reads git history reachable from HEAD (src/locate/history.ts); on unless false. */
+  history?: boolean;
+  /** Where the mined history is kept across runs, keyed by HEAD (src/locate/history-cache.ts); none when absent. */
+  historyCache?: string | null;
 }
 
 /**
@@ -71,8 +77,11 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (asked.length === 0) return { ...result, notes: ['the question has no searchable words; name a function, file or concept'] };
   const rg = await bundledRg();
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
-  const searchOpts = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
-  const found = (await opts.index?.search(rg, root, asked, searchOpts)) ?? (await search(rg, root, asked, searchOpts));
+  const call = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const [found, history] = await Promise.all([
+    opts.index?.search(rg, root, asked, call).then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call),
+    opts.history === false ? null : readHistory(root, { ...call, cacheDir: opts.historyCache ?? null }),
+  ]);
   const terms = pathsThatExist(asked, found.files);
   if (found.note) result.notes.push(found.note);
   creditCompounds(found.hits, terms);
@@ -92,21 +101,19 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const defs = new Map<string, SymbolTag[]>();
   for (const candidate of first.slice(0, RERANK)) if (await isGenerated(root, candidate.path)) generated.add(candidate.path);
   const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
-  const ranked = [...reranked, ...first.slice(RERANK)].sort(byScore).slice(0, k);
+  const none = terms.map(() => 0);
+  const past = withHistory([...reranked, ...first.slice(RERANK)].sort(byScore), history, terms, new Set(found.files),
+    (rel) => placeFactor(rel, side) * factorOf(rel), (rel): Scored => ({ path: rel, score: 0, evidence: none, pathEvidence: none }));
+  const ranked = past.ranked.slice(0, k);
   for (const hit of ranked) {
     const described = await describe(root, hit, found.hits.get(hit.path), terms, idfs, defs.get(hit.path) ?? []);
     const factors = { copy: copyFactor(hit.path, copies, words), generated: generated.has(hit.path) ? side : 1 };
-    const why = opts.explain ? { explain: explain(hit, terms, idfs, factors) } : {};
+    const why = opts.explain ? { explain: explain(hit, terms, idfs, factors, past.contributions.get(hit.path)) } : {};
     result.results.push({ ...described, ...why });
   }
   if (!terms.some(isCodeSpecific)) result.notes.push(NO_CODE_WORD);
   return result;
 }
-
-/** A comment line near the top saying the file is generated: Go's `Code generated … DO NOT EDIT.`, or `@generated`. */
-const GENERATED_HEADER = /^\s*(\/\/|#|\/?\*+|--|<!--|;)[^\n]*(\bCode generated\b[^\n]*\bDO NOT EDIT\b|@generated\b)/m;
-/** Where that header is looked for. */
-const HEADER_CHARS = 2_000;
 
 /**
  * Whether a candidate says it is generated: it holds the names of the code it was generated from, and the answer is
@@ -114,7 +121,7 @@ const HEADER_CHARS = 2_000;
  */
 async function isGenerated(root: string, rel: string): Promise<boolean> {
   const source = await readSource(root, rel);
-  return source.ok && GENERATED_HEADER.test(source.text.slice(0, HEADER_CHARS));
+  return source.ok && hasGeneratedHeader(source.text);
 }
 
 /** Said in `notes` when every term is a plain word: the ranking then rests on prose alone. */

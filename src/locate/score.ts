@@ -1,4 +1,4 @@
-import { isPushedDown } from '../preamble/rank.js';
+import { isSideFile } from './conventions.js';
 import type { Term } from './query.js';
 import type { FileHits } from './search.js';
 
@@ -22,23 +22,6 @@ const PATH_WEIGHT = 1.0;
  */
 export const SYMBOL_EXACT = 2.2;
 
-/**
- * Where answers rarely start: tests, fixtures, examples, docs, benchmarks and playgrounds (matched by path segment or
- * file name) and the map's pushed-down trees (vendored, generated, dist). They stay rankable, only lower.
- */
-const SIDE_SEGMENTS = new Set([
-  'test', 'tests', '__tests__', 'spec', 'specs', '__mocks__', 'mocks', 'e2e', 'example', 'examples', 'sample', 'samples',
-  'demo', 'demos', 'playground', 'playgrounds', 'bench', 'benches', 'benchmark', 'benchmarks', 'docs', 'doc', 'docs_src',
-  'documentation', 'website', 'scripts', 'testing', 'test-utils', 'test_utils', 'testutils', 'fixtures', 'fixture', '__fixtures__',
-]);
-/**
- * Test source sets by convention rather than by name, across build systems: Gradle and Kotlin Multiplatform
- * (`src/jvmTest/`, `src/commonTest/`, `androidUnitTest`, `testFixtures`), test-support modules (`*-testing-support/`,
- * `*-test-utils/`), Go's `testdata/`. Ruby's `spec/`, Rust's `tests/` and `conftest.py` are in the lists above; a
- * library file under `lib/` named `test_*.rb` is not a test (Ruby tests are `*_test.rb` or under `test/`, `spec/`).
- */
-const TEST_SEGMENT = /^([a-z][a-zA-Z0-9]*(Test|Tests|IntegrationTest|InstrumentedTest)|testFixtures|testdata|.+[-_](testing|test)[-_](support|utils?|helpers?|fixtures?|kit))$/;
-const TEST_FILE = /(^|[._-])(test|tests|spec|specs|bench)\.[a-z0-9]+$|^test_.*\.py$|_test\.(go|py|rb)$|\.(test|spec|e2e)-d\.ts$|^conftest\.py$/i;
 /**
  * A question that names tests, fixtures, examples, docs or benchmarks keeps them at 0.3; any other question pushes
  * them further down (the code they exercise or describe holds the same words and is the answer).
@@ -114,11 +97,10 @@ function has(tokens: ReadonlySet<string>, term: Term, text: string): boolean {
 
 /** Multiplier for where a file lives and what kind of file it is (1 for ordinary source). */
 export function placeFactor(rel: string, side = SIDE_FACTOR_ASKED): number {
-  const parts = rel.split('/');
-  const file = parts[parts.length - 1] ?? '';
+  const file = rel.slice(rel.lastIndexOf('/') + 1);
   let factor = 1;
-  const sideDir = (p: string): boolean => SIDE_SEGMENTS.has(p.toLowerCase()) || TEST_SEGMENT.test(p) || isPushedDown(p);
-  if (parts.slice(0, -1).some(sideDir) || TEST_FILE.test(file)) factor *= side;
+  // Tests, fixtures, docs, generated or vendored trees, API dumps, changelog fragments (src/locate/conventions.ts).
+  if (isSideFile(rel)) factor *= side;
   if (BUILD_FILE.test(file)) factor *= BUILD_FACTOR;
   if (NON_CODE_EXT.test(file)) factor *= NON_CODE_FACTOR;
   else if (/\.d\.[cm]?ts$/.test(file)) factor *= DECLARATION_FACTOR;
