@@ -12,8 +12,9 @@ import { APP_FILES, useRepo } from '../support/temp-repo.js';
 const DIST = path.resolve(import.meta.dirname, '../../dist');
 // 1,050,000 since issue 32/36 (the minimal worlds, the special-file walk, roots, the secrets gate and redactor: about
 // 80 KB); the bundle was 946,659 bytes before them and 1,029,366 after; 1,041,550 with the cloud providers (issue 35:
-// provider settings, id mapping, the clouds' wording; their SDKs are in vendor-cloud.cjs).
-const MAIN_MAX_BYTES = 1_050_000;
+// provider settings, id mapping, the clouds' wording; their SDKs are in vendor-cloud.cjs). 1,100,000 since issue 37: locate's
+// content index (src/locate/index/) and git-history signal add ~30 KB; the merged bundle is 1,073,844 bytes.
+const MAIN_MAX_BYTES = 1_100_000;
 const dist = (name: string): string => readFileSync(path.join(DIST, name), 'latin1');
 
 let api: MockApi | null = null;
