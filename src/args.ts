@@ -182,7 +182,10 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
   }
   rejectNaN(argv, args as Record<string, unknown>);
   rejectRepeats(args as Record<string, unknown>, valueFlags(table), table);
-  const words = (args.question as string[] | undefined) ?? [];
+  // After `--` every word is the question's, even one that starts with `-` (`spelunk locate -- "--exact flag"`):
+  // yargs puts those words in `_`, not in the positional, so they are taken from argv itself.
+  const dash = argv.indexOf('--');
+  const words = [...((args.question as string[] | undefined) ?? []), ...(dash < 0 ? [] : argv.slice(dash + 1))];
   const question = words.join(' ').trim();
   const { audit, mcp, locate } = command;
   if (!audit && !mcp && !locate) rejectNearCommand(question);

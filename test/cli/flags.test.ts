@@ -156,3 +156,19 @@ describe('the built binary: the issue\'s flag mistakes', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('after --, every word is the question, even one that starts with -', () => {
+  it.each([
+    [['locate', '--', '--exact match flag'], '--exact match flag', true],
+    [['--', '--exact match'], '--exact match', false],
+    [['locate', 'where is', '--', '--after-context'], 'where is --after-context', true],
+    [['audit', '--', '-x is unsafe?'], '-x is unsafe?', false],
+    [['locate', 'plain words'], 'plain words', true],
+  ])('%j → %j', async (argv, question, locate) => {
+    const parsed = await parseArgs(argv, 100);
+    expect(parsed.kind).toBe('run');
+    if (parsed.kind !== 'run') return;
+    expect(parsed.question).toBe(question);
+    expect(parsed.locate === true).toBe(locate);
+  });
+});
