@@ -142,7 +142,7 @@ async function spelunkRunner(kind, tmp, cacheHome, source = projectRoot, extra =
     const dist = path.join(projectRoot, 'dist', 'spelunk.js');
     if (!existsSync(dist)) throw new Error(`${dist} is missing: run npm run build first`);
     return async (root, question) => {
-      const { stdout, code, stderr } = await run(process.execPath, [dist, 'locate', '--output-format', 'json', '--k', String(K), '-C', root, question], root, cacheHome);
+      const { stdout, code, stderr } = await run(process.execPath, [dist, 'locate', '--output-format', 'json', '--k', String(K), '-C', root, '--', question], root, cacheHome);
       if (code !== 0) throw new Error(`spelunk locate exited ${code}: ${stderr.slice(0, 300)}`);
       return JSON.parse(stdout).results.map((r) => r.path);
     };
