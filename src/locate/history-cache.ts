@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../sandbox/paths.js';
+import { readBounded } from '../symbols/disk-cache.js';
 
 /**
  * The mined history across runs, under `$XDG_CACHE_HOME/spelunk/history/` (beside the symbol cache): one file per
@@ -17,13 +18,12 @@ const FORMAT = 1;
 export const MAX_HISTORY_ENTRY_BYTES = 24 * 1024 * 1024;
 /** Entries kept: past it the oldest by name is dropped on each write (names are hashes: an arbitrary one). */
 const MAX_ENTRIES = 64;
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const COMMIT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** The cached log of `head` under `root`, or null (none, another root or HEAD, malformed, too large). Never throws. */
 export async function cachedLog(dir: string, root: string, head: string): Promise<string | null> {
   if (!COMMIT_ID.test(head)) return null;
-  const text = await readBounded(entryFile(dir, root, head));
+  const text = await readBounded(entryFile(dir, root, head), MAX_HISTORY_ENTRY_BYTES);
   if (text === null) return null;
   try {
     const entry = JSON.parse(text) as Record<string, unknown>;
@@ -56,25 +56,4 @@ export async function storeLog(dir: string, root: string, head: string, log: str
 function entryFile(dir: string, root: string, head: string): string {
   const id = createHash('sha256').update(`${FORMAT}\0${root}\0${head}`).digest('hex');
   return path.join(dir, `${id.slice(0, 32)}.json`);
-}
-
-/** A regular file's text, opened without following a link or waiting on a FIFO, at most MAX_HISTORY_ENTRY_BYTES. */
-async function readBounded(file: string): Promise<string | null> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, READ_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile() || st.size > MAX_HISTORY_ENTRY_BYTES) return null;
-    const bytes = Buffer.alloc(st.size);
-    const { bytesRead } = await handle.read(bytes, 0, st.size, 0);
-    return bytes.subarray(0, bytesRead).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
 }

@@ -82,8 +82,11 @@ export class SymbolDiskCache implements SymbolStore {
   }
 }
 
-/** A regular file's text, opened without following a link or waiting on a FIFO, at most MAX_ENTRY_BYTES. */
-async function readBounded(file: string): Promise<string | null> {
+/**
+ * A cache file's text, opened without following a link or waiting on a FIFO, at most `maxBytes` (null otherwise).
+ * Also read by locate's history cache (src/locate/history-cache.ts).
+ */
+export async function readBounded(file: string, maxBytes = MAX_ENTRY_BYTES): Promise<string | null> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, READ_FLAGS);
@@ -92,7 +95,7 @@ async function readBounded(file: string): Promise<string | null> {
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile() || st.size > MAX_ENTRY_BYTES) return null;
+    if (!st.isFile() || st.size > maxBytes) return null;
     const bytes = Buffer.alloc(st.size);
     const { bytesRead } = await handle.read(bytes, 0, st.size, 0);
     return bytes.subarray(0, bytesRead).toString('utf8');
