@@ -195,8 +195,8 @@ export async function parseArgs(argv: readonly string[], width: number | undefin
 
 /**
  * yargs renders the whole help text and caches it each time a subcommand's handler runs, for a showHelp() from inside
- * the handler, which spelunk never calls: ~100-200 ms of string-width on every `spelunk locate`, `audit` and `mcp`
- * (measured with --cpu-prof). `--help` renders its text afresh and is unaffected. Internal to yargs 17, as is
+ * the handler, which spelunk never calls: a measurable share of every `spelunk locate`, `audit` and `mcp` start (see
+ * docs/bench-log.md). `--help` renders its text afresh and is unaffected. Internal to yargs 17, as is
  * getOptions above: if it is ever missing, nothing changes but the time.
  */
 export function skipHelpCache(parser: Argv): void {

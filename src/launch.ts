@@ -42,7 +42,7 @@ const bundle = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spelunk-
 const WRAPPER = "(function (exports, require, module, __filename, __dirname) {'use strict';";
 // The build writes the bundle in ASCII (scripts/build.mjs): decoded as latin1 it is a one-byte string, read and hashed
 // as bytes. A single character above U+00FF would make V8 keep the whole megabyte as a two-byte string, and UTF-8
-// decoding plus hashing that string cost ~12 ms of every start.
+// decoding plus hashing that string would cost every start (docs/bench-log.md).
 const code = readFileSync(bundle);
 const source = `${WRAPPER}${code.toString(isAscii(code) ? 'latin1' : 'utf8').replace(/^#!/, '//')}\n})`;
 const key = sha256(`${BUNDLE_SHA256}\n${fileIdentity(bundle)}\n${WRAPPER}\n${process.version}\n${process.arch}`);

@@ -1,6 +1,6 @@
 /**
  * The fetch globals the SDK touches, without Node's fetch. In Node 20 `Headers`, `FormData`, `Request` and `Response`
- * are lazy getters that load all of undici (~20-40 ms of main-thread work per start, measured) on first touch, and the
+ * are lazy getters that load all of undici (a cost on every start; docs/bench-log.md) on first touch, and the
  * SDK touches `Headers` on every request and `FormData` in every body check. scripts/build.mjs injects this file's
  * exports into the bundle in place of those globals (esbuild `inject`), and agent/http-fetch.ts sends the requests,
  * so a run never loads undici. Tests that import the sources use Node's own globals: both must behave alike.

@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import { Headers, type HeadersInitLike } from './fetch-globals.js';
 
 /**
- * A fetch for the SDK on node:http and node:https, so that a run never loads undici (Node's fetch: ~20-40 ms of
- * main-thread work on every start, measured; see fetch-globals.ts). It does what the SDK asks of a fetch and no more:
+ * A fetch for the SDK on node:http and node:https, so that a run never loads undici (Node's fetch: main-thread work on
+ * every start; see fetch-globals.ts). It does what the SDK asks of a fetch and no more:
  * string or byte bodies, the signal (the SDK's timeout and every cancel abort through it, before and after the
  * response starts), a body read once as an async iterable of bytes (the SSE stream) or as text/JSON, connection
  * errors as `TypeError('fetch failed', { cause })` and a cut body as `TypeError('terminated', { cause })`, as undici

@@ -1,7 +1,7 @@
 /**
- * The parse budget of workspace declarations. The YAML and TOML parsers are slow on hostile input — a 1 MB
- * pnpm-workspace.yaml of nested flow sequences took 4.6 s of start-up, a 1.4 MB TOML file 0.8 s — while the part the
- * map needs (a `packages:` list, a `[workspace]` table) is a few hundred bytes. So only that part is handed to the
+ * The parse budget of workspace declarations. The YAML and TOML parsers are slow on hostile input (seconds of start-up
+ * for a megabyte of nested flow sequences; docs/bench-log.md), while the part the map needs (a `packages:` list, a
+ * `[workspace]` table) is a few hundred bytes. So only that part is handed to the
  * parser, and only when it is small and shallow; past the budget the file is skipped and the map says so. The bounds
  * are sizes and depths, never clocks, so the map stays the same bytes for the same tree.
  */
@@ -14,13 +14,13 @@ export interface ParseBudget {
 }
 
 /**
- * YAML: the parser costs about a millisecond per flow item on a cold start (measured: 4 KiB of `[a],` items 0.4-0.6 s),
- * so the budget is in items. pnpm's own packages list has 5; 256 items cost about 0.15 s, under a plain start.
+ * YAML: the parser's cost grows with flow items, so the budget is in items; pnpm's own packages list has 5, and 256
+ * stay well under a plain start (docs/bench-log.md).
  */
 export const YAML_BUDGET: ParseBudget = { bytes: 16 * 1024, nesting: 4, items: 256 };
-/** TOML: smol-toml parses ~1.5 MB/s cold; bevy's `[workspace]` table is 1.4 KB, its whole Cargo.toml 160 KB. */
+/** TOML: a real `[workspace]` table is a few KB (bevy's: 1.4 KB of a 160 KB Cargo.toml). */
 export const TOML_BUDGET: ParseBudget = { bytes: 64 * 1024, nesting: 8, items: 4_096 };
-/** JSON is parsed natively (about 10 ms per MiB) and only needs a bound on its nesting. */
+/** JSON is parsed natively (fast) and only needs a bound on its nesting. */
 export const JSON_BUDGET: ParseBudget = { bytes: 1024 * 1024, nesting: 64, items: Infinity };
 
 /** Why a declaration was left to the budget, in the map's words; null when it is within it. Linear. */

@@ -35,9 +35,9 @@ export async function resolvePrograms(
 /**
  * The ripgrep binary shipped by @vscode/ripgrep (in its platform package, as the package itself finds it), or null when
  * either package is missing. Resolved, not imported: @vscode/ripgrep is an ES module, and requiring one from the
- * CommonJS bundle sets up Node's ES module loader on every start (~10 ms of main-thread time, measured) only to
+ * CommonJS bundle sets up Node's ES module loader on every start (docs/bench-log.md) only to
  * compute this path. Nor is @vscode/ripgrep itself resolved by require: its package.json has an "exports" map, and
- * reading one loads Node's ES module resolver (~4 ms per start, measured); its folder is found along the same
+ * reading one loads Node's ES module resolver on every start; its folder is found along the same
  * node_modules folders instead. `from` is where resolution starts (tests name a folder without the packages).
  */
 export async function bundledRg(from: string = import.meta.url): Promise<string | null> {

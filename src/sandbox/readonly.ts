@@ -29,8 +29,8 @@ const FILE_CLOCK_WAIT_MS = 100;
 const COARSE_CLOCK_MARGIN_MS = 2_000;
 const FIND_TIMEOUT_MS = 120_000;
 /**
- * HEAD at the start and at the end of a run: a few ms normally (about 50 ms, 180 at most, measured here on a two-core
- * machine at load 13). These two (0.5 s each; the saved session records the end's, run-question.ts), a resumed
+ * HEAD at the start and at the end of a run: a few ms normally, far less than these caps even under load
+ * (docs/bench-log.md). These two (0.5 s each; the saved session records the end's, run-question.ts), a resumed
  * session's HEAD query (0.2 s, resume.ts) and the commit citations (0.6 s together, citations/verify.ts) keep a run
  * that calls no tool under 2 s of git in total, whatever the repository does to slow git down.
  */
