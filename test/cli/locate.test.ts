@@ -48,10 +48,17 @@ describe('spelunk locate (the CLI, in-process)', () => {
     expect(JSON.parse(run.stdout).results[0].path).toBe('src/server.js');
   });
 
+  it.each([1, 100])('--k %i is within the bounds', async (k) => {
+    const run = await runCli(['locate', '--output-format', 'json', '--k', String(k), '-C', repo.root, 'router handle server'], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).results.length).toBe(Math.min(k, 2));
+  });
+
   it.each([
     [['locate', '--k', '0', 'q'], '--k must be a whole number from 1 to 100 (got 0)'],
     [['locate', '--k', 'many', 'q'], '--k must be a whole number from 1 to 100 (got a non-number)'],
     [['locate', '--k', '2.5', 'q'], '--k must be a whole number from 1 to 100 (got 2.5)'],
+    [['locate', '--k', '101', 'q'], '--k must be a whole number from 1 to 100 (got 101)'],
     [['locate', '--output-format', 'stream-json', 'q'], 'locate --output-format must be text or json (got "stream-json")'],
     [['locate', '-C', '/nonexistent-spelunk-dir', 'q'], '--dir /nonexistent-spelunk-dir: no such directory; pass the repository root with -C <path>'],
     [['locate'], 'locate needs a question: spelunk locate "where are sessions expired?"'],
