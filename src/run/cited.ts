@@ -8,7 +8,7 @@ import type { Session } from './session.js';
 type Done = Extract<AgentEvent, { type: 'done' }>;
 
 /** A question's final outcome and its checked citations (null: not checked: --verify-citations off, or no answer). */
-export interface CitedAnswer {
+interface CitedAnswer {
   done: Done;
   citations: VerifiedCitation[] | null;
   /** Model requests made, the fix turn included. */
