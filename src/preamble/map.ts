@@ -15,13 +15,12 @@ import {
   type MapStats,
 } from './map-view.js';
 import { quote } from './names.js';
-import { isPushedDown, score } from './rank.js';
+import { isPushedDown } from './kinds.js';
+import { score } from './rank.js';
 import { compareUtf8 } from './tree.js';
 import { coverage, expandedViews, fileTotal, hintMore, MARKER_CHARS, render } from './map-render.js';
 
 export type { MapPlanInput, MapStats } from './map-view.js';
-export { SIBLINGS_MAX } from './map-view.js';
-export { MARKER_CHARS };
 
 /** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
 const HIGHLIGHT_MAX = 5;
