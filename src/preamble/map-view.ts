@@ -127,6 +127,16 @@ export function view(input: MapPlanInput, name: string, rel: string, level: numb
   };
 }
 
+/** The view of `parent`'s subdirectory `name`, one level below it. */
+export function childView(input: MapPlanInput, parent: DirView, name: string): DirView {
+  return view(input, name, relOf(parent.rel, name), parent.level + 1, parent.node.dirs.get(name)!);
+}
+
+/** `name`'s path below the directory at `rel` ('' for the root). */
+export function relOf(rel: string, name: string): string {
+  return rel === '' ? name : `${rel}/${name}`;
+}
+
 export function isDir(item: Item): item is DirView {
   return item.kind === 'dir';
 }
@@ -146,7 +156,7 @@ export function firstName(item: Item): string {
  */
 export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budget): Item[] {
   const names = [...parent.node.dirs.keys()].sort(compareUtf8);
-  const childRel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+  const childRel = (name: string) => relOf(parent.rel, name);
   const loose: string[] = [];
   const groups: GroupView[] = [];
   const byStem = new Map<string, string[]>();
@@ -173,7 +183,7 @@ export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budg
     const crowd = loose.filter((n) => !keepAlone.includes(n));
     groups.push(group(parent, crowd, shapeOf(crowd.map((m) => parent.node.dirs.get(m)!)) ?? NO_SHAPE, input, budget, true));
   }
-  const dirs = keepAlone.map((name) => view(input, name, childRel(name), parent.level + 1, parent.node.dirs.get(name)!));
+  const dirs = keepAlone.map((name) => childView(input, parent, name));
   return [...dirs, ...groups].sort((a, b) => compareUtf8(firstName(a), firstName(b)));
 }
 
@@ -186,7 +196,7 @@ function sameShapes(parent: DirView, names: readonly string[], grouped: Readonly
   const byShape = new Map<string, string[]>();
   for (const name of names) {
     const node = parent.node.dirs.get(name)!;
-    const rel = parent.rel === '' ? name : `${parent.rel}/${name}`;
+    const rel = relOf(parent.rel, name);
     if (grouped.has(name) || node.dirs.size === 0 || input.hints.mentioned.has(rel) || input.hints.workspace.has(rel)) continue;
     // `/` cannot occur in a name, so the joined names identify the set.
     const key = [...node.dirs.keys()].sort(compareUtf8).join('/');
@@ -227,7 +237,7 @@ function shapeOf(members: DirNode[]): Shape | null {
 }
 
 function group(parent: DirView, members: string[], shape: Shape, input: MapPlanInput, budget: Budget, crowd: boolean): GroupView {
-  const rels = members.map((m) => (parent.rel === '' ? m : `${parent.rel}/${m}`));
+  const rels = members.map((m) => relOf(parent.rel, m));
   const inWorkspaceBlock = rels.every((rel) => input.workspaceNamed.has(rel));
   const nodes = members.map((m) => parent.node.dirs.get(m)!);
   const scores = new Map(members.map((m, i) => [m, score(rels[i]!, m, nodes[i]!, input.hints)]));
