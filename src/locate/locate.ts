@@ -49,7 +49,7 @@ export interface LocateResult {
   notes: string[];
 }
 
-export interface LocateOptions {
+interface LocateOptions {
   k?: number;
   timeoutMs: number;
   signal?: AbortSignal;

@@ -13,7 +13,7 @@ interface Reference {
   kind: string;
 }
 
-export interface References {
+interface References {
   references: Reference[];
   /** Always said: these are syntactic references, and why the list may be partial. */
   notes: string[];
