@@ -15,4 +15,6 @@ export interface Io {
   cwd: string;
   /** Signals (SIGINT/SIGTERM) are delivered through this emitter; the REPL and one-shot runs subscribe to it. */
   signals: { on(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown; off(event: 'SIGINT' | 'SIGTERM', fn: () => void): unknown };
+  /** The front end has answered every interrupt so far (the REPL's prompt is back): bin.ts's count of them restarts. */
+  settled?(): void;
 }

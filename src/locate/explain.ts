@@ -3,7 +3,7 @@ import type { Term } from './query.js';
 import { placeFactor, scopeFactor, sideFactor, type Idfs, type Scored } from './score.js';
 
 /** One term's share of a result's score, before the factors: content hits, path match, a definition named like it. */
-export interface TermContribution {
+interface TermContribution {
   term: string;
   /** The term's kind; `compound` for two adjacent words run together. */
   kind: Term['kind'] | 'compound';

@@ -2,7 +2,7 @@ import { escapeControls } from '../escape.js';
 import { locate } from './locate.js';
 
 /** Files the hint names: locate put a gold file in its top five for 71–88% of the change-derived questions. */
-export const HINT_FILES = 5;
+const HINT_FILES = 5;
 /** The hint waits at most this long for locate; past it the question goes without one. */
 const HINT_TIMEOUT_MS = 5_000;
 

@@ -15,7 +15,7 @@ import { readBounded } from '../symbols/disk-cache.js';
 /** Bumped when the log's format or what is read from it changes. */
 const FORMAT = 1;
 /** The largest entry read or written (the log itself is capped below it in history.ts). */
-export const MAX_HISTORY_ENTRY_BYTES = 24 * 1024 * 1024;
+const MAX_HISTORY_ENTRY_BYTES = 24 * 1024 * 1024;
 /** Entries kept: past it the oldest by name is dropped on each write (names are hashes: an arbitrary one). */
 const MAX_ENTRIES = 64;
 const COMMIT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;

@@ -25,13 +25,13 @@ const LINE_CHARS = 200;
 /** Notes kept per result. */
 const MAX_NOTES = 10;
 
-export interface LocateSymbol {
+interface LocateSymbol {
   name: string;
   kind: string;
   line: number;
 }
 
-export interface LocateHit {
+interface LocateHit {
   path: string;
   score: number;
   symbols: LocateSymbol[];
@@ -49,7 +49,7 @@ export interface LocateResult {
   notes: string[];
 }
 
-export interface LocateOptions {
+interface LocateOptions {
   k?: number;
   timeoutMs: number;
   signal?: AbortSignal;

@@ -14,7 +14,7 @@ const VERBOSE_INDENT = '    ';
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
 /** What the activity lines need beyond the shared lines. */
-export interface ActivityOptions {
+interface ActivityOptions {
   color: boolean;
   verbose: boolean;
   showThinking: boolean;
@@ -23,7 +23,7 @@ export interface ActivityOptions {
 }
 
 /** The activity on stderr: thinking, tool calls and their summaries, usage, warnings and how a question ended. */
-export interface ActivityLines {
+interface ActivityLines {
   thinking(event: EventOf<'thinking'>): void;
   toolStart(event: EventOf<'tool_start'>): void;
   /** A line for the other activity events (tool_end, usage, cache_miss, tools_waited, warning, retry); others: none. */

@@ -5,7 +5,7 @@ import type { OrderedWrites } from './ordered-writes.js';
 import { sanitizeBlock, type TerminalLines } from './terminal-lines.js';
 
 /** What the answer writer needs beyond the shared lines. */
-export interface AnswerWriterOptions {
+interface AnswerWriterOptions {
   /** The unwrapped stdout: rendered blocks are deferred to it through `queue`. */
   stdout: OutStream;
   queue: OrderedWrites;
@@ -15,7 +15,7 @@ export interface AnswerWriterOptions {
 }
 
 /** The answer on stdout: live (plain or rendered block by block) on a terminal, held until final elsewhere. */
-export interface AnswerWriter {
+interface AnswerWriter {
   /** A chunk of the model's text. */
   text(chunk: string): void;
   /** A new request: any text of the previous one is gone. */

@@ -41,7 +41,7 @@ export function renderAudit(report: AuditReport, opts: { color: boolean; width?:
  * Why a FAIL verdict does not fail the run (exit 0), said on the verdict line: `gate: pass — 3 suppressed by the
  * baseline, 1 outside the changed lines, 2 below --fail-on high`. Null when the gate agrees with the verdict.
  */
-export function gateNote(report: AuditReport, failOn: Severity): string | null {
+function gateNote(report: AuditReport, failOn: Severity): string | null {
   if (report.verdict !== 'fail' || report.findings.length === 0) return null;
   const counted = report.findings.filter((f) => countsForFailOn(f, report.scope));
   if (counted.some((f) => severityAtLeast(f.severity, failOn))) return null;

@@ -2,7 +2,7 @@ import { extractCitations } from '../citations/extract.js';
 import { verifyExtracted, type VerifiedCitation } from '../citations/verify.js';
 
 /** One citation as the answer wrote it, in the answer's order; `link` is null for one that did not check out. */
-export interface CitationPlace {
+interface CitationPlace {
   raw: string;
   link: ((label: string) => string) | null;
 }
@@ -25,7 +25,7 @@ const SGR_BEFORE = /\x1b\[[0-9;]*m$/;
  * the k-th time the rendered block does. A form the renderer shows a different number of times than the markdown
  * (styled inside, wrapped oddly) is left plain: no link is better than one on the wrong words.
  */
-export function placeCitationLinks(markdown: string, rendered: string, places: readonly CitationPlace[]): string {
+function placeCitationLinks(markdown: string, rendered: string, places: readonly CitationPlace[]): string {
   const source = maskSelfLinks(markdown);
   const inSource = new Map<string, Span[]>();
   const inRendered = new Map<string, Span[]>();

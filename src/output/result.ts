@@ -15,7 +15,7 @@ import type { SandboxKind } from '../sandbox/kernel.js';
  */
 export const SCHEMA_VERSION = 3;
 
-export interface TokenUsage {
+interface TokenUsage {
   input_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
@@ -23,7 +23,7 @@ export interface TokenUsage {
 }
 
 /** One distinct citation of the answer as checked against the repository (issue 9; additive to schema version 1). */
-export interface CitationRecord {
+interface CitationRecord {
   path: string;
   start_line: number | null;
   end_line: number | null;
@@ -31,7 +31,7 @@ export interface CitationRecord {
   excerpt: string | null;
 }
 
-export interface ToolCallRecord {
+interface ToolCallRecord {
   name: string;
   input: unknown;
   is_error: boolean;
@@ -41,7 +41,7 @@ export interface ToolCallRecord {
 }
 
 /** A request that read less from the prompt cache than the previous one had cached, and what changed. */
-export interface CacheMissRecord {
+interface CacheMissRecord {
   /** The model request (1-based, within this run) that missed. */
   turn: number;
   /** e.g. `AGENTS.md changed (+214 bytes)`. */
@@ -63,7 +63,7 @@ export interface ConcurrentChanges {
 }
 
 /** The read-only proof as a run reports it (the part the result object shows). */
-export interface ReadOnlyOutcome {
+interface ReadOnlyOutcome {
   verified: boolean | null;
   detail: string | null;
   /** How "spelunk changed nothing" was proven, in one sentence (null: not proven). */
@@ -243,7 +243,7 @@ function auditOf(report: AuditReport | null, stop: StopKind, warnings: string[])
 }
 
 /** What the CLI knows only at the end of a run; the collector supplies the rest. */
-export type FinishInput = Omit<
+type FinishInput = Omit<
   BuildResultInput,
   'stop' | 'stopMessage' | 'answer' | 'turns' | 'durationApiMs' | 'costUsd' | 'usage' | 'toolCalls' | 'cacheMisses' | 'warnings' | 'model'
 > & {

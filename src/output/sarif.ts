@@ -13,12 +13,12 @@ const SRCROOT = '%SRCROOT%';
 const MAX_SLUG_CHARS = 60;
 
 /** `invocations[0]`: whether the run reached a verdict, and why not. */
-export interface SarifInvocation {
+interface SarifInvocation {
   executionSuccessful: boolean;
   toolExecutionNotifications?: Array<{ level: 'error'; message: { text: string }; descriptor: { id: string } }>;
 }
 
-export interface SarifResult {
+interface SarifResult {
   ruleId: string;
   ruleIndex: number;
   level: SarifLevel;
@@ -57,14 +57,14 @@ export interface SarifLog {
 }
 
 /** SARIF's `versionControlProvenance` entry: which repository and commit the results belong to. */
-export interface VersionControlDetails {
+interface VersionControlDetails {
   repositoryUri: string;
   revisionId: string;
   branch?: string;
   mappedTo: { uriBaseId: string };
 }
 
-export interface SarifInput {
+interface SarifInput {
   report: AuditReport;
   /** Real repository root; findings' paths are relative to it. */
   root: string;
@@ -107,7 +107,7 @@ export function toSarif(input: SarifInput): SarifLog {
   return runLog(input, rules, [{ executionSuccessful: true }], results);
 }
 
-export interface SarifFailureInput {
+interface SarifFailureInput {
   root: string;
   provenance?: VersionControlDetails;
   toolVersion: string;

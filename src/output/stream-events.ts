@@ -10,7 +10,7 @@ import type { AgentEvent, ApiMessage } from '../agent/events.js';
  * complete, then `message_delta` (stop reason and usage) and `message_stop`. Signatures of thinking blocks are not
  * streamed (the `assistant` line carries the message as the API returned it).
  */
-export interface PartialMessages {
+interface PartialMessages {
   /** The API events this agent event stands for, in order (none for most events). */
   eventsFor(event: AgentEvent): Array<Record<string, unknown>>;
 }

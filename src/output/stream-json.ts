@@ -12,7 +12,7 @@ import { partialMessages } from './stream-events.js';
  */
 export const STREAM_CONTENT_MAX_CHARS = 2_000;
 
-export interface StreamJsonInit {
+interface StreamJsonInit {
   model: string;
   cwd: string;
   /** Names of the tools the model is offered. */
@@ -44,7 +44,7 @@ const CLAUDE_INIT = {
   output_style: 'default',
 } as const;
 
-export interface StreamJsonRenderer {
+interface StreamJsonRenderer {
   /** Writes the init line; called implicitly by the first `handle` so init is always first. */
   start(): void;
   handle(event: AgentEvent): void;

@@ -5,7 +5,7 @@ import { estimateCostUsd, PRICES_AS_OF, promptTokensOf } from '../agent/pricing.
 import { groupDigits } from '../digits.js';
 
 /** One model request as the session ledger records it. */
-export interface LedgerRow {
+interface LedgerRow {
   turn: number;
   model: string;
   usage: Usage;
@@ -19,7 +19,7 @@ export interface LedgerRow {
 const INTERRUPTED = 'interrupted';
 
 /** Sums of a run of requests; `costUsd` is null when any of them used a model without a price. */
-export interface UsageSummary {
+interface UsageSummary {
   requests: number;
   usage: Usage;
   costUsd: number | null;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { findWorkTree } from '../sandbox/git.js';
-import { readContained, utf8Cut, type Contained } from './read-contained.js';
+import { readContained } from './read-contained.js';
 import { compareUtf8 } from './tree.js';
 import { walkFiles, type WalkResult } from './rg-walk.js';
 
@@ -39,8 +39,6 @@ export interface ProjectInstructions {
 
 type Candidate = (typeof CANDIDATES)[number];
 
-type Loaded = Contained;
-
 /** An instructions file from a directory above the root, inside the same git work tree. */
 interface LoadedInstructions {
   /** Relative to the root, e.g. `../../CLAUDE.md` (outside the root: read_file cannot open it). */
@@ -65,7 +63,7 @@ export async function loadProjectInstructions(
   const warnings: string[] = [];
   let found: { file: Candidate; text: string; bytes: number; truncatedBytes: number } | null = null;
   for (const file of CANDIDATES) {
-    const loaded = await readInstructions(root, file);
+    const loaded = await readContained(root, file, INSTRUCTIONS_MAX_BYTES);
     if (loaded.kind === 'missing') continue;
     if (loaded.kind === 'refused') {
       warnings.push(`${file} not loaded: ${loaded.reason}`);
@@ -92,12 +90,6 @@ export async function loadProjectInstructions(
   };
 }
 
-async function readInstructions(root: string, name: string, maxBytes = INSTRUCTIONS_MAX_BYTES): Promise<Loaded> {
-  return readContained(root, name, maxBytes);
-}
-
-export { utf8Cut };
-
 /**
  * AGENTS.md (else CLAUDE.md) of each directory from the git root down to the root's parent, innermost first in the
  * reading (the nearest file is the most specific, so it gets the budget first) and outermost first in the result.
@@ -113,7 +105,7 @@ async function loadAncestors(root: string, budget: number, warnings: string[]): 
     const relDir = steps.slice(0, steps.length - up).join('/');
     for (const file of CANDIDATES) {
       const display = `${'../'.repeat(up)}${file}`;
-      const loaded = await readInstructions(top, relDir === '' ? file : `${relDir}/${file}`, Math.max(0, left));
+      const loaded = await readContained(top, relDir === '' ? file : `${relDir}/${file}`, Math.max(0, left));
       if (loaded.kind === 'missing') continue;
       if (loaded.kind === 'refused') {
         warnings.push(`${display} not loaded: ${loaded.reason}`);

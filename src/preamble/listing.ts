@@ -1,15 +1,14 @@
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorCode, walkFiles, type WalkResult } from './rg-walk.js';
-import { DEEP_LEVELS, MARKER_CHARS, planMap, type MapStats } from './map.js';
+import { DEEP_LEVELS, planMap, type MapStats } from './map.js';
+import { MARKER_CHARS } from './map-render.js';
 import { quote } from './names.js';
 import { isKeyFile, mentionedPaths, type MentionSource } from './rank.js';
 import { compareUtf8, newDir, summarise, TreeCollector, type DirNode } from './tree.js';
 import { renderWorkspaces, WORKSPACE_SHARE } from './workspace-block.js';
 import { sameDirs, type DeepHint } from './deep-hint.js';
 import { findWorkspaces, type WorkspaceMember } from './workspaces.js';
-
-export { compareUtf8 };
 
 /** Default size of the map (`--map-tokens`), at the ~4 characters per token the preamble estimates with. */
 const DEFAULT_MAP_TOKENS = 2_000;

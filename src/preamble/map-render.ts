@@ -1,5 +1,5 @@
 /** The rendering side of the map: the "… (N more)" lines and their hints, the lines themselves, the coverage figures. */
-import { isDir, byRank, lineOf, patternHint, type Budget, type DirView, type MapPlanInput, type MapStats } from './map-view.js';
+import { isDir, byRank, lineOf, patternHint, relOf, type Budget, type DirView, type MapPlanInput, type MapStats } from './map-view.js';
 import { patternOf, quote } from './names.js';
 
 /** Characters a "… (N more)" line can take beyond its indent. */
@@ -97,7 +97,7 @@ export function coverage(root: DirView, input: MapPlanInput): Omit<MapStats, 'to
       const names = item.inWorkspaceBlock ? item.members : item.shown;
       dirsCollapsed += names.length;
       for (const m of names) {
-        const rel = v.rel === '' ? m : `${v.rel}/${m}`;
+        const rel = relOf(v.rel, m);
         named.add(rel);
         // A shape that lists every subdirectory of the members names them too (tldr's pages.xx/{android,common,…}).
         if (item.shapeNames && item.shown.length === item.members.length) for (const child of item.shapeNames) named.add(`${rel}/${child}`);

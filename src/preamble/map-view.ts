@@ -1,6 +1,7 @@
-import { braceList, braceListAffix, quote, sharedPattern, stemOf } from './names.js';
-import { isDemoted, isPushedDown, score, type RankHints } from './rank.js';
-import { compareUtf8, type DirNode } from './tree.js';
+import { isDemoted, isPushedDown } from './kinds.js';
+import { braceList, braceListAffix, quote, sharedPattern } from './names.js';
+import { score, type RankHints } from './rank.js';
+import { compareUtf8, stemOf, type DirNode } from './tree.js';
 import { groupDigits } from '../digits.js';
 
 /** More sibling directories than this are shown as one compact group line instead of one line each. */
@@ -126,6 +127,16 @@ export function view(input: MapPlanInput, name: string, rel: string, level: numb
   };
 }
 
+/** The view of `parent`'s subdirectory `name`, one level below it. */
+export function childView(input: MapPlanInput, parent: DirView, name: string): DirView {
+  return view(input, name, relOf(parent.rel, name), parent.level + 1, parent.node.dirs.get(name)!);
+}
+
+/** `name`'s path below the directory at `rel` ('' for the root). */
+export function relOf(rel: string, name: string): string {
+  return rel === '' ? name : `${rel}/${name}`;
+}
+
 export function isDir(item: Item): item is DirView {
   return item.kind === 'dir';
 }
@@ -145,7 +156,7 @@ export function firstName(item: Item): string {
  */
 export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budget): Item[] {
   const names = [...parent.node.dirs.keys()].sort(compareUtf8);
-  const childRel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+  const childRel = (name: string) => relOf(parent.rel, name);
   const loose: string[] = [];
   const groups: GroupView[] = [];
   const byStem = new Map<string, string[]>();
@@ -157,22 +168,22 @@ export function groupChildren(parent: DirView, input: MapPlanInput, budget: Budg
   const grouped = new Set<string>();
   for (const members of byStem.values()) {
     if (members.length < PATTERN_MIN) continue;
-    const shape = sharedShape(members.map((m) => parent.node.dirs.get(m)!));
+    const shape = shapeOf(members.map((m) => parent.node.dirs.get(m)!));
     if (shape === null) continue;
     groups.push(group(parent, members, shape, input, budget, false));
     for (const m of members) grouped.add(m);
   }
   for (const members of sameShapes(parent, names, grouped, input)) {
-    groups.push(group(parent, members, sharedShape(members.map((m) => parent.node.dirs.get(m)!))!, input, budget, false));
+    groups.push(group(parent, members, shapeOf(members.map((m) => parent.node.dirs.get(m)!))!, input, budget, false));
     for (const m of members) grouped.add(m);
   }
   for (const name of names) if (!grouped.has(name)) loose.push(name);
   const keepAlone = loose.length > SIBLINGS_MAX ? loose.filter((n) => input.hints.mentioned.has(childRel(n))) : loose;
   if (keepAlone.length < loose.length) {
     const crowd = loose.filter((n) => !keepAlone.includes(n));
-    groups.push(group(parent, crowd, sharedShape(crowd.map((m) => parent.node.dirs.get(m)!)) ?? '', input, budget, true));
+    groups.push(group(parent, crowd, shapeOf(crowd.map((m) => parent.node.dirs.get(m)!)) ?? NO_SHAPE, input, budget, true));
   }
-  const dirs = keepAlone.map((name) => view(input, name, childRel(name), parent.level + 1, parent.node.dirs.get(name)!));
+  const dirs = keepAlone.map((name) => childView(input, parent, name));
   return [...dirs, ...groups].sort((a, b) => compareUtf8(firstName(a), firstName(b)));
 }
 
@@ -185,7 +196,7 @@ function sameShapes(parent: DirView, names: readonly string[], grouped: Readonly
   const byShape = new Map<string, string[]>();
   for (const name of names) {
     const node = parent.node.dirs.get(name)!;
-    const rel = parent.rel === '' ? name : `${parent.rel}/${name}`;
+    const rel = relOf(parent.rel, name);
     if (grouped.has(name) || node.dirs.size === 0 || input.hints.mentioned.has(rel) || input.hints.workspace.has(rel)) continue;
     // `/` cannot occur in a name, so the joined names identify the set.
     const key = [...node.dirs.keys()].sort(compareUtf8).join('/');
@@ -196,19 +207,23 @@ function sameShapes(parent: DirView, names: readonly string[], grouped: Readonly
   return [...byShape.values()].filter((members) => members.length >= PATTERN_MIN);
 }
 
-/** The subdirectory names members share, in brace form, or null when their shapes differ too much. */
-function sharedShape(members: DirNode[]): string | null {
-  return shapeOf(members)?.text ?? null;
+/** What a group's members hold: the text of its line and the names it covers (null: not every one of them). */
+interface Shape {
+  text: string;
+  names: string[] | null;
 }
 
-function shapeOf(members: DirNode[]): { text: string; names: string[] | null } | null {
+const NO_SHAPE: Shape = { text: '', names: null };
+
+/** The subdirectory names members share, in brace form, or null when their shapes differ too much. */
+function shapeOf(members: DirNode[]): Shape | null {
   const union = new Map<string, number>();
   let sum = 0;
   for (const node of members) {
     sum += node.dirs.size;
     for (const name of node.dirs.keys()) union.set(name, (union.get(name) ?? 0) + 1);
   }
-  if (union.size === 0) return { text: '', names: null };
+  if (union.size === 0) return NO_SHAPE;
   if (sum / (members.length * union.size) < SHAPE_SIMILARITY) return null;
   const ranked = [...union.entries()].sort((a, b) => b[1] - a[1] || compareUtf8(a[0], b[0]));
   // Identical shapes are named in full when short enough: they are what every member holds.
@@ -221,8 +236,8 @@ function shapeOf(members: DirNode[]): { text: string; names: string[] | null } |
   return { text, names: union.size <= SHAPE_NAMES_MAX ? common.map(([name]) => name) : null };
 }
 
-function group(parent: DirView, members: string[], shape: string, input: MapPlanInput, budget: Budget, crowd: boolean): GroupView {
-  const rels = members.map((m) => (parent.rel === '' ? m : `${parent.rel}/${m}`));
+function group(parent: DirView, members: string[], shape: Shape, input: MapPlanInput, budget: Budget, crowd: boolean): GroupView {
+  const rels = members.map((m) => relOf(parent.rel, m));
   const inWorkspaceBlock = rels.every((rel) => input.workspaceNamed.has(rel));
   const nodes = members.map((m) => parent.node.dirs.get(m)!);
   const scores = new Map(members.map((m, i) => [m, score(rels[i]!, m, nodes[i]!, input.hints)]));
@@ -231,15 +246,14 @@ function group(parent: DirView, members: string[], shape: string, input: MapPlan
   const ranked = () => [...members].sort((a, b) => scores.get(b)! - scores.get(a)! || compareUtf8(a, b));
   const shown = inWorkspaceBlock ? members : fitNames(members, ranked, cap);
   const best = Math.max(...scores.values());
-  const shapeNames = shape === '' ? null : (shapeOf(nodes)?.names ?? null);
   return {
     kind: 'group',
     level: parent.level + 1,
     members,
     shown,
     files,
-    shape,
-    shapeNames,
+    shape: shape.text,
+    shapeNames: shape.text === '' ? null : shape.names,
     score: best,
     inWorkspaceBlock,
     crowd: crowd && !inWorkspaceBlock,

@@ -1,4 +1,5 @@
 import {
+  childView,
   dirLine,
   firstName,
   fitNames,
@@ -15,13 +16,12 @@ import {
   type MapStats,
 } from './map-view.js';
 import { quote } from './names.js';
-import { isPushedDown, score } from './rank.js';
+import { isPushedDown } from './kinds.js';
+import { score } from './rank.js';
 import { compareUtf8 } from './tree.js';
 import { coverage, expandedViews, fileTotal, hintMore, MARKER_CHARS, render } from './map-render.js';
 
 export type { MapPlanInput, MapStats } from './map-view.js';
-export { SIBLINGS_MAX } from './map-view.js';
-export { MARKER_CHARS };
 
 /** Members of one group given lines of their own when budget is left, and the share of the rest they may use. */
 const HIGHLIGHT_MAX = 5;
@@ -121,18 +121,10 @@ async function expandLevels(
  * Returns the subdirectories they named, for the next levels.
  */
 function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): DirView[] {
-  const crowds: Array<{ parent: DirView; group: GroupView }> = [];
-  for (const v of expandedViews(root)) {
-    for (const item of v.items) {
-      if (item.kind === 'group' && item.crowd && item.level < input.depth) crowds.push({ parent: v, group: item });
-    }
-  }
-  crowds.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
   const next: DirView[] = [];
-  for (const { parent, group } of crowds) {
-    const rel = (name: string) => (parent.rel === '' ? name : `${parent.rel}/${name}`);
+  for (const { parent, group } of groupsOf(root, (g) => g.crowd && g.level < input.depth)) {
     const ranked = group.members
-      .map((name) => view(input, name, rel(name), group.level, parent.node.dirs.get(name)!))
+      .map((name) => childView(input, parent, name))
       .filter((v) => !isPushedDown(v.name) && !v.demoted)
       .sort(byRank);
     const indent = 2 * parent.level;
@@ -168,15 +160,29 @@ function pullFromCrowds(root: DirView, input: MapPlanInput, budget: Budget, cut:
     if (gone.size === 0) continue;
     parent.items = parent.items.filter((item) => item !== group || group.members.length > 0);
     if (group.members.length === 1) alone(parent, group, input, budget);
-    parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
+    sortItems(parent);
   }
   return next;
+}
+
+/** The groups among the expanded directories' items that `keep` accepts, with their parents, best-ranked first. */
+function groupsOf(root: DirView, keep: (group: GroupView) => boolean): Array<{ parent: DirView; group: GroupView }> {
+  const found: Array<{ parent: DirView; group: GroupView }> = [];
+  for (const v of expandedViews(root)) {
+    for (const item of v.items) if (item.kind === 'group' && keep(item)) found.push({ parent: v, group: item });
+  }
+  return found.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
+}
+
+/** Items by name, a group before a directory of the same first name (a pulled member follows its group). */
+function sortItems(parent: DirView): void {
+  parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
 }
 
 /** A group left with one member becomes that member's own line ("x/ (3 files)", not "x/ 1 dirs, 3 files"). */
 function alone(parent: DirView, group: GroupView, input: MapPlanInput, budget: Budget): void {
   const name = group.members[0]!;
-  const v = view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!);
+  const v = childView(input, parent, name);
   const delta = dirLine(v).length - lineOf(group).length;
   if (delta > budget.chars) return;
   budget.chars -= delta;
@@ -189,17 +195,13 @@ function alone(parent: DirView, group: GroupView, input: MapPlanInput, budget: B
  * hide what the biggest ones hold. They may take half of what is left; files get the rest.
  */
 async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
-  const groups: Array<{ parent: DirView; group: GroupView }> = [];
   // Only crowds of workspace members: their names are in the member block already, and they hold the code.
-  for (const v of expandedViews(root)) {
-    for (const item of v.items) if (item.kind === 'group' && item.inWorkspaceBlock) groups.push({ parent: v, group: item });
-  }
-  groups.sort((a, b) => b.group.score - a.group.score || compareUtf8(a.group.members[0]!, b.group.members[0]!));
+  const groups = groupsOf(root, (g) => g.inWorkspaceBlock);
   const share: Budget = { chars: Math.floor(budget.chars * HIGHLIGHT_SHARE), entries: budget.entries };
   const pulled: DirView[] = [];
   for (const { parent, group } of groups) {
     const candidates = group.members
-      .map((name) => view(input, name, parent.rel === '' ? name : `${parent.rel}/${name}`, group.level, parent.node.dirs.get(name)!))
+      .map((name) => childView(input, parent, name))
       .filter((v) => !isPushedDown(v.name) && !v.demoted && (v.node.dirs.size > 0 || v.node.fileCount > 0))
       .sort(byRank)
       .slice(0, HIGHLIGHT_MAX);
@@ -212,7 +214,7 @@ async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut
       parent.items.push(v);
       pulled.push(v);
     }
-    parent.items.sort((a, b) => compareUtf8(firstName(a), firstName(b)) || (a.kind === 'group' ? -1 : 1));
+    sortItems(parent);
   }
   budget.entries = share.entries;
   const spent = Math.floor(budget.chars * HIGHLIGHT_SHARE) - share.chars;

@@ -1,8 +1,6 @@
 import { escapeControls } from '../escape.js';
 import { compareUtf8, stemOf, tailOf } from './tree.js';
 
-export { stemOf, tailOf };
-
 /** Members a stem needs before its names are written `stem{a,b,…}` rather than one by one. */
 const STEM_MIN = 3;
 

@@ -1,7 +1,8 @@
 import { isDemoted, isPushedDown } from './kinds.js';
 import type { DirNode } from './tree.js';
 
-export { isDemoted, isPushedDown };
+// locate/conventions.ts ranks paths with the map's pushed-down trees.
+export { isPushedDown };
 
 /**
  * Root files shown first, on the map's "Key files" line: what a newcomer opens first (README), the manifests and

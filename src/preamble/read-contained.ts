@@ -13,16 +13,10 @@ export type Contained =
  * Reads `rel` below `root` under read_file's containment rules: the path is confined component by component (no
  * symlink out of the root), only a regular file is read (a FIFO or a device is refused without blocking), and at most
  * `maxBytes`, cut on a UTF-8 character boundary. The repository is hostile: this never throws and never waits on it.
- */
-export async function readContained(root: string, rel: string, maxBytes: number): Promise<Contained> {
-  return readContainedSync(root, rel, maxBytes);
-}
-
-/**
- * The same, synchronously: a preamble file is a few syscalls on a local disk (manifests are read by the dozen while
+ * Synchronous inside: a preamble file is a few syscalls on a local disk (manifests are read by the dozen while
  * ripgrep walks), and a promise per syscall cost more CPU than the reads. A FIFO cannot block it (O_NONBLOCK).
  */
-function readContainedSync(root: string, rel: string, maxBytes: number): Contained {
+export async function readContained(root: string, rel: string, maxBytes: number): Promise<Contained> {
   try {
     lstatSync(path.join(root, rel));
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../agent/events.js';
 import { askQuestion, type Budget, type LoopConfig } from '../agent/loop.js';
 import type { Config } from '../config.js';
-import { lastRequestWhy } from '../exit-codes.js';
+import { lastRequestWhy, type FrontEnd } from '../exit-codes.js';
 import { withHint } from '../locate/hint.js';
 import type { Session } from './session.js';
 
@@ -14,8 +14,15 @@ export interface EventSink {
   handle(event: AgentEvent): void;
 }
 
-/** The loop settings of a session; `onRead` feeds the read-only manifest. */
-export function loopConfig(session: Session, config: Config, onRead?: (abs: string) => void): LoopConfig {
+/** How one ask is run: whose words the model's last-request note uses, the read-only manifest's feed, turns already used. */
+export interface AskOptions {
+  front: FrontEnd;
+  onRead?: (abs: string) => void;
+  turnsBefore?: number;
+}
+
+/** The loop settings of a session; the limits are named in `front`'s words (flags for the CLI, parameters for MCP). */
+function loopConfig(session: Session, config: Config, { front, onRead }: AskOptions): LoopConfig {
   const budget: Budget | undefined =
     config.maxBudgetUsd === null
       ? undefined
@@ -23,8 +30,6 @@ export function loopConfig(session: Session, config: Config, onRead?: (abs: stri
           maxUsd: config.maxBudgetUsd,
           spentUsd: () => session.ledger.totalCostUsd() ?? Number.POSITIVE_INFINITY,
         };
-  // The CLI names its flags in the model's last request, MCP its tool parameters.
-  const front = config.mcp === null ? 'cli' : 'mcp';
   return {
     client: session.client,
     model: config.model,
@@ -54,15 +59,15 @@ export async function askOnce(
   config: Config,
   sinks: EventSink | readonly EventSink[],
   signal: AbortSignal,
-  onRead?: (abs: string) => void,
-  turnsBefore = 0,
+  opts: AskOptions,
 ): Promise<Extract<AgentEvent, { type: 'done' }>> {
   const all = Array.isArray(sinks) ? sinks : [sinks as EventSink];
   let last: Extract<AgentEvent, { type: 'done' }> | null = null;
   // --hint: only the first question of a conversation; appended to it, after the cached system prompt and tools.
+  const turnsBefore = opts.turnsBefore ?? 0;
   const first = config.hint === true && turnsBefore === 0 && session.conversation.messages.length === 0;
   const asked = first ? await withHint(question, config.root, signal) : question;
-  for await (const event of askQuestion(asked, session.conversation, { ...loopConfig(session, config, onRead), turnsBefore }, signal)) {
+  for await (const event of askQuestion(asked, session.conversation, { ...loopConfig(session, config, opts), turnsBefore }, signal)) {
     for (const sink of all) sink.handle(event);
     if (event.type === 'done') last = event;
   }

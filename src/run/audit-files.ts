@@ -21,7 +21,7 @@ export interface AuditFiles {
 }
 
 /** What writing the files did to the result (a failed write fails the run), and one line per file not written. */
-export interface WrittenFiles {
+interface WrittenFiles {
   result: ResultObject;
   notes: string[];
 }

@@ -2,13 +2,13 @@ import { redactExcerpts } from '../secrets/citations.js';
 import { answerStands, type AgentEvent } from '../agent/events.js';
 import { describeBad, formatCitation, verifyCitations, type VerifiedCitation } from '../citations/verify.js';
 import type { Config } from '../config.js';
-import { askOnce, type EventSink } from './ask.js';
+import { askOnce, type AskOptions, type EventSink } from './ask.js';
 import type { Session } from './session.js';
 
 type Done = Extract<AgentEvent, { type: 'done' }>;
 
 /** A question's final outcome and its checked citations (null: not checked: --verify-citations off, or no answer). */
-export interface CitedAnswer {
+interface CitedAnswer {
   done: Done;
   citations: VerifiedCitation[] | null;
   /** Model requests made, the fix turn included. */
@@ -52,9 +52,10 @@ export async function askCited(
   config: Config,
   sinks: readonly EventSink[],
   signal: AbortSignal,
-  hooks: { onRead?: (abs: string) => void; tell?: (phase: CitationPhase) => void | Promise<void> } = {},
+  hooks: Omit<AskOptions, 'turnsBefore'> & { tell?: (phase: CitationPhase) => void | Promise<void> },
 ): Promise<CitedAnswer> {
-  const done = await askOnce(question, session, config, sinks, signal, hooks.onRead);
+  const ask = { front: hooks.front, ...(hooks.onRead ? { onRead: hooks.onRead } : {}) };
+  const done = await askOnce(question, session, config, sinks, signal, ask);
   if (config.verifyCitations === 'off' || !answerStands(done)) return { done, citations: null, turns: done.turns };
   const citations = await redactExcerpts(await verifyCitations(config.root, done.text), session.redactor);
   const bad = citations.filter((c) => c.status !== 'ok');
@@ -64,7 +65,7 @@ export async function askCited(
     return { done, citations, turns: done.turns };
   }
   await hooks.tell?.({ type: 'citation_fix', bad });
-  const fixed = await askOnce(fixRequest(bad), session, config, sinks, signal, hooks.onRead, done.turns);
+  const fixed = await askOnce(fixRequest(bad), session, config, sinks, signal, { ...ask, turnsBefore: done.turns });
   const turns = done.turns + fixed.turns;
   if (!answerStands(fixed)) return { done: fixed, citations: null, turns };
   return { done: fixed, citations: await redactExcerpts(await verifyCitations(config.root, fixed.text), session.redactor), turns };

@@ -72,7 +72,7 @@ export function toolWindows(now: () => number = Date.now): EventSink & { windows
   };
 }
 
-export interface AttributeInput {
+interface AttributeInput {
   sandbox: SandboxKind;
   windows: readonly Window[];
   /** The filesystem keeps whole seconds (RepoState.coarse). */
@@ -180,7 +180,7 @@ function parentOf(p: string): string {
 }
 
 /** One line for a person: the changed paths, then the ignored output summarised. */
-export function describeConcurrent(changes: ConcurrentChanges): string {
+function describeConcurrent(changes: ConcurrentChanges): string {
   const listed = changes.paths.join(', ') + (changes.more > 0 ? ` and ${changes.more} more` : '');
   const entries = (n: number): string => `${n} ${n === 1 ? 'entry' : 'entries'}`;
   const ignored = changes.ignored.map((g) => `${g.path} (${entries(g.entries)})`).join(', ');

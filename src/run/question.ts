@@ -15,7 +15,7 @@ const STDIN_NOTICE_MS = 3_000;
 export const STDIN_IDLE_MS = 3_000;
 
 /** What was read from stdin: the first `PIPED_MAX_BYTES` at most when `cap` was asked for, and the full size. */
-export interface StdinText {
+interface StdinText {
   text: string;
   totalBytes: number;
   cut: boolean;

@@ -24,7 +24,7 @@ export interface ReplInput {
   close(): void;
 }
 
-export interface ReplInputOptions {
+interface ReplInputOptions {
   history: string[];
   historySize: number;
   /** The command line's question, answered first (the REPL shows the first prompt only without one). */

@@ -85,6 +85,8 @@ export async function runRepl(
       if (gate.question !== null && (await answerLine(gate.question, ctx))) break;
       // The Sources block and rendered blocks may still be on their way: the prompt comes after them.
       await renderer.settled();
+      // Every interrupt so far has been answered (a cancelled turn has unwound): the next ones count afresh.
+      io.settled?.();
       // Ctrl+D (or the end of piped input) still answers what was already typed; SIGTERM does not wait.
       if (!input.closed) input.prompt();
     }

@@ -154,7 +154,7 @@ export async function runQuestion(request: RunRequest, config: Config, hooks: Ru
   const windows = toolWindows();
   const live = hooks.sinks?.(run.session, run.saved.id) ?? [];
   const sinks = [ledger, collector, counts, windows, ...live, stepSaver(run.saved, run.session, config, request.question)];
-  const asked = await askWithin(request.question, run, config, sinks, hooks, signal);
+  const asked = await askWithin(request, run, config, sinks, hooks, signal);
   // An audit reports every secret it can see (of the change, with --diff), whether or not the model looked for them.
   if (run.findings) await addSecretFindings(run.findings, config.root, run.change);
 
@@ -253,7 +253,7 @@ async function startRun(request: RunRequest, config: Config, hooks: RunHooks): P
  * that never filed its report reminded once while turns remain. An exception is a failure of the run, not a crash.
  */
 async function askWithin(
-  question: string,
+  { question, front }: RunRequest,
   run: Started,
   config: Config,
   sinks: readonly EventSink[],
@@ -280,12 +280,12 @@ async function askWithin(
     // The change goes in the first user message, after the cached preamble (tools and system stay byte-stable).
     const first = run.change && config.audit ? `${diffPreface(run.change, config.audit.scope)}\n\n${question}` : question;
     const tell = (phase: CitationPhase): void | Promise<void> => hooks.phase?.(phase);
-    const cited = await askCited(first, run.session, config, sinks, controller.signal, { onRead: noteRead, tell });
+    const cited = await askCited(first, run.session, config, sinks, controller.signal, { front, onRead: noteRead, tell });
     asked.citations = cited.citations;
     asked.done = cited.done;
     await hooks.phase?.({ type: 'answered', citations: cited.citations });
     if (run.findings && run.findings.report === null && cited.done.stop === 'end_turn' && cited.turns < config.maxTurns) {
-      asked.done = await askOnce(REPORT_NUDGE, run.session, config, sinks, controller.signal, noteRead, cited.turns);
+      asked.done = await askOnce(REPORT_NUDGE, run.session, config, sinks, controller.signal, { front, onRead: noteRead, turnsBefore: cited.turns });
     }
   } catch (error) {
     asked.failure = `internal error: ${error instanceof Error ? error.message : String(error)}`;

@@ -3,7 +3,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Message } from '../agent/model.js';
 import type { Conversation } from '../agent/conversation.js';
-import type { CacheState } from '../agent/cache-watch.js';
 import { citedFiles } from '../citations/extract.js';
 import { UsageError } from '../errors.js';
 import { runGit } from '../sandbox/git.js';
@@ -20,13 +19,13 @@ export class DamagedSession extends UsageError {
 /** Sessions kept per repository; the oldest beyond this are deleted when a new one starts. */
 export const MAX_SESSIONS_PER_REPO = 50;
 /** Sessions not touched for this long are deleted when a new one starts. */
-export const MAX_SESSION_AGE_DAYS = 30;
+const MAX_SESSION_AGE_DAYS = 30;
 /** A session file larger than this is not loaded (a resume would not fit the context window anyway). */
 const MAX_SESSION_BYTES = 64 * 1024 * 1024;
 /** Cited files named in the resume line, at most. */
 const MAX_CITED_SHOWN = 5;
 /** What a listing shows of a saved session. */
-export interface SessionSummary {
+interface SessionSummary {
   id: string;
   file: string;
   mtimeMs: number;

@@ -4,7 +4,7 @@ import type { Io } from '../io.js';
 import { describeSession, listSessions, sessionsDir } from './saved.js';
 
 /** Sessions a listing shows, newest first. */
-export const SESSIONS_LISTED = 10;
+const SESSIONS_LISTED = 10;
 /** Characters of each session's first question a listing shows. */
 const QUESTION_CHARS = 60;
 

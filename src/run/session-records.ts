@@ -52,7 +52,7 @@ export interface TurnRecord {
   cache?: CacheState | null;
 }
 
-export type SessionRecord = HeaderRecord | TurnRecord;
+type SessionRecord = HeaderRecord | TurnRecord;
 type Checked<T> = T | { bad: string };
 
 /** The record `value` (one parsed line) as it must be, or what is wrong with it (a few words, no stored text). */

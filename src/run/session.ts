@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Conversation } from '../agent/conversation.js';
 import type { ModelClient, SystemBlock } from '../agent/model.js';
 import type { Config } from '../config.js';
-import { buildListing, type Listing } from '../preamble/listing.js';
+import { buildListing, type Listing, type ListingOptions } from '../preamble/listing.js';
 import { loadedFiles, loadProjectInstructions, NESTED_DEFAULT_DEPTH, nestedSearch } from '../preamble/agents-md.js';
 import type { ProjectInstructions } from '../preamble/agents-md.js';
 import type { MentionSource } from '../preamble/rank.js';
@@ -68,6 +68,15 @@ export interface SessionOptions {
   symbols?: SymbolSource;
 }
 
+/** The repository map from the session's settings, or why it is unavailable (no ripgrep binary). */
+async function mapOf(config: Config, rg: string | null, extra: Pick<ListingOptions, 'instructions' | 'firstWalk' | 'deep'>): Promise<Listing> {
+  if (!rg) {
+    const text = '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)';
+    return { text, shown: 0, omitted: 0, truncatedDirs: 0 };
+  }
+  return buildListing(config.root, { depth: config.depth, maxEntries: config.maxEntries, mapTokens: config.mapTokens, rgPath: rg, ...extra });
+}
+
 /**
  * Builds the preamble, tools and model client. Order matters for start-up time: ripgrep (listing, nested AGENTS.md)
  * is spawned first, then the SDK chunk is evaluated on the main thread while it walks the repository.
@@ -84,24 +93,7 @@ export async function openSession(config: Config, opts: SessionOptions = {}): Pr
     .then((loaded) => redactInstructions(loaded, redactor));
   // The map ranks directories the instructions mention first: the walk starts at once, the ranking waits for them.
   const mentions = instructionsPromise.then((loaded) => instructionTexts(loaded, config.root));
-  const listingPromise = rg.then((rg) =>
-    rg
-      ? buildListing(config.root, {
-          depth: config.depth,
-          maxEntries: config.maxEntries,
-          mapTokens: config.mapTokens,
-          rgPath: rg,
-          instructions: mentions,
-          ...(nested ? { firstWalk: nested } : {}),
-          ...(opts.deep ? { deep: opts.deep } : {}),
-        })
-      : {
-          text: '(listing unavailable: the ripgrep binary from @vscode/ripgrep was not found; reinstall spelunk)',
-          shown: 0,
-          omitted: 0,
-          truncatedDirs: 0,
-        },
-  );
+  const listingPromise = rg.then((rg) => mapOf(config, rg, { instructions: mentions, ...(nested ? { firstWalk: nested } : {}), ...(opts.deep ? { deep: opts.deep } : {}) }));
   const sdk = rg.then(() => import('../agent/client.js'));
   const [programs, instructions, listing, clientModule, git] = await Promise.all([
     resolvePrograms(rg),

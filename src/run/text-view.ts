@@ -11,7 +11,7 @@ import type { RunPhase } from './run-question.js';
 import type { Session } from './session.js';
 
 /** What a terminal needs beyond plain text, loading (never awaited before the first request) when a stream is one. */
-export interface TextView {
+interface TextView {
   markdown: Promise<((opts: { width: number; color: boolean }) => MarkdownView) | null> | null;
   detectHyperlinks: Promise<((stream: 'stdout' | 'stderr') => boolean) | null> | null;
 }
@@ -82,7 +82,7 @@ export function liveTextRenderer(
 }
 
 /** How a front end words the citation fix turn: starting (for `bad` citations), or no turn left for it. */
-export interface FixWords {
+interface FixWords {
   fixing(bad: number): string;
   noRoom: string | null;
 }

@@ -32,7 +32,7 @@ export function symbolCacheDir(env: Readonly<Record<string, string | undefined>>
 }
 
 /** What identifies an entry: the tags of `rel` under `root`, in `mode`, parsed from bytes of this SHA-256. */
-export type EntryKey = SymbolKey;
+type EntryKey = SymbolKey;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 type Parsed = Extract<FileSymbols, { ok: true }>;

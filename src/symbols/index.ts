@@ -69,7 +69,7 @@ export interface SymbolKey {
 }
 
 /** What to find in a file: definitions alone (outlines, ranking), or definitions and references. */
-export type TagMode = 'definitions' | 'all';
+type TagMode = 'definitions' | 'all';
 
 type TreeSitter = typeof import('web-tree-sitter');
 

@@ -1,5 +1,5 @@
 /** An outline as read_file returns it (a ToolOutcome's shape; symbols/ sits below tools/ and names no tool type). */
-export interface OutlineOutcome {
+interface OutlineOutcome {
   content: string;
   summary: string;
   isError: boolean;

@@ -12,7 +12,7 @@ const MINIFIED_MEAN_CHARS = 300;
  * A file's text as read for parsing, with the SHA-256 of its bytes (what caches key on: a size and mtime can be
  * restored over other content, a hash cannot), or why it was skipped (a one-line note for the person or the model).
  */
-export type SourceText = { ok: true; text: string; size: number; sha256: string } | { ok: false; note: string };
+type SourceText = { ok: true; text: string; size: number; sha256: string } | { ok: false; note: string };
 
 /**
  * Reads one file inside `root` for parsing. The path is confined by realpath segments (a symlink leaving the root is

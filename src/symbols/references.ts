@@ -2,18 +2,18 @@ import { execCapped } from '../sandbox/exec.js';
 import { SymbolIndex } from './index.js';
 
 /** Files whose references are parsed per call; rg lists candidates, the parser confirms them. */
-export const MAX_REFERENCE_FILES = 200;
+const MAX_REFERENCE_FILES = 200;
 /** References returned per call. */
 const MAX_REFERENCES = 1_000;
 
 /** One place a name is used: syntactic (a call, `new` or type site), not resolved to a declaration. */
-export interface Reference {
+interface Reference {
   path: string;
   line: number;
   kind: string;
 }
 
-export interface References {
+interface References {
   references: Reference[];
   /** Always said: these are syntactic references, and why the list may be partial. */
   notes: string[];

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INSTRUCTIONS_MAX_BYTES, loadedFiles, loadProjectInstructions, NESTED_MAX, nestedSearch, utf8Cut } from '../../src/preamble/agents-md.js';
+import { INSTRUCTIONS_MAX_BYTES, loadedFiles, loadProjectInstructions, NESTED_MAX, nestedSearch } from '../../src/preamble/agents-md.js';
+import { utf8Cut } from '../../src/preamble/read-contained.js';
 import { buildListing } from '../../src/preamble/listing.js';
 
 const temps: string[] = [];

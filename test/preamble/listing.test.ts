@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildListing, compareUtf8, MAX_LISTING_CHARS } from '../../src/preamble/listing.js';
+import { buildListing, MAX_LISTING_CHARS } from '../../src/preamble/listing.js';
+import { compareUtf8 } from '../../src/preamble/tree.js';
 
 const temps: string[] = [];
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -131,7 +131,43 @@ describe('REPL in a pseudo-terminal (the real binary)', () => {
     const sent = api.requests.filter((r) => r.path === '/v1/messages');
     expect(sent[1]!.body.messages).toHaveLength(1);
   });
+
+  it('SIGINTs spread over a session, each answered (a turn cancelled, the prompt back), never add up to an exit', async () => {
+    // A signal (kill -INT), not the Ctrl+C key: in raw mode readline takes the key, and only a signal reaches bin.ts's
+    // count, which exits on the third interrupt that the front end has not yet settled.
+    api = await startMockApi({ minCacheTokens: 256 });
+    const stall = { kind: 'stall', afterText: 'Something long ' } as const;
+    api.enqueue(stall, stall, stall, reply(text('Still here.')));
+    const p = open(['--no-render']);
+    let mark = await p.waitFor(/\/help for commands[\s\S]*› $/);
+    const pid = binaryPid(p.child.pid!);
+    for (const n of [1, 2, 3]) {
+      p.type(`long question ${n}\r`);
+      mark = await p.waitFor(/Something long/, { from: mark });
+      process.kill(pid, 'SIGINT');
+      mark = await p.waitFor(/interrupted[\s\S]*cancelled[\s\S]*› $/, { from: mark });
+    }
+    p.type('are you there?\r');
+    await p.waitFor(/Still here\.[\s\S]*› $/, { from: mark });
+    p.type('\x04');
+    expect(await p.exited).toBe(0);
+  });
 });
+
+/** The spelunk process under `script` (util-linux) and its shell: the descendant that is node running the binary. */
+function binaryPid(scriptPid: number): number {
+  const queue = [scriptPid];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (argv[0] === process.execPath && argv[1]?.endsWith('spelunk.js')) return pid;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (children !== '') queue.push(...children.split(/\s+/).map(Number));
+    }
+  }
+  throw new Error(`no spelunk process under ${scriptPid}`);
+}
 
 describe('rendered answers and citations in a pseudo-terminal (the real binary, issue 9)', () => {
   const ANSWER = '## Where\n\nThe router is `src/router.js:3`; nothing at src/router.js:99.\n';

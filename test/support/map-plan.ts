@@ -1,4 +1,5 @@
-import { MARKER_CHARS, planMap, type MapPlanInput } from '../../src/preamble/map.js';
+import { planMap, type MapPlanInput } from '../../src/preamble/map.js';
+import { MARKER_CHARS } from '../../src/preamble/map-render.js';
 import { isKeyFile } from '../../src/preamble/rank.js';
 import { newDir, summarise, TreeCollector, type DirNode } from '../../src/preamble/tree.js';
 
