@@ -6,12 +6,15 @@ import { execCapped } from '../../sandbox/exec.js';
 import type { Term } from '../query.js';
 import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '../search.js';
 import { indexable, matchIndex, type Part } from './match.js';
+import { recentFiles } from './fresh.js';
 import { readFile, lstatOrNull, type ReadFile } from './read.js';
 import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment } from './segment.js';
 
 /**
  * The persistent index of a repository's content, under `$XDG_CACHE_HOME/spelunk/index/<hash of the root>/` (else
- * `~/.cache/spelunk/index/…`): `base.six` (every listed file) and `delta.six` (the files changed since). Each question
+ * `~/.cache/spelunk/index/…`): `base.six` (every listed file) and `delta.six` (the files changed since). A warm
+ * question first asks find which entries changed since the newest segment was written (fresh.ts): when no directory
+ * or ignore file did, the listing is the segments' own and only the recently changed files are checked. Otherwise it
  * lists the files as the search does (rg --files, the same walk flags), lstats them against the stored size, mtime,
  * ctime and inode, re-reads what differs (and what was modified in the same second the segment was written: its
  * stored stat cannot tell a later edit, so its content hash decides), and writes a new delta; past COMPACT_FILES the
@@ -57,21 +60,21 @@ export class RepoIndexes {
    * is not a literal of word characters, no writable cache directory, a listing cut short, a tree past the bounds.
    * The caller then runs rg's search, which gives the same hits (test/locate/index-differential.test.ts).
    */
-  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SearchResult | null> {
+  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null }): Promise<SearchResult | null> {
     if (this.#dir === null || !indexable(terms)) return null;
     const dir = segmentDir(this.#dir, root);
     if (dir === null) return null;
-    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
-      cwd: root,
-      timeoutMs: opts.timeoutMs,
-      maxBytes: MAX_OUTPUT_BYTES,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
-    const files = listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
-    if (files.length > MAX_INDEXED_FILES) return null;
     try {
-      const loaded = this.#refresh(root, dir, files);
+      // Before any look at the tree: a change made after this instant has a later ctime, and the next check sees it.
+      const started = Date.now();
+      const key = segmentKey(dir);
+      const cached = this.#open.get(root);
+      const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
+      // Warm: one find walk tells whether rg's listing can have changed and which listed files may have (fresh.ts).
+      const recent = current === null ? null : await recentFiles(root, writtenAt(current), opts);
+      const files = current !== null && recent !== null ? listedPaths(current) : await this.#list(rg, root, opts);
+      if (files === null || files.length > MAX_INDEXED_FILES) return null;
+      const loaded = this.#refresh(root, dir, current, files, recent, started);
       if (loaded === null) return null;
       return { files, hits: matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
@@ -83,19 +86,44 @@ export class RepoIndexes {
     }
   }
 
-  /** Brings the index of `root` up to date with `files`; null when it cannot be written. */
-  #refresh(root: string, dir: string, files: readonly string[]): Loaded | null {
-    const key = segmentKey(dir);
-    const cached = this.#open.get(root);
-    const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
-    const started = Date.now();
-    const next = current === null ? build(root, files, started) : update(root, current, files, started);
+  /** The files rg lists (the search's own walk); null when the listing was cut short. */
+  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string[] | null> {
+    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
+      cwd: root,
+      timeoutMs: opts.timeoutMs,
+      maxBytes: MAX_OUTPUT_BYTES,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
+    return listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
+  }
+
+  /**
+   * Brings the index of `root` up to date with `files` (`suspects`: the only files that may have changed, when the
+   * listing is known not to have); null when it cannot be written.
+   */
+  #refresh(root: string, dir: string, current: Loaded | null, files: readonly string[], suspects: ReadonlySet<string> | null, started: number): Loaded | null {
+    const next = current === null ? build(root, files, started) : update(root, current, files, started, suspects);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     const { fresh: _written, ...kept } = next;
     this.#open.set(root, { loaded: kept, key: segmentKey(dir) });
     return kept;
   }
+}
+
+/** When the newest segment was written: every row was checked against the tree at that instant. */
+function writtenAt(loaded: Loaded): number {
+  return (loaded.delta ?? loaded.base).writtenAtMs;
+}
+
+/** The paths the segments hold, as rg last listed them (the base's live rows, then the delta's). */
+function listedPaths(loaded: Loaded): string[] {
+  const { base, delta } = loaded;
+  if (delta === null) return base.paths.slice();
+  const dead = new Uint8Array(base.paths.length);
+  for (const row of delta.tombstones) dead[row] = 1;
+  return [...base.paths.filter((_rel, row) => dead[row] === 0), ...delta.paths];
 }
 
 function parts(loaded: Loaded): Part[] {
@@ -194,7 +222,8 @@ function build(root: string, files: readonly string[], started: number): Loaded 
  * The segments after the changes since they were written: `current` itself when nothing changed, else a new delta
  * (the old delta's files and the changed ones, re-read) or, past COMPACT_FILES, a new base.
  */
-function update(root: string, current: Loaded, files: readonly string[], started: number): Loaded | null {
+function update(root: string, current: Loaded, files: readonly string[], started: number, suspects: ReadonlySet<string> | null): Loaded | null {
+  if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
   const view = new Map<string, { seg: Segment; row: number }>();
   const dead = new Uint8Array(base.paths.length);
@@ -206,7 +235,7 @@ function update(root: string, current: Loaded, files: readonly string[], started
   for (const rel of files) {
     const known = view.get(rel);
     view.delete(rel);
-    if (known === undefined || changed(root, rel, known.seg, known.row, dirs)) dirty.push(rel);
+    if (known === undefined || ((suspects === null || suspects.has(rel)) && changed(root, rel, known.seg, known.row, dirs))) dirty.push(rel);
   }
   // What is left in the view was not listed: deleted, renamed or newly ignored.
   if (dirty.length === 0 && view.size === 0) return current;
