@@ -143,3 +143,25 @@ describe('the warm check', () => {
     expect(await new RepoIndexes(cache).search(await rgPath(), root, TERMS, { ...OPTS, find: null })).not.toBeNull();
   });
 });
+
+describe('a cold build does not hold the event loop', () => {
+  it('returns to the loop between batches of files: what is queued at the first pause runs before the build ends', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`src/f${i}.ts`] = `export const router${i} = ${i};\n`;
+    const repo = await makeRepo(files);
+    const cache = await cacheDir();
+    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+    const order: string[] = [];
+    let pauses = 0;
+    const pause = (): Promise<void> => {
+      if (pauses++ === 0) setImmediate(() => order.push('another request'));
+      return new Promise((resolve) => setImmediate(resolve));
+    };
+    const found = await new RepoIndexes(cache, pause).search(await rgPath(), repo.root, TERMS, OPTS);
+    order.push('built');
+    expect(found?.files.length).toBe(300);
+    // 300 files in batches of 128.
+    expect(pauses).toBe(2);
+    expect(order).toEqual(['another request', 'built']);
+  });
+});

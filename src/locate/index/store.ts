@@ -28,6 +28,15 @@ const COMPACT_FILES = 2_000;
 /** Timestamps are compared at this granularity for the racy check (coarse file systems keep whole seconds). */
 const RACY_MS = 1_000;
 const SEGMENT_LIMIT = MAX_INDEX_BYTES;
+/**
+ * Files read (or, in the full check, stat'ed ×8) between two returns to the event loop: a cold build of 100k files
+ * would otherwise hold the MCP server's loop for seconds. Counted in files, not time, so the work never depends on load.
+ */
+const BATCH_FILES = 128;
+
+/** Returns to the event loop once (what is queued meanwhile, such as another MCP request, runs first). */
+type Pause = () => Promise<void>;
+const yieldToLoop: Pause = () => new Promise((resolve) => setImmediate(resolve));
 
 /** `$XDG_CACHE_HOME/spelunk/index`, else `$HOME/.cache/spelunk/index`; null when neither is an absolute path. */
 export function indexCacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
@@ -50,9 +59,12 @@ interface Loaded {
 export class RepoIndexes {
   readonly #dir: string | null;
   readonly #open = new Map<string, { loaded: Loaded; key: string }>();
+  readonly #pause: Pause;
 
-  constructor(dir: string | null) {
+  /** `pause`: how a build returns to the event loop between batches (tests count the calls). */
+  constructor(dir: string | null, pause: Pause = yieldToLoop) {
     this.#dir = dir;
+    this.#pause = pause;
   }
 
   /**
@@ -74,7 +86,7 @@ export class RepoIndexes {
       const recent = current === null ? null : await recentFiles(root, writtenAt(current), opts);
       const files = current !== null && recent !== null ? listedPaths(current) : await this.#list(rg, root, opts);
       if (files === null || files.length > MAX_INDEXED_FILES) return null;
-      const loaded = this.#refresh(root, dir, current, files, recent, started);
+      const loaded = await this.#refresh(root, dir, current, files, recent, started);
       if (loaded === null) return null;
       return { files, hits: matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
@@ -102,8 +114,9 @@ export class RepoIndexes {
    * Brings the index of `root` up to date with `files` (`suspects`: the only files that may have changed, when the
    * listing is known not to have); null when it cannot be written.
    */
-  #refresh(root: string, dir: string, current: Loaded | null, files: readonly string[], suspects: ReadonlySet<string> | null, started: number): Loaded | null {
-    const next = current === null ? build(root, files, started) : update(root, current, files, started, suspects);
+  async #refresh(root: string, dir: string, current: Loaded | null, files: readonly string[], suspects: ReadonlySet<string> | null, started: number): Promise<Loaded | null> {
+    const pause = this.#pause;
+    const next = current === null ? await build(root, files, started, pause) : await update(root, current, files, started, suspects, pause);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     const { fresh: _written, ...kept } = next;
@@ -211,10 +224,13 @@ function readRegular(file: string): Buffer | null {
 }
 
 /** A new base from every listed file. */
-function build(root: string, files: readonly string[], started: number): Loaded | null {
+async function build(root: string, files: readonly string[], started: number, pause: Pause): Promise<Loaded | null> {
   const builder = new SegmentBuilder();
   const dirs = new Map<string, boolean>();
-  for (const rel of files) add(builder, readFile(root, rel, dirs));
+  for (let i = 0; i < files.length; i++) {
+    add(builder, readFile(root, files[i]!, dirs));
+    if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
+  }
   return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [] }, null);
 }
 
@@ -222,7 +238,14 @@ function build(root: string, files: readonly string[], started: number): Loaded 
  * The segments after the changes since they were written: `current` itself when nothing changed, else a new delta
  * (the old delta's files and the changed ones, re-read) or, past COMPACT_FILES, a new base.
  */
-function update(root: string, current: Loaded, files: readonly string[], started: number, suspects: ReadonlySet<string> | null): Loaded | null {
+async function update(
+  root: string,
+  current: Loaded,
+  files: readonly string[],
+  started: number,
+  suspects: ReadonlySet<string> | null,
+  pause: Pause,
+): Promise<Loaded | null> {
   if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
   const view = new Map<string, { seg: Segment; row: number }>();
@@ -232,7 +255,9 @@ function update(root: string, current: Loaded, files: readonly string[], started
   delta?.paths.forEach((rel, row) => view.set(rel, { seg: delta, row }));
   const dirs = new Map<string, boolean>();
   const dirty: string[] = [];
-  for (const rel of files) {
+  for (let i = 0; i < files.length; i++) {
+    const rel = files[i]!;
+    if (i % (BATCH_FILES * 8) === BATCH_FILES * 8 - 1) await pause();
     const known = view.get(rel);
     view.delete(rel);
     if (known === undefined || ((suspects === null || suspects.has(rel)) && changed(root, rel, known.seg, known.row, dirs))) dirty.push(rel);
@@ -242,12 +267,15 @@ function update(root: string, current: Loaded, files: readonly string[], started
   const listed = new Set(files);
   const inDelta = (delta?.paths ?? []).filter((rel) => listed.has(rel));
   const redo = [...new Set([...inDelta, ...dirty])];
-  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started);
+  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started, pause);
   const redoSet = new Set(redo);
   const tombstones: number[] = [];
   base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed.has(rel)) && tombstones.push(row));
   const builder = new SegmentBuilder();
-  for (const rel of redo) add(builder, readFile(root, rel, dirs));
+  for (let i = 0; i < redo.length; i++) {
+    add(builder, readFile(root, redo[i]!, dirs));
+    if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
+  }
   return finish(builder, { kind: 'delta', id: randomInt(1, 2 ** 31), baseId: base.id, root, writtenAtMs: started, tombstones }, base);
 }
 
