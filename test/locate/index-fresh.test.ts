@@ -130,10 +130,25 @@ describe('the warm check', () => {
     expect(first === null).toBe(!alone);
     const plain = await search(rg, root, TERMS, OPTS);
     for (const indexes of [new RepoIndexes(cache), new RepoIndexes(cache)]) {
-      const found = alone ? first : await indexes.search(rg, root, TERMS, OPTS);
+      const found = await indexes.search(alone ? NO_RG : rg, root, TERMS, OPTS);
       expect(found).not.toBeNull();
       expect([...found!.files].sort()).toEqual([...plain.files].sort());
       expect(shape(found!.hits, TERMS)).toEqual(shape(plain.hits, TERMS));
+    }
+  });
+
+  it('in-place edits one after another: each seen from the delta over the base, without rg', async () => {
+    const { root, cache } = prepared[ROWS.length]!;
+    const rg = await rgPath();
+    for (const [rel, text] of [
+      ['docs/guide.md', 'session one\n'],
+      ['src/server.ts', 'session two\n'],
+      ['docs/guide.md', 'nothing\n'],
+    ] as const) {
+      await fs.writeFile(path.join(root, rel), text);
+      const found = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+      expect(found).not.toBeNull();
+      expect(shape(found!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
     }
   });
 

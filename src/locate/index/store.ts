@@ -248,29 +248,34 @@ async function update(
 ): Promise<Loaded | null> {
   if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
+  // With suspects the listing is the segments' own: only the suspects' rows are looked up, and nothing was deleted.
+  const wanted = (rel: string): boolean => suspects === null || suspects.has(rel);
   const view = new Map<string, { seg: Segment; row: number }>();
   const dead = new Uint8Array(base.paths.length);
   for (const row of delta?.tombstones ?? []) dead[row] = 1;
-  base.paths.forEach((rel, row) => dead[row] === 0 && view.set(rel, { seg: base, row }));
-  delta?.paths.forEach((rel, row) => view.set(rel, { seg: delta, row }));
+  base.paths.forEach((rel, row) => dead[row] === 0 && wanted(rel) && view.set(rel, { seg: base, row }));
+  delta?.paths.forEach((rel, row) => wanted(rel) && view.set(rel, { seg: delta, row }));
+  // A suspect the segments do not hold is a file rg does not list, changed in place: it stays unlisted.
+  const checked = suspects === null ? files : [...suspects].filter((rel) => view.has(rel));
   const dirs = new Map<string, boolean>();
   const dirty: string[] = [];
-  for (let i = 0; i < files.length; i++) {
-    const rel = files[i]!;
+  for (let i = 0; i < checked.length; i++) {
+    const rel = checked[i]!;
     if (i % (BATCH_FILES * 8) === BATCH_FILES * 8 - 1) await pause();
     const known = view.get(rel);
     view.delete(rel);
-    if (known === undefined || ((suspects === null || suspects.has(rel)) && changed(root, rel, known.seg, known.row, dirs))) dirty.push(rel);
+    if (known === undefined || changed(root, rel, known.seg, known.row, dirs)) dirty.push(rel);
   }
   // What is left in the view was not listed: deleted, renamed or newly ignored.
   if (dirty.length === 0 && view.size === 0) return current;
-  const listed = new Set(files);
-  const inDelta = (delta?.paths ?? []).filter((rel) => listed.has(rel));
+  const listedSet = suspects === null ? new Set(files) : null;
+  const listed = (rel: string): boolean => listedSet === null || listedSet.has(rel);
+  const inDelta = (delta?.paths ?? []).filter(listed);
   const redo = [...new Set([...inDelta, ...dirty])];
   if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started, pause);
   const redoSet = new Set(redo);
   const tombstones: number[] = [];
-  base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed.has(rel)) && tombstones.push(row));
+  base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed(rel)) && tombstones.push(row));
   const builder = new SegmentBuilder();
   for (let i = 0; i < redo.length; i++) {
     add(builder, readFile(root, redo[i]!, dirs));
