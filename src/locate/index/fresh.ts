@@ -39,7 +39,8 @@ export async function recentFiles(
   opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null },
 ): Promise<Set<string> | null> {
   const find = opts.find === undefined ? FIND_BINARY : opts.find;
-  if (find === null) return null;
+  // A write stamped later than now (the clock set back since, or a doctored segment) would hide every change.
+  if (find === null || sinceMs > Date.now()) return null;
   const since = Math.floor(sinceMs / 1000) - MARGIN_S;
   // `.git` is pruned as rg's `-g !.git` skips it; each one found is printed (g) so its info/exclude can be checked.
   const args = ['-P', '.', '-name', '.git', '-prune', '-printf', 'g%y%P\\0', '-o', '-newerct', `@${since}`, '-printf', '%y%P\\0'];
