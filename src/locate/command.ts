@@ -13,6 +13,12 @@ import { renderJson, renderText } from './render.js';
 /** The whole search may take this long (rg over a large monorepo is well under it). */
 const LOCATE_TIMEOUT_MS = 30_000;
 
+/** Where the history locate mines is kept (src/locate/history-cache.ts): beside the symbols, `…/spelunk/history`. */
+export function historyCacheDir(env: Io['env']): string | null {
+  const symbols = symbolCacheDir(env);
+  return symbols === null ? null : path.join(path.dirname(symbols), 'history');
+}
+
 /**
  * `spelunk locate QUESTION` over `root` (admitted by roots.ts): ranks the repository's files for the question without a model (no API key needed) and
  * prints the top k with their best symbols and lines. Bad flags are usage errors; the search itself never fails the
@@ -29,8 +35,7 @@ export async function runLocate(question: string | null, root: string, flags: Ra
   // Symbols parsed by earlier runs are reused from the user's cache directory (validated; see disk-cache.ts).
   const cacheDir = symbolCacheDir(io.env);
   const symbols = new SymbolIndex({ disk: cacheDir === null ? null : new SymbolDiskCache(cacheDir) });
-  // The history locate mines (src/locate/history-cache.ts) beside the symbols: `…/spelunk/history`.
-  const historyCache = cacheDir === null ? null : path.join(path.dirname(cacheDir), 'history');
+  const historyCache = historyCacheDir(io.env);
   const allow = flags.allowSecrets === true || io.env.SPELUNK_ALLOW_SECRETS?.trim() === '1';
   if (allow) io.stderr.write('spelunk: --allow-secrets: the lines locate prints are not redacted\n');
   const result = await redactLocate(await locate(root, question, { k, timeoutMs: LOCATE_TIMEOUT_MS, symbols, index: new RepoIndexes(indexCacheDir(io.env)), historyCache, explain: flags.explain === true }), allow);

@@ -18,6 +18,7 @@ import type { McpCall } from './tools.js';
 import type { Severity } from '../audit/report.js';
 import { parseDiffSpec, type DiffSource } from '../audit/diff.js';
 import { UsageError } from '../errors.js';
+import { historyCacheDir } from '../locate/command.js';
 import { locate } from '../locate/locate.js';
 import { lazySymbols, type SymbolSource } from '../symbols/layer.js';
 import { concurrentLine } from '../run/concurrent.js';
@@ -52,6 +53,8 @@ export class Researcher {
   readonly #symbols: SymbolSource;
   /** One content index per root, open across calls (src/locate/index/store.ts). */
   readonly #index: RepoIndexes;
+  /** The history cache `spelunk locate` uses, so both mine a repository's history once. */
+  readonly #historyCache: string | null;
   /**
    * Every billed request of every call, toward --max-budget-usd-total: each call's ledger adds its rows here as its
    * usage arrives, not when the call returns (a cancelled call was billed too, and a call started meanwhile must
@@ -68,6 +71,7 @@ export class Researcher {
     // The same cache across runs as `spelunk locate` (validated entries; see disk-cache.ts), so a new server starts warm.
     this.#symbols = symbols;
     this.#index = new RepoIndexes(indexCacheDir(io.env));
+    this.#historyCache = historyCacheDir(io.env);
   }
 
   /** Runs one validated call; never throws for anything the client or the model did. */
@@ -247,7 +251,7 @@ export class Researcher {
   }
 
   async #locate(question: string, k: number, signal: AbortSignal): Promise<CallOutcome> {
-    const found = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols(), index: this.#index });
+    const found = await locate(this.#config.root, question, { k, timeoutMs: this.#config.toolTimeoutMs, signal, symbols: await this.#symbols(), index: this.#index, historyCache: this.#historyCache });
     const result = await redactLocate(found, this.#config.allowSecrets === true);
     if (signal.aborted) return { ok: false, message: 'cancelled' };
     this.#log(`locate ${question.slice(0, 60)} → ${result.results.length} files`);

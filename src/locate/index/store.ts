@@ -6,12 +6,15 @@ import { execCapped } from '../../sandbox/exec.js';
 import type { Term } from '../query.js';
 import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '../search.js';
 import { indexable, matchIndex, type Part } from './match.js';
+import { recentFiles } from './fresh.js';
 import { readFile, lstatOrNull, type ReadFile } from './read.js';
 import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment } from './segment.js';
 
 /**
  * The persistent index of a repository's content, under `$XDG_CACHE_HOME/spelunk/index/<hash of the root>/` (else
- * `~/.cache/spelunk/index/…`): `base.six` (every listed file) and `delta.six` (the files changed since). Each question
+ * `~/.cache/spelunk/index/…`): `base.six` (every listed file) and `delta.six` (the files changed since). A warm
+ * question first asks find which entries changed since the newest segment was written (fresh.ts): when no directory
+ * or ignore file did, the listing is the segments' own and only the recently changed files are checked. Otherwise it
  * lists the files as the search does (rg --files, the same walk flags), lstats them against the stored size, mtime,
  * ctime and inode, re-reads what differs (and what was modified in the same second the segment was written: its
  * stored stat cannot tell a later edit, so its content hash decides), and writes a new delta; past COMPACT_FILES the
@@ -25,6 +28,15 @@ const COMPACT_FILES = 2_000;
 /** Timestamps are compared at this granularity for the racy check (coarse file systems keep whole seconds). */
 const RACY_MS = 1_000;
 const SEGMENT_LIMIT = MAX_INDEX_BYTES;
+/**
+ * Files read (or, in the full check, stat'ed ×8) between two returns to the event loop: a cold build of 100k files
+ * would otherwise hold the MCP server's loop for seconds. Counted in files, not time, so the work never depends on load.
+ */
+const BATCH_FILES = 128;
+
+/** Returns to the event loop once (what is queued meanwhile, such as another MCP request, runs first). */
+type Pause = () => Promise<void>;
+const yieldToLoop: Pause = () => new Promise((resolve) => setImmediate(resolve));
 
 /** `$XDG_CACHE_HOME/spelunk/index`, else `$HOME/.cache/spelunk/index`; null when neither is an absolute path. */
 export function indexCacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
@@ -47,9 +59,12 @@ interface Loaded {
 export class RepoIndexes {
   readonly #dir: string | null;
   readonly #open = new Map<string, { loaded: Loaded; key: string }>();
+  readonly #pause: Pause;
 
-  constructor(dir: string | null) {
+  /** `pause`: how a build returns to the event loop between batches (tests count the calls). */
+  constructor(dir: string | null, pause: Pause = yieldToLoop) {
     this.#dir = dir;
+    this.#pause = pause;
   }
 
   /**
@@ -57,21 +72,21 @@ export class RepoIndexes {
    * is not a literal of word characters, no writable cache directory, a listing cut short, a tree past the bounds.
    * The caller then runs rg's search, which gives the same hits (test/locate/index-differential.test.ts).
    */
-  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<SearchResult | null> {
+  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null }): Promise<SearchResult | null> {
     if (this.#dir === null || !indexable(terms)) return null;
     const dir = segmentDir(this.#dir, root);
     if (dir === null) return null;
-    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
-      cwd: root,
-      timeoutMs: opts.timeoutMs,
-      maxBytes: MAX_OUTPUT_BYTES,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
-    const files = listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
-    if (files.length > MAX_INDEXED_FILES) return null;
     try {
-      const loaded = this.#refresh(root, dir, files);
+      // Before any look at the tree: a change made after this instant has a later ctime, and the next check sees it.
+      const started = Date.now();
+      const key = segmentKey(dir);
+      const cached = this.#open.get(root);
+      const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
+      // Warm: one find walk tells whether rg's listing can have changed and which listed files may have (fresh.ts).
+      const recent = current === null ? null : await recentFiles(root, writtenAt(current), opts);
+      const files = current !== null && recent !== null ? listedPaths(current) : await this.#list(rg, root, opts);
+      if (files === null || files.length > MAX_INDEXED_FILES) return null;
+      const loaded = await this.#refresh(root, dir, current, files, recent, started);
       if (loaded === null) return null;
       return { files, hits: matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
@@ -83,19 +98,45 @@ export class RepoIndexes {
     }
   }
 
-  /** Brings the index of `root` up to date with `files`; null when it cannot be written. */
-  #refresh(root: string, dir: string, files: readonly string[]): Loaded | null {
-    const key = segmentKey(dir);
-    const cached = this.#open.get(root);
-    const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
-    const started = Date.now();
-    const next = current === null ? build(root, files, started) : update(root, current, files, started);
+  /** The files rg lists (the search's own walk); null when the listing was cut short. */
+  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string[] | null> {
+    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
+      cwd: root,
+      timeoutMs: opts.timeoutMs,
+      maxBytes: MAX_OUTPUT_BYTES,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
+    return listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
+  }
+
+  /**
+   * Brings the index of `root` up to date with `files` (`suspects`: the only files that may have changed, when the
+   * listing is known not to have); null when it cannot be written.
+   */
+  async #refresh(root: string, dir: string, current: Loaded | null, files: readonly string[], suspects: ReadonlySet<string> | null, started: number): Promise<Loaded | null> {
+    const pause = this.#pause;
+    const next = current === null ? await build(root, files, started, pause) : await update(root, current, files, started, suspects, pause);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     const { fresh: _written, ...kept } = next;
     this.#open.set(root, { loaded: kept, key: segmentKey(dir) });
     return kept;
   }
+}
+
+/** When the newest segment was written: every row was checked against the tree at that instant. */
+function writtenAt(loaded: Loaded): number {
+  return (loaded.delta ?? loaded.base).writtenAtMs;
+}
+
+/** The paths the segments hold, as rg last listed them (the base's live rows, then the delta's). */
+function listedPaths(loaded: Loaded): string[] {
+  const { base, delta } = loaded;
+  if (delta === null) return base.paths.slice();
+  const dead = new Uint8Array(base.paths.length);
+  for (const row of delta.tombstones) dead[row] = 1;
+  return [...base.paths.filter((_rel, row) => dead[row] === 0), ...delta.paths];
 }
 
 function parts(loaded: Loaded): Part[] {
@@ -183,10 +224,13 @@ function readRegular(file: string): Buffer | null {
 }
 
 /** A new base from every listed file. */
-function build(root: string, files: readonly string[], started: number): Loaded | null {
+async function build(root: string, files: readonly string[], started: number, pause: Pause): Promise<Loaded | null> {
   const builder = new SegmentBuilder();
   const dirs = new Map<string, boolean>();
-  for (const rel of files) add(builder, readFile(root, rel, dirs));
+  for (let i = 0; i < files.length; i++) {
+    add(builder, readFile(root, files[i]!, dirs));
+    if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
+  }
   return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [] }, null);
 }
 
@@ -194,31 +238,49 @@ function build(root: string, files: readonly string[], started: number): Loaded 
  * The segments after the changes since they were written: `current` itself when nothing changed, else a new delta
  * (the old delta's files and the changed ones, re-read) or, past COMPACT_FILES, a new base.
  */
-function update(root: string, current: Loaded, files: readonly string[], started: number): Loaded | null {
+async function update(
+  root: string,
+  current: Loaded,
+  files: readonly string[],
+  started: number,
+  suspects: ReadonlySet<string> | null,
+  pause: Pause,
+): Promise<Loaded | null> {
+  if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
+  // With suspects the listing is the segments' own: only the suspects' rows are looked up, and nothing was deleted.
+  const wanted = (rel: string): boolean => suspects === null || suspects.has(rel);
   const view = new Map<string, { seg: Segment; row: number }>();
   const dead = new Uint8Array(base.paths.length);
   for (const row of delta?.tombstones ?? []) dead[row] = 1;
-  base.paths.forEach((rel, row) => dead[row] === 0 && view.set(rel, { seg: base, row }));
-  delta?.paths.forEach((rel, row) => view.set(rel, { seg: delta, row }));
+  base.paths.forEach((rel, row) => dead[row] === 0 && wanted(rel) && view.set(rel, { seg: base, row }));
+  delta?.paths.forEach((rel, row) => wanted(rel) && view.set(rel, { seg: delta, row }));
+  // A suspect the segments do not hold is a file rg does not list, changed in place: it stays unlisted.
+  const checked = suspects === null ? files : [...suspects].filter((rel) => view.has(rel));
   const dirs = new Map<string, boolean>();
   const dirty: string[] = [];
-  for (const rel of files) {
+  for (let i = 0; i < checked.length; i++) {
+    const rel = checked[i]!;
+    if (i % (BATCH_FILES * 8) === BATCH_FILES * 8 - 1) await pause();
     const known = view.get(rel);
     view.delete(rel);
     if (known === undefined || changed(root, rel, known.seg, known.row, dirs)) dirty.push(rel);
   }
   // What is left in the view was not listed: deleted, renamed or newly ignored.
   if (dirty.length === 0 && view.size === 0) return current;
-  const listed = new Set(files);
-  const inDelta = (delta?.paths ?? []).filter((rel) => listed.has(rel));
+  const listedSet = suspects === null ? new Set(files) : null;
+  const listed = (rel: string): boolean => listedSet === null || listedSet.has(rel);
+  const inDelta = (delta?.paths ?? []).filter(listed);
   const redo = [...new Set([...inDelta, ...dirty])];
-  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started);
+  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started, pause);
   const redoSet = new Set(redo);
   const tombstones: number[] = [];
-  base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed.has(rel)) && tombstones.push(row));
+  base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed(rel)) && tombstones.push(row));
   const builder = new SegmentBuilder();
-  for (const rel of redo) add(builder, readFile(root, rel, dirs));
+  for (let i = 0; i < redo.length; i++) {
+    add(builder, readFile(root, redo[i]!, dirs));
+    if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
+  }
   return finish(builder, { kind: 'delta', id: randomInt(1, 2 ** 31), baseId: base.id, root, writtenAtMs: started, tombstones }, base);
 }
 

@@ -1,0 +1,184 @@
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recentFiles } from '../../src/locate/index/fresh.js';
+import { RepoIndexes } from '../../src/locate/index/store.js';
+import type { Term } from '../../src/locate/query.js';
+import { search } from '../../src/locate/search.js';
+import { makeRepo } from '../support/temp-repo.js';
+import { cacheDir, OPTS, rgPath, shape } from './index-support.js';
+
+// The warm check (src/locate/index/fresh.ts): one find walk decides whether rg's listing may have changed since the
+// index was written, and which listed files to re-check. Every way a change could slip past it is a row: the index's
+// answer must equal rg's, and a row that needs the full walk must have taken it (asked with an rg that cannot run,
+// the index then declines; a row it may answer alone answers without rg).
+
+const term = (text: string): Term => ({ text, kind: 'identifier', weight: 2, wholeWord: false });
+const TERMS = [term('router'), term('session')];
+const NO_RG = '/nonexistent/rg';
+
+const FILES: Record<string, string> = {
+  'src/router.ts': 'export class Router {}\nconst router = new Router();\n',
+  'src/server.ts': 'import { router } from "./router";\n',
+  'src/deep/a/b/leaf.ts': 'export const leaf = 1;\n',
+  'docs/guide.md': 'Nothing to see here.\n',
+  '.gitignore': 'build/\n',
+  'build/out.js': 'router session\n',
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  '.git/info/exclude': '# nothing\n',
+};
+
+type Change = (root: string) => Promise<void>;
+const write = (rel: string, text: string): Change => (root) => fs.writeFile(path.join(root, rel), text);
+
+// [name, change, whether the find check may answer without rg's walk]
+const ROWS: [string, Change, boolean][] = [
+  ['an edit in place, same size', write('src/server.ts', 'import { rooter } from "./rooter";\n'), true],
+  [
+    'an edit with the mtime set back (utimes)',
+    async (root) => {
+      const file = path.join(root, 'docs/guide.md');
+      const { atime, mtime } = await fs.stat(file);
+      await fs.writeFile(file, 'A session router!!!!\n');
+      await fs.utimes(file, atime, mtime);
+    },
+    true,
+  ],
+  ['a file turning unreadable', (root) => fs.chmod(path.join(root, 'src/router.ts'), 0o000), true],
+  ['a new file in an existing directory', write('src/session.ts', 'session router\n'), false],
+  ['a new file deep down', write('src/deep/a/b/session.ts', 'session\n'), false],
+  ['a deleted file', (root) => fs.rm(path.join(root, 'src/server.ts')), false],
+  ['a rename', (root) => fs.rename(path.join(root, 'src/server.ts'), path.join(root, 'src/main.ts')), false],
+  [
+    'a new directory',
+    async (root) => {
+      await fs.mkdir(path.join(root, 'lib'));
+      await fs.writeFile(path.join(root, 'lib/session.ts'), 'session\n');
+    },
+    false,
+  ],
+  ['a .gitignore changed in place', (root) => fs.appendFile(path.join(root, '.gitignore'), 'src/server.ts\n'), false],
+  ['a .gitignore un-ignoring a directory', write('.gitignore', '# none\n'), false],
+  ['a new .ignore', write('src/.ignore', 'router.ts\n'), false],
+  ['.git/info/exclude changed in place', (root) => fs.appendFile(path.join(root, '.git/info/exclude'), 'src/router.ts\n'), false],
+  [
+    'a symlink swapped',
+    async (root) => {
+      await fs.rm(path.join(root, 'src/link.ts'));
+      await fs.symlink('router.ts', path.join(root, 'src/link.ts'));
+    },
+    false,
+  ],
+  [
+    'a file replaced by a FIFO',
+    async (root) => {
+      await fs.rm(path.join(root, 'src/server.ts'));
+      execFileSync('mkfifo', [path.join(root, 'src/server.ts')]);
+    },
+    false,
+  ],
+];
+
+interface Prepared {
+  root: string;
+  cache: string;
+}
+
+const prepared: Prepared[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  for (const _row of [...ROWS, null]) {
+    const repo = await makeRepo(FILES);
+    await fs.symlink('server.ts', path.join(repo.root, 'src/link.ts'));
+    const cache = await cacheDir();
+    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+    prepared.push({ root: repo.root, cache });
+  }
+  // The check counts a ctime up to two seconds before the index was written as recent (the file clock may lag); a
+  // tree that young always takes the full walk, so the indexes are built once the trees are older than that.
+  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  const rg = await rgPath();
+  for (const { root, cache } of prepared) expect(await new RepoIndexes(cache).search(rg, root, TERMS, OPTS)).not.toBeNull();
+}, 60_000);
+
+afterAll(async () => {
+  for (const { root } of prepared) await fs.chmod(path.join(root, 'src/router.ts'), 0o644).catch(() => {});
+  for (const c of cleanups) await c();
+});
+
+describe('the warm check', () => {
+  it('nothing changed: answered from the index without rg, and as rg answers', async () => {
+    const { root, cache } = prepared[ROWS.length]!;
+    const rg = await rgPath();
+    const plain = await search(rg, root, TERMS, OPTS);
+    const warm = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+    expect(warm).not.toBeNull();
+    expect([...warm!.files].sort()).toEqual([...plain.files].sort());
+    expect(shape(warm!.hits, TERMS)).toEqual(shape(plain.hits, TERMS));
+    expect(await recentFiles(root, Date.now() - 60_000, OPTS)).toBeNull();
+    // A segment stamped in the future (the clock set back since it was written) is never taken as proof of no change.
+    expect(await recentFiles(root, Date.now() + 3_600_000, OPTS)).toBeNull();
+  });
+
+  it.each(ROWS.map((row, i) => [row[0], i] as const))('%s: seen, the same as rg', async (_name, i) => {
+    const [, change, alone] = ROWS[i]!;
+    const { root, cache } = prepared[i]!;
+    await change(root);
+    const rg = await rgPath();
+    // Asked first with an rg that cannot run: only the find check can answer then.
+    const first = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+    expect(first === null).toBe(!alone);
+    const plain = await search(rg, root, TERMS, OPTS);
+    for (const indexes of [new RepoIndexes(cache), new RepoIndexes(cache)]) {
+      const found = await indexes.search(alone ? NO_RG : rg, root, TERMS, OPTS);
+      expect(found).not.toBeNull();
+      expect([...found!.files].sort()).toEqual([...plain.files].sort());
+      expect(shape(found!.hits, TERMS)).toEqual(shape(plain.hits, TERMS));
+    }
+  });
+
+  it('in-place edits one after another: each seen from the delta over the base, without rg', async () => {
+    const { root, cache } = prepared[ROWS.length]!;
+    const rg = await rgPath();
+    for (const [rel, text] of [
+      ['docs/guide.md', 'session one\n'],
+      ['src/server.ts', 'session two\n'],
+      ['docs/guide.md', 'nothing\n'],
+    ] as const) {
+      await fs.writeFile(path.join(root, rel), text);
+      const found = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+      expect(found).not.toBeNull();
+      expect(shape(found!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
+    }
+  });
+
+  it('without find the index still answers, through the full walk', async () => {
+    const { root, cache } = prepared[ROWS.length]!;
+    expect(await recentFiles(root, 0, { ...OPTS, find: null })).toBeNull();
+    expect(await new RepoIndexes(cache).search(await rgPath(), root, TERMS, { ...OPTS, find: null })).not.toBeNull();
+  });
+});
+
+describe('a cold build does not hold the event loop', () => {
+  it('returns to the loop between batches of files: what is queued at the first pause runs before the build ends', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`src/f${i}.ts`] = `export const router${i} = ${i};\n`;
+    const repo = await makeRepo(files);
+    const cache = await cacheDir();
+    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+    const order: string[] = [];
+    let pauses = 0;
+    const pause = (): Promise<void> => {
+      if (pauses++ === 0) setImmediate(() => order.push('another request'));
+      return new Promise((resolve) => setImmediate(resolve));
+    };
+    const found = await new RepoIndexes(cache, pause).search(await rgPath(), repo.root, TERMS, OPTS);
+    order.push('built');
+    expect(found?.files.length).toBe(300);
+    // 300 files in batches of 128.
+    expect(pauses).toBe(2);
+    expect(order).toEqual(['another request', 'built']);
+  });
+});
