@@ -260,8 +260,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   try {
     // --src DIR: another checkout's src/locate (e.g. a worktree of the commit before a change), for a before/after.
     const source = value('--src') ? path.resolve(value('--src')) : projectRoot;
-    // --no-history: locate's history signal off (LocateOptions.history), to measure what it adds.
-    const extra = argv.includes('--no-history') ? { history: false } : {};
+    // --no-history: locate's history signal off (LocateOptions.history), to measure what it adds; --references: the
+    // references signal on (LocateOptions.references, off by default).
+    const extra = { ...(argv.includes('--no-history') ? { history: false } : {}), ...(argv.includes('--references') ? { references: true } : {}) };
     const locate = await spelunkRunner(value('--runner') ?? 'inproc', tmp, cacheHome, source, extra);
     const log = (l) => process.stderr.write(`${l}\n`);
     const max = value('--max') ? Number(value('--max')) : undefined;

@@ -12,6 +12,8 @@ interface TermContribution {
   content: number;
   path: number;
   definition: number;
+  /** A reference site (call, `new`, type, import) of a definition the question names. */
+  references: number;
 }
 
 /**
@@ -45,10 +47,12 @@ export function explain(
   const contributions: TermContribution[] = [];
   terms.forEach((term, i) => {
     const symbol = hit.symbolEvidence?.[i] ?? 0;
-    const content = term.weight * (idfs.content[i] ?? 0) * ((hit.evidence[i] ?? 0) - symbol);
+    const reference = hit.referenceEvidence?.[i] ?? 0;
+    const content = term.weight * (idfs.content[i] ?? 0) * ((hit.evidence[i] ?? 0) - symbol - reference);
     const definition = term.weight * (idfs.content[i] ?? 0) * symbol;
+    const references = term.weight * (idfs.content[i] ?? 0) * reference;
     const path = term.weight * (idfs.path[i] ?? 0) * (hit.pathEvidence[i] ?? 0);
-    if (content === 0 && path === 0 && definition === 0) return;
+    if (content === 0 && path === 0 && definition === 0 && references === 0) return;
     contributions.push({
       term: term.text,
       kind: term.parts ? 'compound' : term.kind,
@@ -56,9 +60,10 @@ export function explain(
       content: round(content),
       path: round(path),
       definition: round(definition),
+      references: round(references),
     });
   });
-  const total = (c: TermContribution): number => c.content + c.path + c.definition;
+  const total = (c: TermContribution): number => c.content + c.path + c.definition + c.references;
   contributions.sort((a, b) => total(b) - total(a) || (a.term < b.term ? -1 : 1));
   const factors = {
     place: round(placeFactor(hit.path, sideFactor(terms))),
@@ -72,9 +77,9 @@ export function explain(
 /** The explanation as indented text lines under a result. */
 export function explainLines(explanation: Explanation): string[] {
   const lines = explanation.terms.map((c) => {
-    const parts = (['content', 'path', 'definition'] as const).filter((f) => c[f] !== 0).map((f) => `${f} ${c[f].toFixed(3)}`);
+    const parts = (['content', 'path', 'definition', 'references'] as const).filter((f) => c[f] !== 0).map((f) => `${f} ${c[f].toFixed(3)}`);
     const label = `${c.kind}${c.scope ? ', scope' : ''}`;
-    return `   + ${(c.content + c.path + c.definition).toFixed(3)}  "${c.term}" (${label}): ${parts.join(', ')}`;
+    return `   + ${(c.content + c.path + c.definition + c.references).toFixed(3)}  "${c.term}" (${label}): ${parts.join(', ')}`;
   });
   const factors = Object.entries(explanation.factors).filter(([, v]) => v !== 1);
   if (factors.length > 0) lines.push(`   × ${factors.map(([name, v]) => `${name} ${v}`).join(' · ')}`);

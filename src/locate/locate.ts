@@ -6,6 +6,7 @@ import { copyDirs, copyFactor, wordsOf } from './copies.js';
 import { explain, type Explanation } from './explain.js';
 import type { RepoIndexes } from './index/store.js';
 import { readHistory, withHistory } from './history.js';
+import { definedTerms, withReferences } from './references.js';
 import { pathsThatExist, termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, placeFactor, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { creditCompounds, search, type FileHits } from './search.js';
@@ -61,6 +62,11 @@ interface LocateOptions {
   index?: RepoIndexes;
   /** Reads git history reachable from HEAD (src/locate/history.ts); on unless false. */
   history?: boolean;
+  /**
+   * Files that call, construct or import a definition the question names gain (src/locate/references.ts). Off unless
+   * true: on the tuning sets it moved pooled MRR by 0.000 to -0.001 (docs/bench-log.md), so it is not on by default.
+   */
+  references?: boolean;
   /** Where the mined history is kept across runs, keyed by HEAD (src/locate/history-cache.ts); none when absent. */
   historyCache?: string | null;
 }
@@ -102,7 +108,10 @@ export async function locate(root: string, question: string, opts: LocateOptions
   for (const candidate of first.slice(0, RERANK)) if (await isGenerated(root, candidate.path)) generated.add(candidate.path);
   const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
   const none = terms.map(() => 0);
-  const past = withHistory([...reranked, ...first.slice(RERANK)].sort(byScore), history, terms, new Set(found.files),
+  const defined = opts.references !== true ? [] : definedTerms(terms, reranked);
+  const rescore = (s: Scored, evidence: number[]): Scored => place({ ...s, evidence, score: combine(s.path, terms, idfs, evidence, s.pathEvidence) });
+  const referred = await withReferences(root, [...reranked, ...first.slice(RERANK)].sort(byScore), terms, defined, found.hits, symbols, rescore);
+  const past = withHistory(referred.sort(byScore), history, terms, new Set(found.files),
     (rel) => placeFactor(rel, side) * factorOf(rel), (rel): Scored => ({ path: rel, score: 0, evidence: none, pathEvidence: none }));
   const ranked = past.ranked.slice(0, k);
   for (const hit of ranked) {

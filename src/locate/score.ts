@@ -153,6 +153,8 @@ export interface Scored {
   pathEvidence: number[];
   /** Per term: the part of `evidence` a definition named like it added (set by the re-ranking). */
   symbolEvidence?: number[];
+  /** Per term: the part of `evidence` a reference site of a defined term added (src/locate/references.ts). */
+  referenceEvidence?: number[];
 }
 
 /**

@@ -94,7 +94,7 @@ describe('spelunk locate (the CLI, in-process)', () => {
     expect(login).toMatchObject({ kind: 'word' });
     expect(login.content).toBeGreaterThan(0);
     expect(top.explain.terms.find((t: { term: string }) => t.term === 'auth').path).toBeGreaterThan(0);
-    const sum = top.explain.terms.reduce((s: number, t: { content: number; path: number; definition: number }) => s + t.content + t.path + t.definition, 0);
+    const sum = top.explain.terms.reduce((s: number, t: { content: number; path: number; definition: number; references: number }) => s + t.content + t.path + t.definition + t.references, 0);
     const { place, scope, copy, generated } = top.explain.factors;
     expect(sum * place * scope * copy * generated).toBeCloseTo(top.score, 1);
     const text = await runCli(['locate', '--explain', '-C', repo.root, 'where is login in auth?'], { env });
