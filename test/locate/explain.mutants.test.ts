@@ -46,16 +46,16 @@ const QUESTIONS = [
   'invoice for a user',
 ];
 
-async function ask(question: string, history: boolean): Promise<LocateResult> {
-  return locate(root, question, { timeoutMs: 20_000, explain: true, history });
+async function ask(question: string, history: boolean, references = false): Promise<LocateResult> {
+  return locate(root, question, { timeoutMs: 20_000, explain: true, history, references });
 }
 
-const sum = (e: Explanation): number => e.terms.reduce((s, t) => s + t.content + t.path + t.definition, 0);
+const sum = (e: Explanation): number => e.terms.reduce((s, t) => s + t.content + t.path + t.definition + t.references, 0);
 const product = (e: Explanation): number => e.factors.place * e.factors.scope * e.factors.copy * e.factors.generated;
 
 describe('--explain adds up to the score', () => {
-  it.each(QUESTIONS.flatMap((q) => [[q, true] as const, [q, false] as const]))('%j (history %s)', async (question, history) => {
-    const result = await ask(question, history);
+  it.each(QUESTIONS.flatMap((q) => [[q, true, false] as const, [q, false, false] as const, [q, true, true] as const]))('%j (history %s, references %s)', async (question, history, references) => {
+    const result = await ask(question, history, references);
     expect(result.results.length).toBeGreaterThan(0);
     for (const r of result.results) {
       const e = r.explain;
@@ -68,10 +68,11 @@ describe('--explain adds up to the score', () => {
       expect(Math.abs(expected - r.score), `${r.path}: ${JSON.stringify(e)} vs ${r.score}`).toBeLessThanOrEqual(slack);
       // No line of nothing, largest share first (ties by term), and each number already rounded.
       for (const t of e.terms) {
-        expect(t.content !== 0 || t.path !== 0 || t.definition !== 0, `${r.path} ${t.term}`).toBe(true);
-        for (const n of [t.content, t.path, t.definition]) expect(Math.round(n * 1000) / 1000).toBe(n);
+        expect(t.content !== 0 || t.path !== 0 || t.definition !== 0 || t.references !== 0, `${r.path} ${t.term}`).toBe(true);
+        if (!references) expect(t.references).toBe(0);
+        for (const n of [t.content, t.path, t.definition, t.references]) expect(Math.round(n * 1000) / 1000).toBe(n);
       }
-      const totals = e.terms.map((t) => t.content + t.path + t.definition);
+      const totals = e.terms.map((t) => t.content + t.path + t.definition + t.references);
       for (let i = 1; i < totals.length; i += 1) {
         expect(totals[i - 1]! > totals[i]! || (totals[i - 1] === totals[i] && e.terms[i - 1]!.term < e.terms[i]!.term)).toBe(true);
       }
@@ -108,6 +109,9 @@ describe('--explain adds up to the score', () => {
     expect(term?.kind).toBe('identifier');
     expect(term?.definition).toBeGreaterThan(0);
     expect(term?.content).toBeGreaterThanOrEqual(0);
+    // With the references signal on, the file that calls checkPassword shows a references share for that term.
+    const caller = (await ask('checkPassword timeout', false, true)).results.find((r) => r.path === 'src/auth/login.ts')?.explain;
+    expect(caller?.terms.find((t) => t.term === 'checkpassword')?.references).toBeGreaterThan(0);
   });
 
   it('history shows its two parts, rounded, only when it added something', async () => {
@@ -122,9 +126,9 @@ describe('--explain adds up to the score', () => {
 describe('--explain as text', () => {
   const base: Explanation = {
     terms: [
-      { term: 'login', kind: 'word', content: 1.5, path: 0, definition: 0.25 },
-      { term: 'auth', kind: 'word', scope: true, content: 0, path: 0.5, definition: 0 },
-      { term: 'loginhandler', kind: 'compound', content: 0.125, path: 0, definition: 0 },
+      { term: 'login', kind: 'word', content: 1.5, path: 0, definition: 0.25, references: 0 },
+      { term: 'auth', kind: 'word', scope: true, content: 0, path: 0.5, definition: 0, references: 0 },
+      { term: 'loginhandler', kind: 'compound', content: 0.125, path: 0, definition: 0, references: 0 },
     ],
     factors: { place: 1, scope: 1, copy: 1, generated: 1 },
   };

@@ -32,7 +32,7 @@ describe('renderText', () => {
           score: 2,
           symbols: [],
           lines: [],
-          explain: { terms: [{ term: 'lo\x1bgin', kind: 'word', content: 2, path: 0, definition: 0 }], factors: { place: 1, scope: 1, copy: 1, generated: 1 } },
+          explain: { terms: [{ term: 'lo\x1bgin', kind: 'word', content: 2, path: 0, definition: 0, references: 0 }], factors: { place: 1, scope: 1, copy: 1, generated: 1 } },
         },
       ]),
       '1. src/a.ts  (score 2.000)\n   + 2.000  "lo\\x1bgin" (word): content 2.000\n',
