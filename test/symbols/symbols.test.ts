@@ -151,25 +151,3 @@ describe('the symbol layer (web-tree-sitter + the official tags queries)', () =>
     expect(isMinified(text)).toBe(expected);
   });
 });
-
-describe('references: rg -w finds the word, the tags queries confirm the reference sites', () => {
-  const refs = useRepo({
-    'a.ts': 'export function target() {}\n// target is mentioned in a comment\nconst s = "target";\n',
-    'b.ts': 'import { target } from "./a";\ntarget();\nnew target();\n',
-    'c.py': 'def caller():\n    target()\n',
-    'd.md': 'target()\n',
-  });
-
-  it('lists call and new sites only, said to be syntactic', async () => {
-    const { findReferences } = await import('../../src/symbols/references.js');
-    const { bundledRg } = await import('../../src/sandbox/programs.js');
-    const found = await findReferences((await bundledRg())!, refs.root, 'target', { timeoutMs: 10_000 });
-    expect(found.references).toEqual([
-      { path: 'b.ts', line: 2, kind: 'call' },
-      { path: 'b.ts', line: 3, kind: 'class' },
-      { path: 'c.py', line: 2, kind: 'call' },
-    ]);
-    expect(found.notes[0]).toMatch(/^references are syntactic/);
-    expect((await findReferences((await bundledRg())!, refs.root, 'a b', { timeoutMs: 10_000 })).references).toEqual([]);
-  });
-});
