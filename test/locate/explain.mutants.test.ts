@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainLines, type Explanation } from '../../src/locate/explain.js';
 import { locate, type LocateResult } from '../../src/locate/locate.js';
@@ -22,18 +24,12 @@ const FILES: Record<string, string> = {
 let root = '';
 let cleanup: () => Promise<void> = async () => undefined;
 beforeAll(async () => {
-  const made = await makeRepo(FILES);
+  const made = await makeRepo(FILES, { git: true });
   root = made.root;
   cleanup = made.cleanup;
-  // Two past commits whose subjects resemble a question, so that history adds to some scores.
-  const git = (...args: string[]): void => {
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'ignore' });
-  };
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'initial import');
-  execFileSync('sh', ['-c', 'echo "// shorter session timeout" >> src/auth/session.ts'], { cwd: root });
-  git('commit', '-qam', 'session timeout too short on login');
+  // A past commit whose subject resembles a question, so that history adds to some scores.
+  appendFileSync(path.join(root, 'src/auth/session.ts'), '// shorter session timeout\n');
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-qam', 'session timeout too short on login'], { cwd: root, stdio: 'ignore' });
 }, 30_000);
 afterAll(async () => cleanup());
 
