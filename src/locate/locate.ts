@@ -92,26 +92,29 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (found.note) result.notes.push(found.note);
   creditCompounds(found.hits, terms);
   const matches = allPathMatches(found.files, terms);
-  const idfs = termIdfs(found.files, matches, found.hits, terms);
+  // A file with no content hit and no path match counts for no term and scores 0: only the others are visited.
+  const listed = new Set(found.files);
+  const candidates = [...new Set([...matches.keys(), ...[...found.hits.keys()].filter((rel) => listed.has(rel))])];
+  const idfs = termIdfs(found.files.length, candidates, matches, found.hits, terms);
   const copies = copyDirs(found.files);
   const words = wordsOf(question);
   const generated = new Set<string>();
   const side = sideFactor(terms);
   const factorOf = (rel: string): number => copyFactor(rel, copies, words) * (generated.has(rel) ? side : 1);
   const place = (s: Scored): Scored => ({ ...s, score: s.score * factorOf(s.path) });
-  const first = found.files
-    .map((rel, i) => place(scoreFile(rel, matches[i]!, found.hits.get(rel), terms, idfs)))
+  const none = terms.map(() => 0);
+  const first = candidates
+    .map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, found.hits.get(rel), terms, idfs)))
     .filter((s) => s.score > 0)
     .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
   const defs = new Map<string, SymbolTag[]>();
   for (const candidate of first.slice(0, RERANK)) if (await isGenerated(root, candidate.path)) generated.add(candidate.path);
   const reranked = await rerank(root, first.slice(0, RERANK), terms, idfs, symbols, defs, result.notes, place);
-  const none = terms.map(() => 0);
   const defined = opts.references !== true ? [] : definedTerms(terms, reranked);
   const rescore = (s: Scored, evidence: number[]): Scored => place({ ...s, evidence, score: combine(s.path, terms, idfs, evidence, s.pathEvidence) });
   const referred = await withReferences(root, [...reranked, ...first.slice(RERANK)].sort(byScore), terms, defined, found.hits, symbols, rescore);
-  const past = withHistory(referred.sort(byScore), history, terms, new Set(found.files),
+  const past = withHistory(referred.sort(byScore), history, terms, listed,
     (rel) => placeFactor(rel, side) * factorOf(rel), (rel): Scored => ({ path: rel, score: 0, evidence: none, pathEvidence: none }));
   const ranked = past.ranked.slice(0, k);
   for (const hit of ranked) {
@@ -143,43 +146,51 @@ function isCodeSpecific(term: Term): boolean {
 }
 
 /**
- * pathMatches of every listed file. A path that holds no term's text (nor its letters and digits run together) can
- * match none, so its tokens are never built: on 27k files that was the largest share of locate's own CPU.
+ * pathMatches of the listed files whose path matches some term (the others match none and are left out). A path that
+ * holds no term's text (nor its letters and digits run together) can match none, so its tokens are never built: on
+ * 27k files that was the largest share of locate's own CPU.
  */
-function allPathMatches(files: readonly string[], terms: readonly Term[]): number[][] {
+function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<string, number[]> {
   const dirs = new Map<string, Set<string>>();
   const memo = new Map<ReadonlySet<string>, boolean[]>();
-  const none = terms.map(() => 0);
   const needles = terms.map((t) => ({
     text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
     compact: t.text.replace(/[^a-z0-9]/g, ''),
   }));
-  return files.map((rel) => {
+  const out = new Map<string, number[]>();
+  for (const rel of files) {
     const lower = rel.toLowerCase();
     const compact = lower.replace(/[^a-z0-9]/g, '');
-    const may = needles.some((n) => lower.includes(n.text) || (n.compact !== '' && compact.includes(n.compact)));
-    return may ? pathMatches(rel, pathTokens(rel, dirs), terms, memo) : none;
-  });
+    if (!needles.some((n) => lower.includes(n.text) || (n.compact !== '' && compact.includes(n.compact)))) continue;
+    const matched = pathMatches(rel, pathTokens(rel, dirs), terms, memo);
+    if (matched.some((m) => m > 0)) out.set(rel, matched);
+  }
+  return out;
 }
 
-/** idf of each term over the listing: a file counts when its content or its path holds the term; and over paths alone. */
+/**
+ * idf of each term over a listing of `listed` files, of which only `candidates` hold any term: a file counts when its
+ * content or its path holds the term; and over paths alone.
+ */
 function termIdfs(
-  files: readonly string[],
-  matches: readonly number[][],
+  listed: number,
+  candidates: readonly string[],
+  matches: ReadonlyMap<string, readonly number[]>,
   hits: ReadonlyMap<string, FileHits>,
   terms: readonly Term[],
 ): Idfs {
   const df = terms.map(() => 0);
   const pathDf = terms.map(() => 0);
-  files.forEach((rel, f) => {
+  for (const rel of candidates) {
     const counts = hits.get(rel)?.counts;
+    const inPath = matches.get(rel);
     terms.forEach((_term, i) => {
-      const inPath = matches[f]![i]! > 0;
-      if (inPath) pathDf[i]! += 1;
-      if (inPath || (counts?.get(i) ?? 0) > 0) df[i]! += 1;
+      const path = (inPath?.[i] ?? 0) > 0;
+      if (path) pathDf[i]! += 1;
+      if (path || (counts?.get(i) ?? 0) > 0) df[i]! += 1;
     });
-  });
-  const n = Math.max(files.length, 1);
+  }
+  const n = Math.max(listed, 1);
   const scopeInPaths = terms.some((term, i) => term.scope === true && pathDf[i]! > 0);
   return { content: df.map((d) => idf(d, n)), path: pathDf.map((d) => idf(d, n)), scopeInPaths };
 }
