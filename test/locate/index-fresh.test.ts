@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recentFiles } from '../../src/locate/index/fresh.js';
+import { ignoredDirsOf, recentFiles } from '../../src/locate/index/fresh.js';
+import { WALK_FLAGS } from '../../src/locate/search.js';
 import { RepoIndexes } from '../../src/locate/index/store.js';
 import type { Term } from '../../src/locate/query.js';
 import { search } from '../../src/locate/search.js';
@@ -25,6 +26,7 @@ const FILES: Record<string, string> = {
   'docs/guide.md': 'Nothing to see here.\n',
   '.gitignore': 'build/\n',
   'build/out.js': 'router session\n',
+  'build/sub/deep.js': 'router\n',
   '.git/HEAD': 'ref: refs/heads/main\n',
   '.git/info/exclude': '# nothing\n',
 };
@@ -47,6 +49,27 @@ const ROWS: [string, Change, boolean][] = [
   ],
   ['a file turning unreadable', (root) => fs.chmod(path.join(root, 'src/router.ts'), 0o000), true],
   ['a new file in an existing directory', write('src/session.ts', 'session router\n'), false],
+  // build/ is ignored: the check prunes it (rg skipped it whole), so changes inside it cost no walk.
+  ['a new file inside an ignored directory', write('build/session.ts', 'session\n'), true],
+  ['a new file in a subdirectory of an ignored directory', write('build/sub/session.ts', 'session\n'), true],
+  [
+    'an ignored directory replaced by a new one',
+    async (root) => {
+      await fs.rm(path.join(root, 'build'), { recursive: true });
+      await fs.mkdir(path.join(root, 'build'));
+      await fs.writeFile(path.join(root, 'build/session.ts'), 'session\n');
+    },
+    false,
+  ],
+  ['an ignored directory renamed to a listed name', (root) => fs.rename(path.join(root, 'build'), path.join(root, 'lib')), false],
+  [
+    'an ignored directory replaced by a link to a listed one',
+    async (root) => {
+      await fs.rm(path.join(root, 'build'), { recursive: true });
+      await fs.symlink('src', path.join(root, 'build'));
+    },
+    false,
+  ],
   ['a new file deep down', write('src/deep/a/b/session.ts', 'session\n'), false],
   ['a deleted file', (root) => fs.rm(path.join(root, 'src/server.ts')), false],
   ['a rename', (root) => fs.rename(path.join(root, 'src/server.ts'), path.join(root, 'src/main.ts')), false],
@@ -79,6 +102,13 @@ const ROWS: [string, Change, boolean][] = [
     false,
   ],
 ];
+
+/** Each file under the cache directory with its inode and mtime: what a question wrote, if anything. */
+async function cacheStamps(cache: string): Promise<string[]> {
+  const entries = await fs.readdir(cache, { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return Promise.all(files.sort().map(async (file) => `${file}:${(await fs.stat(file)).ino}:${(await fs.stat(file)).mtimeMs}`));
+}
 
 interface Prepared {
   root: string;
@@ -113,8 +143,10 @@ describe('the warm check', () => {
     const { root, cache } = prepared[ROWS.length]!;
     const rg = await rgPath();
     const plain = await search(rg, root, TERMS, OPTS);
+    const written = await cacheStamps(cache);
     const warm = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
     expect(warm).not.toBeNull();
+    expect(await cacheStamps(cache)).toEqual(written);
     expect([...warm!.files].sort()).toEqual([...plain.files].sort());
     expect(shape(warm!.hits, TERMS)).toEqual(shape(plain.hits, TERMS));
     expect(await recentFiles(root, Date.now() - 60_000, OPTS)).toBeNull();
@@ -154,10 +186,91 @@ describe('the warm check', () => {
     }
   });
 
+  it('a full walk that finds the listing unchanged is written down: the next question skips the walk again', async () => {
+    const repo = await makeRepo(FILES);
+    const cache = await cacheDir();
+    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+    const rg = await rgPath();
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
+    // An editor's temporary file, come and gone: src/ changed, the listing did not. Asked later than the margin.
+    await fs.writeFile(path.join(repo.root, 'src/.router.ts.swp'), 'x');
+    await fs.rm(path.join(repo.root, 'src/.router.ts.swp'));
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).toBeNull();
+    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
+    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).not.toBeNull();
+  }, 30_000);
+
   it('without find the index still answers, through the full walk', async () => {
     const { root, cache } = prepared[ROWS.length]!;
     expect(await recentFiles(root, 0, { ...OPTS, find: null })).toBeNull();
     expect(await new RepoIndexes(cache).search(await rgPath(), root, TERMS, { ...OPTS, find: null })).not.toBeNull();
+  });
+});
+
+describe('the ignored directories the check prunes', () => {
+  it('a walk that no longer skips a directory is written down, so the next check walks into it again', async () => {
+    // build/ holds only .js files: ignoring *.js instead of build/ lists the same files, but build/ is no longer
+    // skipped whole, and a .ts file created in build/sub/ later must be listed. The rule is in info/exclude, which rg
+    // does not list, so no listed file changes with it.
+    const repo = await makeRepo({ ...FILES, '.gitignore': '# none\n', '.git/info/exclude': 'build/\n' });
+    const cache = await cacheDir();
+    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+    const rg = await rgPath();
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
+    await fs.writeFile(path.join(repo.root, '.git/info/exclude'), '*.js\n');
+    const relisted = await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS);
+    expect(relisted?.files.some((rel) => rel.startsWith('build/'))).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await fs.writeFile(path.join(repo.root, 'build/sub/session.ts'), 'session\n');
+    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).toBeNull();
+    const found = await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS);
+    expect(found?.files).toContain('build/sub/session.ts');
+  }, 30_000);
+
+  it("reads the bundled rg's own --debug lines: the directory it skipped, not the ignored file, not .git", async () => {
+    const repo = await makeRepo({ ...FILES, '.gitignore': 'build/\n*.log\n', 'src/trace.log': 'x\n' });
+    cleanups.push(repo.cleanup);
+    const run = spawnSync(await rgPath(), ['--files', '--debug', ...WALK_FLAGS], { cwd: repo.root, encoding: 'utf8' });
+    const debug = run.stderr;
+    const files = run.stdout.split('\0').filter((f) => f !== '');
+    expect(debug).toContain('ignoring ./src/trace.log');
+    expect(ignoredDirsOf(repo.root, debug, files)).toEqual(['build']);
+  });
+
+  const line = (rel: string, why = 'Gitignore(Glob { from: Some("./.gitignore") })') =>
+    `rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:1942: ignoring ./${rel}: Ignore(IgnoreMatch(${why}))`;
+  // [row, debug lines, listed files, kept]
+  const PARSE_ROWS: [string, string[], string[], string[]][] = [
+    ['an ignored directory', [line('build')], ['src/a.ts'], ['build']],
+    ['a nested one, and the same one twice', [line('pkg/node_modules'), line('pkg/node_modules')], ['pkg/a.ts'], ['pkg/node_modules']],
+    ['a directory holding a listed file (a line that lies)', [line('src')], ['src/a.ts'], []],
+    ['a directory holding a listed file deeper down', [line('src')], ['src/deep/a/b/leaf.ts'], []],
+    ['an ignored file, not a directory', [line('docs/guide.md')], [], []],
+    ['a path that does not exist', [line('nowhere')], [], []],
+    ['a link to a directory', [line('linked')], [], []],
+    ['skipped by an override, not an ignore file', [line('build', 'Override(Glob(Matched(Glob { original: "!.git" })))')], [], []],
+    ['a parent step', [line('../outside')], [], []],
+    ['a dot step', [line('./build')], [], []],
+    ['another debug line', ['rg: DEBUG|ignore::gitignore|crates/ignore/src/gitignore.rs:398: opened gitignore file: ./build'], [], []],
+    ['no lines at all', [], [], []],
+  ];
+  it.each(PARSE_ROWS.map((row) => [row[0], row] as const))('%s', async (_name, [, lines, files, kept]) => {
+    const repo = await makeRepo({ 'build/out.js': 'x\n', 'pkg/node_modules/m/index.js': 'x\n', 'docs/guide.md': 'x\n', 'src/deep/a/b/leaf.ts': 'x\n' });
+    cleanups.push(repo.cleanup);
+    await fs.symlink('build', path.join(repo.root, 'linked'));
+    await fs.mkdir(path.join(repo.root, 'outside'));
+    expect(ignoredDirsOf(repo.root, lines.join('\n'), files)).toEqual(kept);
+  });
+
+  it('keeps at most 256, sorted', async () => {
+    const repo = await makeRepo({ 'a.ts': 'x\n' });
+    cleanups.push(repo.cleanup);
+    const names = Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(3, '0')}`);
+    for (const name of names) await fs.mkdir(path.join(repo.root, name));
+    expect(ignoredDirsOf(repo.root, [...names].reverse().map((n) => line(n)).join('\n'), ['a.ts'])).toEqual(names.slice(0, 256));
   });
 });
 

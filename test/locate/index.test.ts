@@ -50,13 +50,14 @@ const stamp = (file: string): string => {
 };
 
 describe('building and updating', () => {
-  it('builds a base once; a warm question reads it and writes nothing', async () => {
+  it('builds a base once; the next question keeps it', async () => {
     const { root, cache, dir } = await fresh();
     const before = stamp(path.join(dir, 'base.six'));
     expect(before).not.toBe('none');
     expect(Object.keys(await agrees(root, cache)).sort()).toEqual(['src/router.ts', 'src/server.ts']);
+    // A tree this young takes the full walk (fresh.ts), which may write an empty delta with a later stamp; a warm
+    // question on an older tree writes nothing (test/locate/index-fresh.test.ts).
     expect(stamp(path.join(dir, 'base.six'))).toBe(before);
-    expect(stamp(path.join(dir, 'delta.six'))).toBe('none');
   });
 
   it.each<[string, (root: string) => Promise<void>, string[]]>([
@@ -105,7 +106,7 @@ describe('racy rows: a file modified in the second the segment was written', () 
       { rel, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash: new Uint8Array(20).fill(7), state: FileState.Indexed },
       tokenize(stale),
     );
-    const bytes = builder.finish({ kind: 'base', id: 5, baseId: 0, root, writtenAtMs: Math.max(st.mtimeMs, st.ctimeMs) + writtenAfterMs, tombstones: [] })!;
+    const bytes = builder.finish({ kind: 'base', id: 5, baseId: 0, root, writtenAtMs: Math.max(st.mtimeMs, st.ctimeMs) + writtenAfterMs, tombstones: [], ignoredDirs: [] })!;
     await fs.writeFile(path.join(dir, 'base.six'), bytes);
     return { root, cache };
   }

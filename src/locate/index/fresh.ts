@@ -2,6 +2,7 @@ import path from 'node:path';
 import { execCapped, firstExecutableSync } from '../../sandbox/exec.js';
 import { TRUSTED_PATH } from '../../sandbox/programs.js';
 import { lstatOrNull } from './read.js';
+import { isRelativeDir, MAX_IGNORED_DIRS } from './segment.js';
 
 /**
  * The cheap freshness check of a warm question: one `find -newerct` walk (C speed, one child, sandboxed like rg)
@@ -15,6 +16,11 @@ import { lstatOrNull } from './read.js';
  *   walk, as does any changed ignore file and anything find could not read.
  * A file not listed that changes in place stays not listed: whether rg lists a path depends on the path and the ignore
  * files only.
+ *
+ * The directories rg skipped whole as ignored when the listing was walked (node_modules, target/, build output) are
+ * pruned by device and inode (`-samefile`: a string `-path` test per entry cost more than the walk it saved). Such a
+ * directory stays ignored while no ignore file changes and it is not replaced, and either of those is seen here; a
+ * pruned directory that no longer exists makes find fail, and the question takes the full walk.
  */
 
 const FIND_BINARY = firstExecutableSync(TRUSTED_PATH.split(':').map((dir) => `${dir}/find`));
@@ -36,14 +42,16 @@ const IGNORE_FILES = new Set(['.gitignore', '.ignore', '.rgignore']);
 export async function recentFiles(
   root: string,
   sinceMs: number,
-  opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null },
+  opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null; prune?: readonly string[] },
 ): Promise<Set<string> | null> {
   const find = opts.find === undefined ? FIND_BINARY : opts.find;
   // A write stamped later than now (the clock set back since, or a doctored segment) would hide every change.
   if (find === null || sinceMs > Date.now()) return null;
   const since = Math.floor(sinceMs / 1000) - MARGIN_S;
   // `.git` is pruned as rg's `-g !.git` skips it; each one found is printed (g) so its info/exclude can be checked.
-  const args = ['-P', '.', '-name', '.git', '-prune', '-printf', 'g%y%P\\0', '-o', '-newerct', `@${since}`, '-printf', '%y%P\\0'];
+  const ignored = (opts.prune ?? []).flatMap((rel, i) => [...(i === 0 ? [] : ['-o']), '-samefile', `./${rel}`]);
+  const pruned = ignored.length === 0 ? [] : ['(', ...ignored, ')', '-prune', '-o'];
+  const args = ['-P', '.', ...pruned, '-name', '.git', '-prune', '-printf', 'g%y%P\\0', '-o', '-newerct', `@${since}`, '-printf', '%y%P\\0'];
   const run = await execCapped(find, args, {
     cwd: root,
     timeoutMs: opts.timeoutMs,
@@ -82,4 +90,34 @@ function gitDirQuiet(root: string, rel: string, isDir: boolean, sinceMs: number)
   const info = recent(`${gitDir}/info`);
   if (info === null) return recent(gitDir) === false;
   return !info && recent(`${gitDir}/info/exclude`) !== true;
+}
+
+/** rg's `--debug` line for an entry its walk skipped because an ignore file (or info/exclude) says so. */
+const IGNORED_LINE = /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring \.\/(.+?): Ignore\(IgnoreMatch\(Gitignore\(/;
+
+/**
+ * The directories of `root` that rg's walk skipped whole as ignored, read from its `--debug` output (one line per
+ * ignored entry), at most MAX_IGNORED_DIRS, sorted. The lines are not a stable interface and a path in them is not
+ * quoted, so each one is kept only when it is a real directory (not a link) that holds no listed file; what fails
+ * to parse is simply not pruned, which costs time, never a missed change.
+ */
+export function ignoredDirsOf(root: string, debug: string, files: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const line of debug.split('\n')) {
+    const rel = IGNORED_LINE.exec(line)?.[1];
+    if (rel !== undefined && isRelativeDir(rel)) found.push(rel);
+  }
+  if (found.length === 0) return [];
+  const listedDirs = new Set<string>();
+  for (const file of files) {
+    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
+      const dir = file.slice(0, slash);
+      if (listedDirs.has(dir)) break;
+      listedDirs.add(dir);
+    }
+  }
+  return [...new Set(found)]
+    .filter((rel) => !listedDirs.has(rel) && lstatOrNull(`${root}/${rel}`)?.isDirectory() === true)
+    .sort()
+    .slice(0, MAX_IGNORED_DIRS);
 }

@@ -9,7 +9,8 @@ import type { Occurrences } from './tokens.js';
  *                  CRC-32 of the header
  *   root (UTF-8) · paths (UTF-8, NUL-separated) · stats (f64 × 4 per file: size, mtime, ctime, inode) ·
  *   hashes (SHA-1, 20 B per file) · states (1 B per file) · vocabulary (the runs, `\n`-separated) ·
- *   word starts (u32 per word + 1) · posting starts (u32 per word + 1) · postings · tombstones (u32 base rows)
+ *   word starts (u32 per word + 1) · posting starts (u32 per word + 1) · postings · tombstones (u32 base rows) ·
+ *   ignored directories (UTF-8, NUL-separated: what rg's walk skipped as ignored, pruned by the freshness check)
  *
  * A word's postings: for each file holding it (ascending): varint file-row delta, varint occurrences, then one varint
  * line delta per occurrence (0: the same line again). Stored files are untrusted input: decode checks the lengths,
@@ -18,12 +19,15 @@ import type { Occurrences } from './tokens.js';
 
 const MAGIC = 'SPLKIDX\0';
 /** Bumped whenever the layout or the meaning of a run changes. */
-export const FORMAT = 1;
+export const FORMAT = 2;
 const HEADER_BYTES = 64;
 /** An index larger than this is not written (the search then runs rg per question, as without an index). */
 export const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 /** Longest path kept, in bytes (PATH_MAX). */
 const MAX_PATH_BYTES = 4096;
+/** Ignored directories kept per segment (each is three arguments of the freshness check's find). */
+export const MAX_IGNORED_DIRS = 256;
+const SECTIONS = 11;
 
 /** Why a file has no runs: read and indexed, above rg's size cap, binary (a NUL byte), or not read (see store.ts). */
 export const enum FileState {
@@ -59,6 +63,8 @@ export interface Segment {
   postingStarts: Uint32Array;
   postings: Uint8Array;
   tombstones: Uint32Array;
+  /** Directories (relative) rg skipped whole as ignored when this segment's listing was walked. */
+  ignoredDirs: string[];
 }
 
 /** Thrown by decode and the postings reader: the caller drops the index and rebuilds it. */
@@ -119,7 +125,15 @@ export class SegmentBuilder {
   }
 
   /** The segment's bytes, or null when they would pass MAX_INDEX_BYTES. */
-  finish(meta: { kind: 'base' | 'delta'; id: number; baseId: number; root: string; writtenAtMs: number; tombstones: readonly number[] }): Buffer | null {
+  finish(meta: {
+    kind: 'base' | 'delta';
+    id: number;
+    baseId: number;
+    root: string;
+    writtenAtMs: number;
+    tombstones: readonly number[];
+    ignoredDirs: readonly string[];
+  }): Buffer | null {
     const nWords = this.#wordList.length;
     const postingStarts = new Uint32Array(nWords + 1);
     let total = 0;
@@ -148,6 +162,7 @@ export class SegmentBuilder {
       bytesOf(postingStarts),
       total,
       bytesOf(Uint32Array.from(meta.tombstones)),
+      Buffer.from(meta.ignoredDirs.join('\0'), 'utf8'),
     ];
     const bodyLength = sections.reduce<number>((sum, s) => sum + 8 + pad8(typeof s === 'number' ? s : s.length), 0);
     if (HEADER_BYTES + bodyLength > MAX_INDEX_BYTES) return null;
@@ -232,7 +247,7 @@ export function decode(buf: Buffer): Segment {
   if (!Number.isFinite(writtenAtMs)) throw new CorruptIndex('written-at time');
   const sections: Buffer[] = [];
   let off = HEADER_BYTES;
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < SECTIONS; i++) {
     if (off + 8 > buf.length) throw new CorruptIndex('section header past the end');
     const len = buf.readUInt32LE(off);
     if (off + 8 + len > buf.length) throw new CorruptIndex('section past the end');
@@ -240,8 +255,8 @@ export function decode(buf: Buffer): Segment {
     off += 8 + pad8(len);
   }
   if (off !== buf.length) throw new CorruptIndex('trailing bytes');
-  const [root, paths, stats, hashes, states, vocab, wordStarts, postingStarts, postings, tombstones] = sections as [
-    Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer,
+  const [root, paths, stats, hashes, states, vocab, wordStarts, postingStarts, postings, tombstones, ignored] = sections as [
+    Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer,
   ];
   const rels = n === 0 ? [] : paths.toString('utf8').split('\0');
   if (rels.length !== n || rels.some((r) => r === '' || Buffer.byteLength(r) > MAX_PATH_BYTES)) throw new CorruptIndex('paths');
@@ -249,6 +264,8 @@ export function decode(buf: Buffer): Segment {
   if (states.some((s) => s > FileState.Refused)) throw new CorruptIndex('file state');
   if (wordStarts.length !== (nWords + 1) * 4 || postingStarts.length !== (nWords + 1) * 4) throw new CorruptIndex('word table');
   if (tombstones.length % 4 !== 0) throw new CorruptIndex('tombstones');
+  const ignoredDirs = ignored.length === 0 ? [] : ignored.toString('utf8').split('\0');
+  if (ignoredDirs.length > MAX_IGNORED_DIRS || !ignoredDirs.every(isRelativeDir)) throw new CorruptIndex('ignored directories');
   const vocabText = vocab.toString('latin1');
   if (/[^a-z0-9_\n]/.test(vocabText)) throw new CorruptIndex('vocabulary');
   const seg: Segment = {
@@ -266,6 +283,7 @@ export function decode(buf: Buffer): Segment {
     postingStarts: new Uint32Array(copyAligned(postingStarts)),
     postings,
     tombstones: new Uint32Array(copyAligned(tombstones)),
+    ignoredDirs,
   };
   checkMonotonic(seg.wordStarts, vocabText.length, 'word starts');
   checkMonotonic(seg.postingStarts, postings.length, 'posting starts');
@@ -274,6 +292,11 @@ export function decode(buf: Buffer): Segment {
     if (end <= seg.wordStarts[w]! || vocabText.charCodeAt(end) !== 10) throw new CorruptIndex('vocabulary boundaries');
   }
   return seg;
+}
+
+/** A path below the root as rg lists it: relative, no `.` or `..` step, no empty step, no control character. */
+export function isRelativeDir(rel: string): boolean {
+  return Buffer.byteLength(rel) <= MAX_PATH_BYTES && !/[\x00-\x1f]/.test(rel) && rel.split('/').every((step) => step !== '' && step !== '.' && step !== '..');
 }
 
 /** Calls `visit(fileRow, lines)` for each file holding word `w` of `seg`; throws CorruptIndex on a malformed posting. */

@@ -6,7 +6,7 @@ import { execCapped } from '../../sandbox/exec.js';
 import type { Term } from '../query.js';
 import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '../search.js';
 import { indexable, matchIndex, type Part } from './match.js';
-import { recentFiles } from './fresh.js';
+import { ignoredDirsOf, recentFiles } from './fresh.js';
 import { readFile, lstatOrNull, type ReadFile } from './read.js';
 import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment } from './segment.js';
 
@@ -43,6 +43,12 @@ export function indexCacheDir(env: Readonly<Record<string, string | undefined>>)
   const base = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : null);
   if (!base || !path.isAbsolute(base)) return null;
   return path.join(base, 'spelunk', 'index');
+}
+
+/** What one walk of the tree found (or, on a warm question, what the newest segment recorded of the last one). */
+interface Listing {
+  files: string[];
+  ignoredDirs: readonly string[];
 }
 
 interface Loaded {
@@ -83,12 +89,13 @@ export class RepoIndexes {
       const cached = this.#open.get(root);
       const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
       // Warm: one find walk tells whether rg's listing can have changed and which listed files may have (fresh.ts).
-      const recent = current === null ? null : await recentFiles(root, writtenAt(current), opts);
-      const files = current !== null && recent !== null ? listedPaths(current) : await this.#list(rg, root, opts);
-      if (files === null || files.length > MAX_INDEXED_FILES) return null;
-      const loaded = await this.#refresh(root, dir, current, files, recent, started);
+      const newest = current === null ? null : (current.delta ?? current.base);
+      const recent = newest === null ? null : await recentFiles(root, newest.writtenAtMs, { ...opts, prune: newest.ignoredDirs });
+      const listing = current !== null && newest !== null && recent !== null ? { files: listedPaths(current), ignoredDirs: newest.ignoredDirs } : await this.#list(rg, root, opts);
+      if (listing === null || listing.files.length > MAX_INDEXED_FILES) return null;
+      const loaded = await this.#refresh(root, dir, current, listing, recent, started);
       if (loaded === null) return null;
-      return { files, hits: matchIndex(parts(loaded), terms), note: null };
+      return { files: listing.files, hits: matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
       if (!(error instanceof CorruptIndex)) throw error;
       // A segment that decoded but whose postings do not: dropped, rebuilt by the next question.
@@ -98,36 +105,40 @@ export class RepoIndexes {
     }
   }
 
-  /** The files rg lists (the search's own walk); null when the listing was cut short. */
-  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string[] | null> {
-    const listed = await execCapped(rg, ['--files', ...WALK_FLAGS], {
-      cwd: root,
-      timeoutMs: opts.timeoutMs,
-      maxBytes: MAX_OUTPUT_BYTES,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
+  /**
+   * The files rg lists (the search's own walk), and the directories it skipped whole as ignored (from its `--debug`
+   * lines, see ignoredDirsOf); null when the listing was cut short. When the debug lines (one per ignored entry) push
+   * the output past its cap, the walk runs again without them.
+   */
+  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Listing | null> {
+    const walk = (debug: boolean) =>
+      execCapped(rg, ['--files', ...(debug ? ['--debug'] : []), ...WALK_FLAGS], {
+        cwd: root,
+        timeoutMs: opts.timeoutMs,
+        maxBytes: MAX_OUTPUT_BYTES,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    let listed = await walk(true);
+    const debugged = !listed.capped;
+    if (!debugged) listed = await walk(false);
     if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
-    return listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
+    const files = listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
+    return { files, ignoredDirs: debugged ? ignoredDirsOf(root, listed.stderr, files) : [] };
   }
 
   /**
    * Brings the index of `root` up to date with `files` (`suspects`: the only files that may have changed, when the
    * listing is known not to have); null when it cannot be written.
    */
-  async #refresh(root: string, dir: string, current: Loaded | null, files: readonly string[], suspects: ReadonlySet<string> | null, started: number): Promise<Loaded | null> {
+  async #refresh(root: string, dir: string, current: Loaded | null, listing: Listing, suspects: ReadonlySet<string> | null, started: number): Promise<Loaded | null> {
     const pause = this.#pause;
-    const next = current === null ? await build(root, files, started, pause) : await update(root, current, files, started, suspects, pause);
+    const next = current === null ? await build(root, listing, started, pause) : await update(root, current, listing, started, suspects, pause);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     const { fresh: _written, ...kept } = next;
     this.#open.set(root, { loaded: kept, key: segmentKey(dir) });
     return kept;
   }
-}
-
-/** When the newest segment was written: every row was checked against the tree at that instant. */
-function writtenAt(loaded: Loaded): number {
-  return (loaded.delta ?? loaded.base).writtenAtMs;
 }
 
 /** The paths the segments hold, as rg last listed them (the base's live rows, then the delta's). */
@@ -224,14 +235,14 @@ function readRegular(file: string): Buffer | null {
 }
 
 /** A new base from every listed file. */
-async function build(root: string, files: readonly string[], started: number, pause: Pause): Promise<Loaded | null> {
+async function build(root: string, { files, ignoredDirs }: Listing, started: number, pause: Pause): Promise<Loaded | null> {
   const builder = new SegmentBuilder();
   const dirs = new Map<string, boolean>();
   for (let i = 0; i < files.length; i++) {
     add(builder, readFile(root, files[i]!, dirs));
     if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
   }
-  return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [] }, null);
+  return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [], ignoredDirs }, null);
 }
 
 /**
@@ -241,13 +252,14 @@ async function build(root: string, files: readonly string[], started: number, pa
 async function update(
   root: string,
   current: Loaded,
-  files: readonly string[],
+  listing: Listing,
   started: number,
   suspects: ReadonlySet<string> | null,
   pause: Pause,
 ): Promise<Loaded | null> {
   if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
+  const { files, ignoredDirs } = listing;
   // With suspects the listing is the segments' own: only the suspects' rows are looked up, and nothing was deleted.
   const wanted = (rel: string): boolean => suspects === null || suspects.has(rel);
   const view = new Map<string, { seg: Segment; row: number }>();
@@ -266,13 +278,16 @@ async function update(
     view.delete(rel);
     if (known === undefined || changed(root, rel, known.seg, known.row, dirs)) dirty.push(rel);
   }
-  // What is left in the view was not listed: deleted, renamed or newly ignored.
-  if (dirty.length === 0 && view.size === 0) return current;
+  // What is left in the view was not listed: deleted, renamed or newly ignored. After a full walk a delta is written
+  // even when nothing listed changed: its later stamp is what lets the next question skip the walk again (a temporary
+  // file that came and went would otherwise send every later question to the walk), and it records the directories
+  // this walk skipped.
+  if (suspects !== null && dirty.length === 0 && view.size === 0) return current;
   const listedSet = suspects === null ? new Set(files) : null;
   const listed = (rel: string): boolean => listedSet === null || listedSet.has(rel);
   const inDelta = (delta?.paths ?? []).filter(listed);
   const redo = [...new Set([...inDelta, ...dirty])];
-  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, files, started, pause);
+  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, listing, started, pause);
   const redoSet = new Set(redo);
   const tombstones: number[] = [];
   base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed(rel)) && tombstones.push(row));
@@ -281,7 +296,7 @@ async function update(
     add(builder, readFile(root, redo[i]!, dirs));
     if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
   }
-  return finish(builder, { kind: 'delta', id: randomInt(1, 2 ** 31), baseId: base.id, root, writtenAtMs: started, tombstones }, base);
+  return finish(builder, { kind: 'delta', id: randomInt(1, 2 ** 31), baseId: base.id, root, writtenAtMs: started, tombstones, ignoredDirs }, base);
 }
 
 /**
