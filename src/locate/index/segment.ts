@@ -67,6 +67,17 @@ export interface Segment {
   ignoredDirs: string[];
 }
 
+/** What a segment says of itself besides its files (see Segment). */
+export interface SegmentMeta {
+  kind: 'base' | 'delta';
+  id: number;
+  baseId: number;
+  root: string;
+  writtenAtMs: number;
+  tombstones: readonly number[];
+  ignoredDirs: readonly string[];
+}
+
 /** Thrown by decode and the postings reader: the caller drops the index and rebuilds it. */
 export class CorruptIndex extends Error {}
 
@@ -125,15 +136,7 @@ export class SegmentBuilder {
   }
 
   /** The segment's bytes, or null when they would pass MAX_INDEX_BYTES. */
-  finish(meta: {
-    kind: 'base' | 'delta';
-    id: number;
-    baseId: number;
-    root: string;
-    writtenAtMs: number;
-    tombstones: readonly number[];
-    ignoredDirs: readonly string[];
-  }): Buffer | null {
+  finish(meta: SegmentMeta): Buffer | null {
     const nWords = this.#wordList.length;
     const postingStarts = new Uint32Array(nWords + 1);
     let total = 0;

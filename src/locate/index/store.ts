@@ -8,7 +8,7 @@ import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '
 import { indexable, matchIndex, type Part } from './match.js';
 import { ignoredDirsOf, recentFiles } from './fresh.js';
 import { readFile, lstatOrNull, type ReadFile } from './read.js';
-import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment } from './segment.js';
+import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment, type SegmentMeta } from './segment.js';
 
 /**
  * The persistent index of a repository's content, under `$XDG_CACHE_HOME/spelunk/index/<hash of the root>/` (else
@@ -319,7 +319,7 @@ function add(builder: SegmentBuilder, file: ReadFile): void {
   builder.add(file.row, file.runs);
 }
 
-function finish(builder: SegmentBuilder, meta: Parameters<SegmentBuilder['finish']>[0], base: Segment | null): Loaded | null {
+function finish(builder: SegmentBuilder, meta: SegmentMeta, base: Segment | null): Loaded | null {
   const bytes = builder.finish(meta);
   if (bytes === null) return null;
   const seg = decode(bytes);
