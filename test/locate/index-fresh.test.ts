@@ -103,6 +103,20 @@ const ROWS: [string, Change, boolean][] = [
   ],
 ];
 
+/** Waits until what was written so far is older than the check's margin (two seconds, whole seconds). */
+const pastMargin = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3_500));
+
+/** A repository of `files`, and its index built once the tree is older than the margin. */
+async function indexedPastMargin(files: Record<string, string>): Promise<{ root: string; cache: string; rg: string }> {
+  const repo = await makeRepo(files);
+  const cache = await cacheDir();
+  cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
+  const rg = await rgPath();
+  await pastMargin();
+  expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
+  return { root: repo.root, cache, rg };
+}
+
 /** Each file under the cache directory with its inode and mtime: what a question wrote, if anything. */
 async function cacheStamps(cache: string): Promise<string[]> {
   const entries = await fs.readdir(cache, { recursive: true, withFileTypes: true });
@@ -128,7 +142,7 @@ beforeAll(async () => {
   }
   // The check counts a ctime up to two seconds before the index was written as recent (the file clock may lag); a
   // tree that young always takes the full walk, so the indexes are built once the trees are older than that.
-  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  await pastMargin();
   const rg = await rgPath();
   for (const { root, cache } of prepared) expect(await new RepoIndexes(cache).search(rg, root, TERMS, OPTS)).not.toBeNull();
 }, 60_000);
@@ -187,19 +201,14 @@ describe('the warm check', () => {
   });
 
   it('a full walk that finds the listing unchanged is written down: the next question skips the walk again', async () => {
-    const repo = await makeRepo(FILES);
-    const cache = await cacheDir();
-    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
-    const rg = await rgPath();
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
+    const { root, cache, rg } = await indexedPastMargin(FILES);
     // An editor's temporary file, come and gone: src/ changed, the listing did not. Asked later than the margin.
-    await fs.writeFile(path.join(repo.root, 'src/.router.ts.swp'), 'x');
-    await fs.rm(path.join(repo.root, 'src/.router.ts.swp'));
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).toBeNull();
-    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
-    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).not.toBeNull();
+    await fs.writeFile(path.join(root, 'src/.router.ts.swp'), 'x');
+    await fs.rm(path.join(root, 'src/.router.ts.swp'));
+    await pastMargin();
+    expect(await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS)).toBeNull();
+    expect(await new RepoIndexes(cache).search(rg, root, TERMS, OPTS)).not.toBeNull();
+    expect(await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS)).not.toBeNull();
   }, 30_000);
 
   it('without find the index still answers, through the full walk', async () => {
@@ -214,19 +223,14 @@ describe('the ignored directories the check prunes', () => {
     // build/ holds only .js files: ignoring *.js instead of build/ lists the same files, but build/ is no longer
     // skipped whole, and a .ts file created in build/sub/ later must be listed. The rule is in info/exclude, which rg
     // does not list, so no listed file changes with it.
-    const repo = await makeRepo({ ...FILES, '.gitignore': '# none\n', '.git/info/exclude': 'build/\n' });
-    const cache = await cacheDir();
-    cleanups.push(repo.cleanup, () => fs.rm(cache, { recursive: true, force: true }));
-    const rg = await rgPath();
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    expect(await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS)).not.toBeNull();
-    await fs.writeFile(path.join(repo.root, '.git/info/exclude'), '*.js\n');
-    const relisted = await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS);
+    const { root, cache, rg } = await indexedPastMargin({ ...FILES, '.gitignore': '# none\n', '.git/info/exclude': 'build/\n' });
+    await fs.writeFile(path.join(root, '.git/info/exclude'), '*.js\n');
+    const relisted = await new RepoIndexes(cache).search(rg, root, TERMS, OPTS);
     expect(relisted?.files.some((rel) => rel.startsWith('build/'))).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    await fs.writeFile(path.join(repo.root, 'build/sub/session.ts'), 'session\n');
-    expect(await new RepoIndexes(cache).search(NO_RG, repo.root, TERMS, OPTS)).toBeNull();
-    const found = await new RepoIndexes(cache).search(rg, repo.root, TERMS, OPTS);
+    await pastMargin();
+    await fs.writeFile(path.join(root, 'build/sub/session.ts'), 'session\n');
+    expect(await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS)).toBeNull();
+    const found = await new RepoIndexes(cache).search(rg, root, TERMS, OPTS);
     expect(found?.files).toContain('build/sub/session.ts');
   }, 30_000);
 
