@@ -94,7 +94,8 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const matches = allPathMatches(found.files, terms);
   // A file with no content hit and no path match counts for no term and scores 0: only the others are visited.
   const listed = new Set(found.files);
-  const candidates = [...new Set([...matches.keys(), ...[...found.hits.keys()].filter((rel) => listed.has(rel))])];
+  const candidates = [...matches.keys()];
+  for (const rel of found.hits.keys()) if (!matches.has(rel) && listed.has(rel)) candidates.push(rel);
   const idfs = termIdfs(found.files.length, candidates, matches, found.hits, terms);
   const copies = copyDirs(found.files);
   const words = wordsOf(question);
