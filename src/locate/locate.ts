@@ -149,24 +149,68 @@ function isCodeSpecific(term: Term): boolean {
 /**
  * pathMatches of the listed files whose path matches some term (the others match none and are left out). A path that
  * holds no term's text (nor its letters and digits run together) can match none, so its tokens are never built: on
- * 27k files that was the largest share of locate's own CPU.
+ * 27k files that was the largest share of locate's own CPU. Which paths hold a needle is found in the whole listing
+ * at once (pathsHolding); the directories' and file names' tokens are built once each.
  */
 function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<string, number[]> {
   const dirs = new Map<string, Set<string>>();
+  const names = new Map<string, Set<string>>();
   const memo = new Map<ReadonlySet<string>, boolean[]>();
   const needles = terms.map((t) => ({
     text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
     compact: t.text.replace(/[^a-z0-9]/g, ''),
   }));
+  const holding = pathsHolding(files, needles);
   const out = new Map<string, number[]>();
-  for (const rel of files) {
-    const lower = rel.toLowerCase();
-    const compact = lower.replace(/[^a-z0-9]/g, '');
-    if (!needles.some((n) => lower.includes(n.text) || (n.compact !== '' && compact.includes(n.compact)))) continue;
-    const matched = pathMatches(rel, pathTokens(rel, dirs), terms, memo);
+  files.forEach((rel, i) => {
+    if (holding[i] === 0) return;
+    const matched = pathMatches(pathTokens(rel, dirs, names), terms, memo);
     if (matched.some((m) => m > 0)) out.set(rel, matched);
-  }
+  });
   return out;
+}
+
+/**
+ * 1 for each file whose lower-cased path holds some needle's text, or whose letters and digits run together hold its
+ * compact form; else 0. The listing is joined by NUL (which no path holds, nor a needle) and searched once per needle:
+ * on 100k paths, one string per path and a regular expression each cost 90 ms of a warm question.
+ */
+export function pathsHolding(files: readonly string[], needles: readonly { text: string; compact: string }[]): Uint8Array {
+  const holding = new Uint8Array(files.length);
+  // Every path holds the empty text (as `includes('')` says); no compact form counts when empty.
+  if (needles.some((n) => n.text === '')) return holding.fill(1);
+  const lower = files.join('\0').toLowerCase();
+  const mark = (joined: string, starts: readonly number[], text: string): void => {
+    let file = 0;
+    for (let at = joined.indexOf(text); at >= 0; at = joined.indexOf(text, at + text.length)) {
+      while (file + 1 < starts.length && starts[file + 1]! <= at) file += 1;
+      holding[file] = 1;
+    }
+  };
+  const lowerStarts = fileStarts(lower);
+  for (const needle of needles) mark(lower, lowerStarts, needle.text);
+  const compact = lettersAndDigits(lower);
+  const compactStarts = fileStarts(compact);
+  for (const needle of needles) if (needle.compact !== '') mark(compact, compactStarts, needle.compact);
+  return holding;
+}
+
+/** `text` without what is not a-z, 0-9 or NUL: a loop, as a global replace over megabytes took 160–240 ms. */
+function lettersAndDigits(text: string): string {
+  const kept = Buffer.allocUnsafe(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 0) kept[n++] = c;
+  }
+  return kept.toString('latin1', 0, n);
+}
+
+/** Where each NUL-joined file begins. */
+function fileStarts(joined: string): number[] {
+  const starts = [0];
+  for (let nul = joined.indexOf('\0'); nul >= 0; nul = joined.indexOf('\0', nul + 1)) starts.push(nul + 1);
+  return starts;
 }
 
 /**

@@ -50,17 +50,25 @@ const DECLARATION_FACTOR = 0.6;
 export interface PathTokens {
   basename: Set<string>;
   segments: Set<string>;
+  /** The whole path lower-cased (for a path term, and a long word inside a token). */
+  lower: string;
 }
 
 /**
  * The tokens of a path for matching: its segments, the file name without extension, and their identifier parts.
- * `dirs` caches the segments of each directory: a listing of 27k files has a few thousand directories.
+ * `dirs` caches the segments of each directory (a listing of 27k files has a few thousand directories), `names` the
+ * tokens of each file name (index.ts, mod.rs and the like recur).
  */
-export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTokens {
+export function pathTokens(rel: string, dirs?: Map<string, Set<string>>, names?: Map<string, Set<string>>): PathTokens {
   const slash = rel.lastIndexOf('/');
   const dir = slash < 0 ? '' : rel.slice(0, slash);
-  const stem = rel.slice(slash + 1).replace(/(\.d)?\.[a-z0-9]+$/i, '');
-  const basename = new Set([stem.toLowerCase(), compact(stem), ...splitWords(stem)]);
+  const name = rel.slice(slash + 1);
+  let basename = names?.get(name);
+  if (!basename) {
+    const stem = name.replace(/(\.d)?\.[a-z0-9]+$/i, '');
+    basename = new Set([stem.toLowerCase(), compact(stem), ...splitWords(stem)]);
+    names?.set(name, basename);
+  }
   let segments = dirs?.get(dir);
   if (!segments) {
     segments = new Set<string>();
@@ -70,7 +78,7 @@ export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTo
     }
     dirs?.set(dir, segments);
   }
-  return { basename, segments };
+  return { basename, segments, lower: rel.toLowerCase() };
 }
 
 function compact(text: string): string {
@@ -113,34 +121,45 @@ export function idf(df: number, n: number): number {
 }
 
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
-export function pathMatch(rel: string, tokens: PathTokens, term: Term, inSegments?: boolean): number {
-  const text = term.kind === 'path' ? term.text.replace(/^\.?\//, '') : term.text;
+export function pathMatch(tokens: PathTokens, term: Term, inSegments?: boolean): number {
+  const { lower } = tokens;
   if (term.kind === 'path') {
-    const lower = rel.toLowerCase();
+    const text = term.text.replace(/^\.?\//, '');
     if (lower === text || lower.endsWith(`/${text}`)) return PATH_BASENAME * 1.5;
     return lower.includes(text) ? PATH_SEGMENT : 0;
   }
-  const compact = text.replace(/[^a-z0-9]/g, '');
-  if (has(tokens.basename, term, text) || tokens.basename.has(compact)) return PATH_BASENAME;
+  const text = term.text;
+  if (has(tokens.basename, term, text) || tokens.basename.has(compactOf(term))) return PATH_BASENAME;
   if (inSegments ?? segmentsHave(tokens.segments, term)) return PATH_SEGMENT;
-  return !term.wholeWord && text.length >= 5 && rel.toLowerCase().includes(text) ? PATH_SUBSTRING : 0;
+  return !term.wholeWord && text.length >= 5 && lower.includes(text) ? PATH_SUBSTRING : 0;
 }
 
 function segmentsHave(segments: ReadonlySet<string>, term: Term): boolean {
-  return has(segments, term, term.text) || segments.has(term.text.replace(/[^a-z0-9]/g, ''));
+  return has(segments, term, term.text) || segments.has(compactOf(term));
+}
+
+/** A term's letters and digits run together, worked out once per term (path matching asks for each listed file). */
+const compacts = new WeakMap<Term, string>();
+function compactOf(term: Term): string {
+  let known = compacts.get(term);
+  if (known === undefined) {
+    known = term.text.replace(/[^a-z0-9]/g, '');
+    compacts.set(term, known);
+  }
+  return known;
 }
 
 /**
  * pathMatch of every term, for one file. `memo` keeps the directory part per directory (files of a directory share
  * their segments' Set): on 27k files a few thousand directories are matched instead of every file.
  */
-export function pathMatches(rel: string, tokens: PathTokens, terms: readonly Term[], memo: Map<ReadonlySet<string>, boolean[]>): number[] {
+export function pathMatches(tokens: PathTokens, terms: readonly Term[], memo: Map<ReadonlySet<string>, boolean[]>): number[] {
   let inDir = memo.get(tokens.segments);
   if (!inDir) {
     inDir = terms.map((term) => term.kind !== 'path' && segmentsHave(tokens.segments, term));
     memo.set(tokens.segments, inDir);
   }
-  return terms.map((term, i) => pathMatch(rel, tokens, term, inDir[i]));
+  return terms.map((term, i) => pathMatch(tokens, term, inDir[i]));
 }
 
 /** The inputs of one file's first-stage score: its content hits (or none) and its path. */

@@ -7,7 +7,7 @@ import { combine, idf, pathMatch, pathTokens, placeFactor, scopeFactor, scoreFil
 const word = (text: string, over: Partial<Term> = {}): Term => ({ text, kind: 'word', weight: 1, wholeWord: text.length < 4, ...over });
 const ident = (text: string): Term => ({ text, kind: 'identifier', weight: 2, wholeWord: false });
 const path = (text: string): Term => ({ text, kind: 'path', weight: 2, wholeWord: false });
-const match = (rel: string, term: Term) => pathMatch(rel, pathTokens(rel), term);
+const match = (rel: string, term: Term) => pathMatch(pathTokens(rel), term);
 
 describe('idf: BM25\'s, never negative', () => {
   it.each([

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { pathsHolding } from '../../src/locate/locate.js';
+
+// locate's path prefilter searches the whole listing at once (NUL-joined, lower-cased, then run together); it must
+// keep exactly the files the plain per-file reading keeps: a file it drops is a path match lost from the ranking.
+type Needle = { text: string; compact: string };
+
+/** The definition, one path at a time (what allPathMatches did before the listing was searched at once). */
+function perFile(files: readonly string[], needles: readonly Needle[]): number[] {
+  return files.map((rel) => {
+    const lower = rel.toLowerCase();
+    const compact = lower.replace(/[^a-z0-9]/g, '');
+    return needles.some((n) => lower.includes(n.text) || (n.compact !== '' && compact.includes(n.compact))) ? 1 : 0;
+  });
+}
+
+const needle = (text: string): Needle => ({ text, compact: text.replace(/[^a-z0-9]/g, '') });
+
+describe('pathsHolding: which paths hold a needle', () => {
+  it.each<[string, string[], Needle[], number[]]>([
+    ['the first and the last file', ['router.ts', 'a/b.ts', 'lib/router'], [needle('router')], [1, 0, 1]],
+    ['upper case in the path', ['src/RouterParser.ts', 'src/parse.ts'], [needle('routerparser')], [1, 0]],
+    ['run together past separators', ['src/router-parser/x.ts', 'src/router/parser.ts', 'src/routers.ts'], [needle('router_parser')], [1, 1, 0]],
+    ['compact only: the text itself is absent', ['pkg/tokio-stream/lib.rs'], [{ text: 'tokio_stream', compact: 'tokiostream' }], [1]],
+    ['no needle across two paths', ['src/rou', 'ter.ts'], [needle('router')], [0, 0]],
+    ['nor run together across two paths', ['src/ab-', '-cd.ts'], [needle('ab_cd')], [0, 0]],
+    ['overlapping occurrences', ['aaaa', 'b', 'aa'], [needle('aaa')], [1, 0, 0]],
+    ['several needles, each its own files', ['x/alpha.ts', 'y/beta.ts', 'z/gamma.ts'], [needle('gamma'), needle('alpha')], [1, 0, 1]],
+    ['a lower case that grows (İ is two code units lower-cased)', ['İİİ/x.ts', 'src/router.ts'], [needle('router')], [0, 1]],
+    ['the path after one that grows', ['İ', 'İrouter', 'router'], [needle('i̇router'), needle('router')], [0, 1, 1]],
+    // Σ lower-cases to ς at the end of a word, to σ before a letter (even past a dot): the NUL between paths ends it.
+    ['a final sigma at the end of a path', ['ΟΔΟΣ', 'ΟΔΟΣ.x'], [needle('οδος')], [1, 0]],
+    ['a sigma before a dot and a letter', ['ΟΔΟΣ', 'ΟΔΟΣ.x'], [needle('οδοσ')], [0, 1]],
+    ['the empty text: every path holds it', ['a', 'b'], [{ text: '', compact: '' }], [1, 1]],
+    ['an empty compact form counts for nothing', ['a/-.ts', 'b'], [{ text: '-+-', compact: '' }], [0, 0]],
+    ['no files', [], [needle('router')], []],
+    ['no needles', ['router.ts'], [], [0]],
+  ])('%s', (_name, files, needles, expected) => {
+    expect([...pathsHolding(files, needles)]).toEqual(expected);
+    expect(perFile(files, needles)).toEqual(expected);
+  });
+
+  it('agrees with the per-file reading on 2,000 random listings', () => {
+    // A fixed generator: the same listings every run.
+    let seed = 0x2f6e2b1;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const alphabet = ['a', 'b', 'R', 'r', '-', '_', '/', '.', '1', 'İ', 'Σ', 'é', ' '];
+    const text = (max: number): string => Array.from({ length: next(max) + 1 }, () => alphabet[next(alphabet.length)]).join('');
+    for (let round = 0; round < 2_000; round++) {
+      const files = Array.from({ length: next(6) }, () => text(10));
+      const needles = Array.from({ length: next(3) + 1 }, () => {
+        const raw = text(3).toLowerCase();
+        return { text: raw, compact: raw.replace(/[^a-z0-9]/g, '') };
+      });
+      expect([...pathsHolding(files, needles)], JSON.stringify({ files, needles })).toEqual(perFile(files, needles));
+    }
+  });
+});
