@@ -4,7 +4,7 @@ import { makeRepo } from '../support/temp-repo.js';
 
 // What a result shows besides its rank (locate.ts describe, bestSymbols, nameFit) and when the no-code-word note is
 // said (isCodeSpecific), on a real repository through the real rg and symbol layer. The ranking tests look at the
-// order of files; these hold the symbols and lines a person reads to their docblocks (area "locate-search").
+// order of files; these hold the symbols and lines a person reads to their docblocks (area "locate-rank").
 const FILES: Record<string, string> = {
   // nameFit: 2 for a definition named the term, 1 when one of its words is; three shown, best first, then by line.
   'src/config.ts': [
