@@ -23,6 +23,11 @@ interface StreamJsonInit {
   sessionId?: string;
   /** The instructions files in the system prompt, relative to the root, outermost first (`../AGENTS.md`, `AGENTS.md`). */
   instructionFiles?: string[];
+  /**
+   * Claude Code's name for where the key came from: `ANTHROPIC_API_KEY` when that key signs the requests, `none` when
+   * no Anthropic API key does (a cloud's own credentials, or ANTHROPIC_AUTH_TOKEN as a bearer token).
+   */
+  apiKeySource: 'ANTHROPIC_API_KEY' | 'none';
   /** Prices one request; without it `cost_usd` is null. */
   costOf?: (model: string, usage: Usage) => number | null;
   /** `--include-partial-messages`: also the API's streaming events, as `stream_event` lines (stream-events.ts). */
@@ -30,12 +35,11 @@ interface StreamJsonInit {
 }
 
 /**
- * The init fields Claude Code's readers require, with spelunk's true values: the key comes only from
- * ANTHROPIC_API_KEY, no MCP servers, slash commands, skills or plugins are loaded into a run, and the tools only read
- * (Claude Code's read-only `plan` mode is the nearest permission mode).
+ * The init fields Claude Code's readers require, with spelunk's true values (the key's source comes with the run):
+ * no MCP servers, slash commands, skills or plugins are loaded into a run, and the tools only read (Claude Code's
+ * read-only `plan` mode is the nearest permission mode).
  */
 const CLAUDE_INIT = {
-  apiKeySource: 'ANTHROPIC_API_KEY',
   permissionMode: 'plan',
   mcp_servers: [],
   slash_commands: [],
@@ -84,6 +88,7 @@ export function createStreamJsonRenderer(out: OutStream, init: StreamJsonInit): 
       instruction_files: init.instructionFiles ?? [],
       sandbox: init.sandbox,
       ...(init.sessionId === undefined ? {} : { session_id: init.sessionId }),
+      apiKeySource: init.apiKeySource,
       ...CLAUDE_INIT,
     });
   };

@@ -99,6 +99,7 @@ function outputSinks(config: Config, io: Io, session: Session, sessionId: string
       cwd: config.root,
       tools: session.registry.names(),
       spelunkVersion: VERSION,
+      apiKeySource: config.provider === undefined && config.credential !== 'authToken' ? 'ANTHROPIC_API_KEY' : 'none',
       sandbox: session.sandbox,
       sessionId,
       instructionFiles: session.instructionFiles,

@@ -173,6 +173,14 @@ describe('choosing a cloud', () => {
     expect(api.requests.map((r) => [r.path, r.body.model])).toEqual([['/v1/messages', 'claude-sonnet-5-5']]);
   });
 
+  it('stream-json on a cloud: the init line says no Anthropic API key was used', async () => {
+    api = await startMockApi({ minCacheTokens: 256, cloud: BEDROCK });
+    api.enqueue(reply(text('Bedrock answered.')));
+    const run = await runBinary(['-C', repo.root, '--output-format', 'stream-json', 'q'], { cwd: repo.root, env: bedrockEnv(api.url) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.split('\n')[0]!)).toMatchObject({ type: 'system', subtype: 'init', apiKeySource: 'none' });
+  });
+
   it('--provider bedrock without CLAUDE_CODE_USE_BEDROCK reaches Bedrock, with no ANTHROPIC_API_KEY', async () => {
     api = await startMockApi({ minCacheTokens: 256, cloud: BEDROCK });
     api.enqueue(reply(text('Bedrock answered.')));

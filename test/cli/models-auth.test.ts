@@ -75,6 +75,18 @@ describe('ANTHROPIC_AUTH_TOKEN', () => {
     expect(result.stderr).not.toContain('both set');
   });
 
+  it.each([
+    [{ ANTHROPIC_API_KEY: 'key-1' }, 'key-1', 'ANTHROPIC_API_KEY'],
+    [{ ANTHROPIC_AUTH_TOKEN: 'tok-123' }, 'tok-123', 'none'],
+  ])('stream-json\'s init line says where the key came from (%j: %s)', async (env, key, source) => {
+    api = await startMockApi({ minCacheTokens: 256, expectedKey: key });
+    api.enqueue(reply(text('ok')));
+    const result = await run(['--output-format', 'stream-json', 'q'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const init = JSON.parse(result.stdout.split('\n')[0]!);
+    expect(init).toMatchObject({ type: 'system', subtype: 'init', apiKeySource: source });
+  });
+
   it('a refused token names the variable it came from', async () => {
     api = await startMockApi({ minCacheTokens: 256, expectedKey: 'right' });
     const result = await run(['q'], { ANTHROPIC_AUTH_TOKEN: 'wrong' });

@@ -7,7 +7,7 @@ import { createStreamJsonRenderer, STREAM_CONTENT_MAX_CHARS } from '../../src/ou
 // (scripts/mutation-areas.json, area "stream-json"): the cut of tool output at its limit, the result's own uuid, a
 // second result, a tool call's input.
 const MAX = STREAM_CONTENT_MAX_CHARS;
-const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['bash'], spelunkVersion: '0.1.0', sandbox: 'tables' as const };
+const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['bash'], spelunkVersion: '0.1.0', sandbox: 'tables' as const, apiKeySource: 'ANTHROPIC_API_KEY' as const };
 
 function render(events: AgentEvent[], results: Record<string, unknown>[] = []): Record<string, any>[] {
   const writes: string[] = [];

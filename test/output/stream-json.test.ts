@@ -53,7 +53,7 @@ function apiMessage(n: number, content: ApiMessage['content'], stop: string): Ap
   return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-5', content, stop_reason: stop, stop_sequence: null, usage };
 }
 
-const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sandbox: 'tables' as const, sessionId: 'sess-1' };
+const INIT = { model: 'claude-sonnet-5', cwd: '/repo', tools: ['read_file', 'bash'], spelunkVersion: '0.1.0', sandbox: 'tables' as const, sessionId: 'sess-1', apiKeySource: 'ANTHROPIC_API_KEY' as const };
 
 function run(events: AgentEvent[], opts: { costOf?: (m: string, u: Usage) => number | null; after?: AgentEvent[]; partial?: boolean } = {}) {
   const writes: string[] = [];
@@ -144,6 +144,15 @@ describe('stream-json renderer', () => {
     const line = JSON.parse(run([small])[1] ?? '{}') as Record<string, unknown>;
     expect(line).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true }] }, parent_tool_use_id: null, session_id: 'sess-1', uuid: expect.stringMatching(UUID) });
     expect(validateEvent(line)).toBe(true);
+  });
+
+  it.each(['ANTHROPIC_API_KEY', 'none', 'user'] as const)('init with apiKeySource %s: the schema takes only the two spelunk says', (source) => {
+    const writes: string[] = [];
+    const renderer = createStreamJsonRenderer({ write: (chunk: string) => writes.push(chunk) }, { ...INIT, apiKeySource: source as 'none' });
+    renderer.start();
+    const init = JSON.parse(writes[0]!) as Record<string, unknown>;
+    expect(init.apiKeySource).toBe(source);
+    expect(validateEvent(init)).toBe(source !== 'user');
   });
 
   it('writes init even when no event arrives, and drops anything after the result', () => {
