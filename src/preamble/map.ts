@@ -230,7 +230,9 @@ async function highlight(root: DirView, input: MapPlanInput, budget: Budget, cut
 /**
  * Opens the core source below the depth limit: the best-ranked directories named at the limit (not demoted, under
  * expanded core directories: `packages/vite/src/`) are walked DEEP_LEVELS further and expanded like any level, within
- * DEEP_SHARE of the budget left. Only when budget is left, so a tight map stays as it was.
+ * DEEP_SHARE of the budget's characters left. Only when budget is left; its walk takes from the same entry count as
+ * the rest, so under a tight --max-entries (50 on rubocop) it uses entries that the directories set aside and the
+ * files (expanded after it) would have had.
  */
 async function openDeep(root: DirView, input: MapPlanInput, budget: Budget, cut: string[]): Promise<void> {
   if (!input.deepen || budget.chars <= 0 || budget.entries <= 0) return;
