@@ -149,12 +149,11 @@ function isCodeSpecific(term: Term): boolean {
 /**
  * pathMatches of the listed files whose path matches some term (the others match none and are left out). A path that
  * holds no term's text (nor its letters and digits run together) can match none, so its tokens are never built: on
- * 27k files that was the largest share of locate's own CPU. Which paths hold a needle is found in the whole listing
- * at once (pathsHolding); the directories' and file names' tokens are built once each.
+ * 27k files that was the largest share of locate's own CPU. Which paths hold a needle is found a chunk of the listing
+ * at a time (pathsHolding); each directory's tokens are built once.
  */
 function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<string, number[]> {
   const dirs = new Map<string, Set<string>>();
-  const names = new Map<string, Set<string>>();
   const memo = new Map<ReadonlySet<string>, boolean[]>();
   const needles = terms.map((t) => ({
     text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
@@ -164,7 +163,7 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<s
   const out = new Map<string, number[]>();
   files.forEach((rel, i) => {
     if (holding[i] === 0) return;
-    const matched = pathMatches(pathTokens(rel, dirs, names), terms, memo);
+    const matched = pathMatches(pathTokens(rel, dirs), terms, memo);
     if (matched.some((m) => m > 0)) out.set(rel, matched);
   });
   return out;
@@ -172,27 +171,36 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<s
 
 /**
  * 1 for each file whose lower-cased path holds some needle's text, or whose letters and digits run together hold its
- * compact form; else 0. The listing is joined by NUL (which no path holds, nor a needle) and searched once per needle:
- * on 100k paths, one string per path and a regular expression each cost 90 ms of a warm question.
+ * compact form; else 0. The listing is searched a chunk of CHUNK_FILES paths at a time, joined by NUL (which no path
+ * holds, nor a needle): on 100k paths, a string and a regular expression per path cost 90 ms of a warm question, and
+ * the whole listing joined at once (three copies of it) 23 MiB more at 200k files.
  */
 export function pathsHolding(files: readonly string[], needles: readonly { text: string; compact: string }[]): Uint8Array {
   const holding = new Uint8Array(files.length);
   // Every path holds the empty text (as `includes('')` says); no compact form counts when empty.
   if (needles.some((n) => n.text === '')) return holding.fill(1);
-  const lower = files.join('\0').toLowerCase();
-  const mark = (joined: string, starts: readonly number[], text: string): void => {
+  const texts = needles.map((n) => n.text);
+  const compacts = needles.map((n) => n.compact).filter((c) => c !== '');
+  for (let from = 0; from < files.length; from += CHUNK_FILES) {
+    const lower = files.slice(from, from + CHUNK_FILES).join('\0').toLowerCase();
+    markHolding(holding, from, lower, texts);
+    markHolding(holding, from, lettersAndDigits(lower), compacts);
+  }
+  return holding;
+}
+
+const CHUNK_FILES = 4096;
+
+/** Marks, from `from` on, each file of `joined` (NUL-separated) that holds one of `texts`. */
+function markHolding(holding: Uint8Array, from: number, joined: string, texts: readonly string[]): void {
+  const starts = fileStarts(joined);
+  for (const text of texts) {
     let file = 0;
     for (let at = joined.indexOf(text); at >= 0; at = joined.indexOf(text, at + text.length)) {
       while (file + 1 < starts.length && starts[file + 1]! <= at) file += 1;
-      holding[file] = 1;
+      holding[from + file] = 1;
     }
-  };
-  const lowerStarts = fileStarts(lower);
-  for (const needle of needles) mark(lower, lowerStarts, needle.text);
-  const compact = lettersAndDigits(lower);
-  const compactStarts = fileStarts(compact);
-  for (const needle of needles) if (needle.compact !== '') mark(compact, compactStarts, needle.compact);
-  return holding;
+  }
 }
 
 /** `text` without what is not a-z, 0-9 or NUL: a loop, as a global replace over megabytes took 160–240 ms. */

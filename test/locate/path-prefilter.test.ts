@@ -40,6 +40,15 @@ describe('pathsHolding: which paths hold a needle', () => {
     expect(perFile(files, needles)).toEqual(expected);
   });
 
+  it('a listing of many chunks: the files at the chunks\' edges are marked, no other', () => {
+    const marked = [0, 4095, 4096, 8191, 8192, 9999];
+    const files = Array.from({ length: 10_000 }, (_, i) => (marked.includes(i) ? `src/${i}/Router.ts` : `src/${i}/other.ts`));
+    const holding = pathsHolding(files, [needle('router')]);
+    expect([...holding.keys()].filter((i) => holding[i] === 1)).toEqual(marked);
+    const compact = pathsHolding(files, [{ text: 'src_4095_router', compact: 'src4095router' }]);
+    expect([...compact.keys()].filter((i) => compact[i] === 1)).toEqual([4095]);
+  });
+
   it('agrees with the per-file reading on 2,000 random listings', () => {
     // A fixed generator: the same listings every run.
     let seed = 0x2f6e2b1;
