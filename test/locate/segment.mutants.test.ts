@@ -144,3 +144,20 @@ describe('isRelativeDir', () => {
     expect(isRelativeDir(rel)).toBe(ok);
   });
 });
+
+describe('the paths and words sections: the strings joined, byte for byte', () => {
+  it.each<[string, string[], string[]]>([
+    ['ASCII', ['src/a.ts', 'src/b.ts'], ['router', 'session']],
+    ['paths of two-, three- and four-byte characters', ['docs/é.md', 'src/日本/x.ts', 'src/😀.ts', 'a'], ['zeta']],
+    ['one file, one word', ['only.ts'], ['w']],
+    ['no words at all', ['a.bin', 'b.bin'], []],
+  ])('%s', (_name, paths, words) => {
+    const b = new SegmentBuilder();
+    paths.forEach((rel, i) => b.add(row(rel), i === 0 && words.length > 0 ? runs(words.map((w) => [w, [1]])) : null));
+    const buf = b.finish(META)!;
+    const sections = sectionsOf(buf);
+    expect(sections[SECTIONS.indexOf('paths')]).toEqual(Buffer.from(paths.join('\0'), 'utf8'));
+    expect(sections[SECTIONS.indexOf('vocab')]).toEqual(Buffer.from(words.map((w) => `${w}\n`).join(''), 'latin1'));
+    expect(decode(buf).paths).toEqual(paths);
+  });
+});
