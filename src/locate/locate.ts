@@ -172,8 +172,8 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<s
 /**
  * 1 for each file whose lower-cased path holds some needle's text, or whose letters and digits run together hold its
  * compact form; else 0. The listing is searched a chunk of CHUNK_FILES paths at a time, joined by NUL (which no path
- * holds, nor a needle): on 100k paths, a string and a regular expression per path cost 90 ms of a warm question, and
- * the whole listing joined at once (three copies of it) 23 MiB more at 200k files.
+ * holds, nor a needle): a lower-cased string and a regular expression per path were most of path matching's cost, and
+ * the whole listing joined at once is three more copies of it in memory.
  */
 export function pathsHolding(files: readonly string[], needles: readonly { text: string; compact: string }[]): Uint8Array {
   const holding = new Uint8Array(files.length);
@@ -203,7 +203,7 @@ function markHolding(holding: Uint8Array, from: number, joined: string, texts: r
   }
 }
 
-/** `text` without what is not a-z, 0-9 or NUL: a loop, as a global replace over megabytes took 160–240 ms. */
+/** `text` without what is not a-z, 0-9 or NUL: a loop, as a global replace over a long string is several times slower. */
 function lettersAndDigits(text: string): string {
   const kept = Buffer.allocUnsafe(text.length);
   let n = 0;

@@ -155,7 +155,7 @@ export class SegmentBuilder {
     wordStarts[nWords] = at;
     const n = this.#rels.length;
     // The paths and the words are written into the segment one by one: joined first, they were two more copies of
-    // the largest sections at the build's peak (24 MiB at 200k files).
+    // large sections at the build's peak.
     const sections = [
       Buffer.from(meta.root, 'utf8'),
       joined(this.#rels, '\0', 'utf8', false),
