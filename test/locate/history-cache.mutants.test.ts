@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cachedLog, storeLog } from '../../src/locate/history-cache.js';
 
-// The history cache held to its docblock (area "locate-signals"): stored files are untrusted input, so each condition
+// The history cache held to its docblock (area "locate-caches"): stored files are untrusted input, so each condition
 // under which an entry is used, refused or not written is a row. history.test.ts shows the cache in a real question.
 const HEAD = 'a'.repeat(40);
 const ROOT = '/repo';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LocateResult } from '../../src/locate/locate.js';
 import { redactLocate } from '../../src/locate/redact.js';
 
-// redactLocate held to its docblock (area "locate-front"): the front-end tests show a secret never reaches the output;
+// redactLocate held to its docblock (area "locate-caches"): the front-end tests show a secret never reaches the output;
 // these pin what is shown in its place (the kind and the file:line it was found at) and that nothing else changes.
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`;
 
