@@ -154,9 +154,8 @@ export class SegmentBuilder {
     }
     wordStarts[nWords] = at;
     const n = this.#rels.length;
-    // The paths and the words are written into the segment one by one: joined first, they were two more copies of
-    // large sections at the build's peak.
-    const sections = [
+    // The paths and the words are written string by string: joined first, they were two more large copies at the peak.
+    const sections: Section[] = [
       Buffer.from(meta.root, 'utf8'),
       joined(this.#rels, '\0', 'utf8', false),
       bytesOf(this.#stats.subarray(0, n * 4)),
@@ -169,7 +168,6 @@ export class SegmentBuilder {
       bytesOf(Uint32Array.from(meta.tombstones)),
       Buffer.from(meta.ignoredDirs.join('\0'), 'utf8'),
     ];
-    const lengthOf = (s: (typeof sections)[number]): number => (typeof s === 'number' ? s : s instanceof Uint8Array ? s.length : s.bytes);
     const bodyLength = sections.reduce<number>((sum, s) => sum + 8 + pad8(lengthOf(s)), 0);
     if (HEADER_BYTES + bodyLength > MAX_INDEX_BYTES) return null;
     const out = Buffer.alloc(HEADER_BYTES + bodyLength);
@@ -361,6 +359,13 @@ function copyAligned(b: Buffer): ArrayBuffer {
 
 function bytesOf(a: Float64Array | Uint32Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** A section as finish lays it out: bytes, the postings' length (scattered in place), or strings to be joined. */
+type Section = Uint8Array | number | Joined;
+
+function lengthOf(s: Section): number {
+  return typeof s === 'number' ? s : s instanceof Uint8Array ? s.length : s.bytes;
 }
 
 /** Strings to be written joined by `separator` (after the last one too when `trailing`), and their byte length. */
