@@ -121,6 +121,18 @@ describe('an entry not used', () => {
   });
 });
 
+describe('the bound, exactly', () => {
+  it('an entry of exactly 24 MiB is written and read; one byte more is not written', async () => {
+    const dir = await cacheDir();
+    const around = Buffer.byteLength(JSON.stringify({ v: 1, root: ROOT, head: HEAD, log: '' }));
+    const log = 'x'.repeat(24 * 1024 * 1024 - around);
+    await storeLog(dir, ROOT, HEAD, log);
+    expect(await cachedLog(dir, ROOT, HEAD)).toBe(log);
+    await storeLog(dir, ROOT, 'b'.repeat(40), `${log}x`);
+    expect(await fs.readdir(dir)).toHaveLength(1);
+  });
+});
+
 describe('writing', () => {
   it('at most 64 entries: each write first drops the first by name past 63; other files stay', async () => {
     const dir = await cacheDir();
@@ -135,6 +147,18 @@ describe('writing', () => {
     // The newest entry is always there; nothing temporary is left behind.
     expect(await cachedLog(dir, ROOT, heads.at(-1)!)).toBe(heads.at(-1));
     expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('the entries dropped are the first by name', async () => {
+    const dir = await cacheDir();
+    const nameOf = (head: string): string => `${createHash('sha256').update(`1\0${ROOT}\0${head}`).digest('hex').slice(0, 32)}.json`;
+    const heads = Array.from({ length: 80 }, (_, i) => i.toString(16).padStart(40, '0'));
+    let kept: string[] = [];
+    for (const head of heads) {
+      await storeLog(dir, ROOT, head, head);
+      kept = [...kept.sort().slice(Math.max(0, kept.length - 63)), nameOf(head)];
+    }
+    expect((await fs.readdir(dir)).sort()).toEqual(kept.sort());
   });
 
   it('never inside the repository it describes', async () => {
