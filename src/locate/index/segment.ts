@@ -200,8 +200,10 @@ export class SegmentBuilder {
     const known = this.#words.get(word);
     if (known !== undefined) return known;
     const id = this.#wordList.length;
-    this.#words.set(word, id);
-    this.#wordList.push(word);
+    // A copy: the tokenizer's run may be a cut of its whole file's text, which the table would otherwise keep.
+    const own = Buffer.from(word, 'latin1').toString('latin1');
+    this.#words.set(own, id);
+    this.#wordList.push(own);
     if (id >= this.#wordBytes.length) {
       this.#wordBytes = grow32(this.#wordBytes);
       const last = new Int32Array(this.#lastFile.length * 2);

@@ -24,6 +24,9 @@ export interface Occurrences {
 /** Runs of `bytes` → their occurrence lines, each run's kept to its first MAX_LINES_PER_FILE distinct lines. */
 export function tokenize(bytes: Buffer): Map<string, Occurrences> {
   const out = new Map<string, Occurrences>();
+  // Decoded once and cut, not decoded per run: most runs are lower case already and need no second string. A long cut
+  // may share the text's memory, so a run kept past this file is copied (SegmentBuilder's word table does).
+  const text = bytes.toString('latin1');
   const n = bytes.length;
   let line = 1;
   let i = 0;
@@ -39,8 +42,13 @@ export function tokenize(bytes: Buffer): Map<string, Occurrences> {
       continue;
     }
     const start = i;
-    while (i < n && WORD[bytes[i]!] === 1) i += 1;
-    const word = bytes.toString('latin1', start, i).toLowerCase();
+    let upper = false;
+    for (; i < n; i += 1) {
+      const d = bytes[i]!;
+      if (WORD[d] === 0) break;
+      if (d >= 65 && d <= 90) upper = true;
+    }
+    const word = upper ? text.slice(start, i).toLowerCase() : text.slice(start, i);
     const seen = out.get(word);
     if (seen === undefined) out.set(word, { lines: [line], distinct: 1 });
     else if (seen.lines[seen.lines.length - 1] === line) seen.lines.push(line);
