@@ -9,7 +9,8 @@ import { readHistory, withHistory } from './history.js';
 import { definedTerms, withReferences } from './references.js';
 import { pathsThatExist, termsOf, type Term } from './query.js';
 import { combine, idf, pathMatches, pathTokens, placeFactor, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
-import { creditCompounds, search, type FileHits } from './search.js';
+import { maskTerms, type FileHits } from './hits.js';
+import { creditCompounds, search } from './search.js';
 
 /** Results when the caller gives no k. */
 export const DEFAULT_K = 10;
@@ -235,12 +236,12 @@ function termIdfs(
   const df = terms.map(() => 0);
   const pathDf = terms.map(() => 0);
   for (const rel of candidates) {
-    const counts = hits.get(rel)?.counts;
+    const file = hits.get(rel);
     const inPath = matches.get(rel);
     terms.forEach((_term, i) => {
       const path = (inPath?.[i] ?? 0) > 0;
       if (path) pathDf[i]! += 1;
-      if (path || (counts?.get(i) ?? 0) > 0) df[i]! += 1;
+      if (path || (file?.count(i) ?? 0) > 0) df[i]! += 1;
     });
   }
   const n = Math.max(listed, 1);
@@ -313,14 +314,15 @@ async function describe(
   idfs: Idfs,
   definitions: readonly SymbolTag[],
 ): Promise<LocateHit> {
-  const value = (set: ReadonlySet<number>): number => [...set].reduce((sum, i) => sum + terms[i]!.weight * idfs.content[i]!, 0);
-  const best = [...(hits?.lines ?? new Map<number, Set<number>>())]
-    .sort((a, b) => value(b[1]) - value(a[1]) || a[0] - b[0])
+  const value = (mask: number): number => maskTerms(mask).reduce((sum, i) => sum + terms[i]!.weight * idfs.content[i]!, 0);
+  const best = (hits?.lines() ?? [])
+    .map((l) => ({ line: l.line, value: value(l.terms) }))
+    .sort((a, b) => b.value - a.value || a.line - b.line)
     .slice(0, LINES_SHOWN);
   const source = best.length > 0 ? await readSource(root, hit.path) : null;
   const text = source?.ok ? source.text.split('\n') : [];
-  const lines = best.map(([line]) => ({ line, text: (text[line - 1] ?? '').trim().slice(0, LINE_CHARS) })).sort((a, b) => a.line - b.line);
-  return { path: hit.path, score: round(hit.score), symbols: bestSymbols(definitions, terms, idfs, best[0]?.[0]), lines };
+  const lines = best.map(({ line }) => ({ line, text: (text[line - 1] ?? '').trim().slice(0, LINE_CHARS) })).sort((a, b) => a.line - b.line);
+  return { path: hit.path, score: round(hit.score), symbols: bestSymbols(definitions, terms, idfs, best[0]?.line), lines };
 }
 
 function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], idfs: Idfs, bestLine: number | undefined): LocateSymbol[] {

@@ -1,7 +1,7 @@
 import { SymbolIndex, type SymbolTag } from '../symbols/index.js';
 import type { Term } from './query.js';
 import type { Scored } from './score.js';
-import type { FileHits } from './search.js';
+import type { FileHits } from './hits.js';
 
 /**
  * Files parsed for reference sites per question, over all defined terms: bounded in work (files parsed), never in
@@ -38,7 +38,7 @@ export async function withReferences(
 ): Promise<Scored[]> {
   if (defined.length === 0) return [...ranked];
   const queues = defined.map((i) =>
-    ranked.filter((s) => (s.symbolEvidence?.[i] ?? 0) === 0 && (hits.get(s.path)?.counts.get(i) ?? 0) > 0 && SymbolIndex.supports(s.path)),
+    ranked.filter((s) => (s.symbolEvidence?.[i] ?? 0) === 0 && (hits.get(s.path)?.count(i) ?? 0) > 0 && SymbolIndex.supports(s.path)),
   );
   const gained = new Map<string, Set<number>>();
   const parsed = new Map<string, readonly SymbolTag[] | null>();

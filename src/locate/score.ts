@@ -1,6 +1,6 @@
 import { isSideFile } from './conventions.js';
 import type { Term } from './query.js';
-import type { FileHits } from './search.js';
+import type { FileHits } from './hits.js';
 
 /**
  * BM25's term-frequency saturation. Without length normalisation (b = 0): rg counts at most a few dozen lines per
@@ -194,7 +194,7 @@ const SCOPE_MISS = 0.6;
  */
 export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
   const evidence = terms.map((_term, i) => {
-    const tf = hits?.counts.get(i) ?? 0;
+    const tf = hits?.count(i) ?? 0;
     return tf === 0 ? 0 : (tf * (K1 + 1)) / (tf + K1);
   });
   const pathEvidence = terms.map((term, i) => (matches[i] ?? 0) * (term.scope ? PATH_WEIGHT * SCOPE_PATH : PATH_WEIGHT));

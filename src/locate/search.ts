@@ -1,4 +1,5 @@
 import { execCapped } from '../sandbox/exec.js';
+import { FileHits } from './hits.js';
 import type { Term } from './query.js';
 
 /** Matching lines read per file: enough to count a term's frequency, bounded so a huge file cannot flood the output. */
@@ -9,19 +10,11 @@ const MAX_FILESIZE = '1M';
 export const MAX_OUTPUT_BYTES = 48 * 1024 * 1024;
 /** Words shorter than this match only at the start of a word. */
 const PREFIX_BELOW = 5;
-/** Line numbers kept per file for choosing the lines shown. */
-const MAX_LINES_KEPT = 400;
 /**
  * Ignore files honoured even outside git, hidden files searched, .git never, symlinks never followed (rg's default,
  * so a link out of the root is never read), no config file or environment (execCapped passes none).
  */
 export const WALK_FLAGS = ['--no-config', '--no-require-git', '--no-ignore-global', '--hidden', '-g', '!.git', '--null', '--no-messages', '--color', 'never'];
-
-/** What rg found for one file: hits per term (index into the terms) and which terms each line holds. */
-export interface FileHits {
-  counts: Map<number, number>;
-  lines: Map<number, Set<number>>;
-}
 
 export interface SearchResult {
   /** Every file rg would search (ignore-aware), relative to the root. */
@@ -106,13 +99,10 @@ function parseHits(stdout: string, terms: readonly Term[]): Map<string, FileHits
     if (term === undefined || !Number.isSafeInteger(line)) continue;
     let file = hits.get(rel);
     if (!file) {
-      file = { counts: new Map(), lines: new Map() };
+      file = new FileHits(terms.length);
       hits.set(rel, file);
     }
-    file.counts.set(term, (file.counts.get(term) ?? 0) + 1);
-    const onLine = file.lines.get(line);
-    if (onLine) onLine.add(term);
-    else if (file.lines.size < MAX_LINES_KEPT) file.lines.set(line, new Set([term]));
+    file.add(line, term);
   }
   return hits;
 }
@@ -133,12 +123,5 @@ export function creditCompounds(hits: Map<string, FileHits>, terms: readonly Ter
   const index = new Map(terms.map((t, i) => [t.text, i]));
   const credit = terms.map((t) => (t.parts ?? []).map((p) => index.get(p)).filter((i): i is number => i !== undefined));
   if (credit.every((c) => c.length === 0)) return;
-  for (const file of hits.values()) {
-    for (const [term, count] of [...file.counts]) {
-      for (const part of credit[term] ?? []) file.counts.set(part, (file.counts.get(part) ?? 0) + count);
-    }
-    for (const onLine of file.lines.values()) {
-      for (const term of [...onLine]) for (const part of credit[term] ?? []) onLine.add(part);
-    }
-  }
+  for (const file of hits.values()) file.credit(credit);
 }

@@ -78,8 +78,8 @@ describe('the index answers as rg does (crafted tree)', () => {
   it('holds rg to the 60-line cap, the 1 MiB size cap and its ignore rules in these rows (the rows can fail)', async () => {
     const terms = [term('router', 'identifier')];
     const { rg } = await both(root, terms, new RepoIndexes(cache));
-    expect(rg.hits.get('src/many-lines.ts')?.lines.size).toBe(60);
-    expect(rg.hits.get('src/one-long-line.ts')?.counts.get(0)).toBe(5000);
+    expect(rg.hits.get('src/many-lines.ts')?.lineCount).toBe(60);
+    expect(rg.hits.get('src/one-long-line.ts')?.count(0)).toBe(5000);
     expect(rg.hits.has('data/exactly-1mib.txt')).toBe(true);
     expect(rg.hits.has('data/over-1mib.txt')).toBe(false);
     expect(rg.hits.has('.hidden/config.ts')).toBe(true);

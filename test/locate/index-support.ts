@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { RepoIndexes } from '../../src/locate/index/store.js';
 import type { Term } from '../../src/locate/query.js';
-import { search, type FileHits, type SearchResult } from '../../src/locate/search.js';
+import { maskTerms, type FileHits } from '../../src/locate/hits.js';
+import { search, type SearchResult } from '../../src/locate/search.js';
 import { bundledRg } from '../../src/sandbox/programs.js';
 
 export const OPTS = { timeoutMs: 30_000 };
@@ -25,8 +26,10 @@ export function shape(hits: ReadonlyMap<string, FileHits>, terms: readonly Term[
   for (const rel of [...hits.keys()].sort()) {
     const file = hits.get(rel)!;
     const counts: Record<string, number> = {};
-    for (const [t, n] of [...file.counts].sort((a, b) => a[0] - b[0])) counts[terms[t]!.text] = n;
-    const lines = [...file.lines].sort((a, b) => a[0] - b[0]).map(([line, set]) => `${line}:${[...set].map((t) => terms[t]!.text).sort().join(',')}`);
+    terms.forEach((t, i) => {
+      if (file.count(i) > 0) counts[t.text] = file.count(i);
+    });
+    const lines = file.lines().map(({ line, terms: mask }) => `${line}:${maskTerms(mask).map((t) => terms[t]!.text).sort().join(',')}`);
     out[rel] = { counts, lines };
   }
   return out;

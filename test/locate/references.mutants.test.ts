@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Term } from '../../src/locate/query.js';
 import { definedTerms, REFERENCE_EVIDENCE, REFERENCE_FILES, withReferences } from '../../src/locate/references.js';
 import type { Scored } from '../../src/locate/score.js';
-import type { FileHits } from '../../src/locate/search.js';
+import { FileHits } from '../../src/locate/hits.js';
+import { MAX_TERMS } from '../../src/locate/query.js';
 import { SymbolIndex } from '../../src/symbols/index.js';
 import { makeRepo } from '../support/temp-repo.js';
 
@@ -53,7 +54,13 @@ function scored(path: string, terms: readonly Term[], defines: readonly number[]
 
 /** Hits giving each listed path a content count on the listed terms. */
 function hitsOf(entries: readonly [string, readonly number[]][]): Map<string, FileHits> {
-  return new Map(entries.map(([path, on]) => [path, { counts: new Map(on.map((i) => [i, 2])), lines: new Map() }]));
+  return new Map(
+    entries.map(([path, on]) => {
+      const hits = new FileHits(MAX_TERMS);
+      for (const i of on) for (const line of [1, 2]) hits.add(line, i);
+      return [path, hits];
+    }),
+  );
 }
 
 /** Evidence summed back into a score the test can read: the evidence vector itself. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FileHits } from '../../src/locate/hits.js';
 import type { Term } from '../../src/locate/query.js';
 import { combine, idf, pathMatch, pathTokens, placeFactor, scopeFactor, scoreFile, sideFactor } from '../../src/locate/score.js';
 
@@ -95,7 +96,8 @@ describe('scoreFile and combine: BM25 of the hits plus the path, by weight and i
   const idfs = { content: [2, 0.5], path: [3, 1] };
 
   it('saturates term frequency, weighs each term, and adds the path\'s evidence', () => {
-    const hits = { counts: new Map([[0, 3], [1, 1]]), lines: new Map() };
+    const hits = new FileHits(terms.length);
+    for (const [line, term] of [[1, 0], [1, 0], [2, 0], [3, 1]] as const) hits.add(line, term);
     const scored = scoreFile('src/create-server.ts', [1.6, 0], hits, terms, idfs);
     const tf3 = (3 * 2.2) / (3 + 1.2);
     expect(scored.evidence[0]).toBeCloseTo(tf3, 12);

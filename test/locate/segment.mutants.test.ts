@@ -117,6 +117,24 @@ describe('decode', () => {
     expect(refusal(withSection(segment(), section, rewrite))).toBe(check);
   });
 
+  it('views the tables in place when the buffer is aligned, and decodes the same from a copy when it is not', () => {
+    const bytes = segment({ kind: 'delta', baseId: 7, tombstones: [0, 3] });
+    const inPlace = decode(bytes);
+    for (const table of [inPlace.stats, inPlace.hashes, inPlace.states, inPlace.wordStarts, inPlace.postingStarts, inPlace.tombstones]) {
+      expect(table.buffer).toBe(bytes.buffer);
+    }
+    // The same bytes one byte into a larger buffer: no element boundary, so the number tables are copies, equal.
+    const shifted = Buffer.alloc(bytes.length + 1);
+    bytes.copy(shifted, 1);
+    const copy = decode(shifted.subarray(1));
+    for (const table of [copy.stats, copy.wordStarts, copy.postingStarts, copy.tombstones]) expect(table.buffer).not.toBe(shifted.buffer);
+    expect([...copy.stats]).toEqual([10, 1, 2, 3, 10, 1, 2, 3]);
+    expect([...copy.wordStarts]).toEqual([...inPlace.wordStarts]);
+    expect([...copy.postingStarts]).toEqual([...inPlace.postingStarts]);
+    expect([...copy.tombstones]).toEqual([0, 3]);
+    expect([...copy.hashes]).toEqual([...inPlace.hashes]);
+  });
+
   it('an empty word (a newline alone) is refused though it ends at a newline', () => {
     const vocab = withSection(segment(), 'vocab', (b) => Buffer.from(`\n${b.toString('latin1').slice(1)}`, 'latin1'));
     expect(refusal(withSection(vocab, 'wordStarts', (b) => u32(words(b).map((v, i) => (i === 1 ? 1 : v)))))).toBe('vocabulary boundaries');

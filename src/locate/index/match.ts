@@ -1,4 +1,4 @@
-import type { FileHits } from '../search.js';
+import { FileHits } from '../hits.js';
 import type { Term } from '../query.js';
 import { forEachPosting, type Segment, wordAt } from './segment.js';
 import { MAX_LINES_PER_FILE } from './tokens.js';
@@ -11,8 +11,6 @@ export interface Part {
 
 /** Words shorter than this match only at the start of a run (search.ts's PREFIX_BELOW). */
 const PREFIX_BELOW = 5;
-/** Lines kept per file; as in search.ts, never reached under MAX_LINES_PER_FILE. */
-const MAX_LINES_KEPT = 400;
 /** Per-term bits packed beside the line number when sorting a file's events. */
 const TERM_BITS = 32;
 
@@ -42,7 +40,7 @@ export function matchIndex(parts: readonly Part[], terms: readonly Term[]): Map<
         for (const line of lines) for (const t of matched) list.push(line * TERM_BITS + t);
       });
     }
-    for (const [file, list] of events) hits.set(seg.paths[file]!, fileHits(list));
+    for (const [file, list] of events) hits.set(seg.paths[file]!, fileHits(list, terms.length));
   }
   return hits;
 }
@@ -91,9 +89,9 @@ function fits(word: string, at: number, t: Term): boolean {
 }
 
 /** One file's events (line × TERM_BITS + term) → counts and lines over its first MAX_LINES_PER_FILE matching lines. */
-function fileHits(list: number[]): FileHits {
+function fileHits(list: number[], terms: number): FileHits {
   const sorted = Float64Array.from(list).sort();
-  const hits: FileHits = { counts: new Map(), lines: new Map() };
+  const hits = new FileHits(terms);
   let distinct = 0;
   let last = -1;
   for (const event of sorted) {
@@ -104,10 +102,7 @@ function fileHits(list: number[]): FileHits {
       distinct += 1;
       last = line;
     }
-    hits.counts.set(term, (hits.counts.get(term) ?? 0) + 1);
-    const onLine = hits.lines.get(line);
-    if (onLine) onLine.add(term);
-    else if (hits.lines.size < MAX_LINES_KEPT) hits.lines.set(line, new Set([term]));
+    hits.add(line, term);
   }
   return hits;
 }
