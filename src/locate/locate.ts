@@ -85,20 +85,18 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const rg = await bundledRg();
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
   const call = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
-  const [found, history] = await Promise.all([
-    opts.index?.search(rg, root, asked, call).then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call),
-    opts.history === false ? null : readHistory(root, { ...call, cacheDir: opts.historyCache ?? null }),
-  ]);
-  const terms = pathsThatExist(asked, found.files);
+  const reading = opts.history === false ? null : readHistory(root, { ...call, cacheDir: opts.historyCache ?? null });
+  const pending = opts.index?.begin(rg, root, asked, call) ?? null;
+  // While the index checks the tree: the path work on the listing it holds, kept when the check finds it unchanged.
+  const early = pending?.files ? listingWork(pending.files, asked) : null;
+  const [found, history] = await Promise.all([pending?.settle().then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call), reading]);
+  const { terms, matches, listed, copies } = early !== null && found.files === pending?.files ? early : listingWork(found.files, asked);
   if (found.note) result.notes.push(found.note);
   creditCompounds(found.hits, terms);
-  const matches = allPathMatches(found.files, terms);
   // A file with no content hit and no path match counts for no term and scores 0: only the others are visited.
-  const listed = new Set(found.files);
   const candidates = [...matches.keys()];
   for (const rel of found.hits.keys()) if (!matches.has(rel) && listed.has(rel)) candidates.push(rel);
   const idfs = termIdfs(found.files.length, candidates, matches, found.hits, terms);
-  const copies = copyDirs(found.files);
   const words = wordsOf(question);
   const generated = new Set<string>();
   const side = sideFactor(terms);
@@ -127,6 +125,12 @@ export async function locate(root: string, question: string, opts: LocateOptions
   }
   if (!terms.some(isCodeSpecific)) result.notes.push(NO_CODE_WORD);
   return result;
+}
+
+/** What the ranking takes from the listing alone: the terms (a path term only when such a path exists), path matches, copies. */
+function listingWork(files: readonly string[], asked: readonly Term[]) {
+  const terms = pathsThatExist(asked, files);
+  return { terms, matches: allPathMatches(files, terms), listed: new Set(files), copies: copyDirs(files) };
 }
 
 /**

@@ -43,12 +43,20 @@ describe('FileHits', () => {
     expect(shown(h)).toEqual(['1:0,1,2', '3:1', '7:0,1,2', '8:3']);
   });
 
+  it('credits from the counts before any credit (a part that is credited in turn passes on only its own), and takes a short table', () => {
+    const h = new FileHits(3);
+    for (const [line, term] of [[1, 0], [2, 1], [2, 1]] as const) h.add(line, term);
+    h.credit([[1], [2]]);
+    expect([0, 1, 2].map((t) => h.count(t))).toEqual([1, 3, 2]);
+    expect(shown(h)).toEqual(['1:0,1', '2:1,2']);
+  });
+
   it('reads an unknown term as never found, and takes at most MAX_TERMS terms (their masks fit 32 bits)', () => {
     const h = new FileHits(MAX_TERMS);
     h.add(3, MAX_TERMS - 1);
     expect(maskTerms(h.lines()[0]!.terms)).toEqual([MAX_TERMS - 1]);
     expect(h.count(MAX_TERMS + 3)).toBe(0);
-    expect(() => new FileHits(MAX_TERMS + 1)).toThrow(RangeError);
+    expect(() => new FileHits(MAX_TERMS + 1)).toThrow(new RangeError(`at most ${MAX_TERMS} terms`));
     expect(maskTerms(0)).toEqual([]);
   });
 });

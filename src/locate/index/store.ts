@@ -51,6 +51,27 @@ interface Listing {
   ignoredDirs: readonly string[];
 }
 
+interface SearchOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** The find program for the freshness check (fresh.ts's default when absent; null: none, so every question lists). */
+  find?: string | null;
+}
+
+/** A search begun (RepoIndexes.begin): the stored listing, if any, and the answer once the tree has been checked. */
+export interface PendingSearch {
+  files: readonly string[] | null;
+  settle: () => Promise<SearchResult | null>;
+}
+
+/** What begin found and started, for settle. */
+interface Begun {
+  started: number;
+  current: Loaded | null;
+  checking: Promise<Set<string> | null>;
+  stored: { files: string[]; hits: SearchResult['hits'] } | null;
+}
+
 interface Loaded {
   base: Segment;
   delta: Segment | null;
@@ -78,10 +99,22 @@ export class RepoIndexes {
    * is not a literal of word characters, no writable cache directory, a listing cut short, a tree past the bounds.
    * The caller then runs rg's search, which gives the same hits (test/locate/index-differential.test.ts).
    */
-  async search(rg: string, root: string, terms: readonly Term[], opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null }): Promise<SearchResult | null> {
-    if (this.#dir === null || !indexable(terms)) return null;
+  async search(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): Promise<SearchResult | null> {
+    return this.begin(rg, root, terms, opts).settle();
+  }
+
+  /**
+   * search() in two steps, so that work depending only on the listing runs while the freshness check (a find child,
+   * fresh.ts) walks the tree. `files` is the listing the stored segments hold (null: none stored); `settle()` answers
+   * as search() does, and its `files` is that same array whenever the check finds the listing unchanged, so what was
+   * computed from it still holds. The stored segments' own hits are computed here too, and kept when they are current.
+   */
+  begin(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): PendingSearch {
+    const none: PendingSearch = { files: null, settle: async () => null };
+    if (this.#dir === null || !indexable(terms)) return none;
     const dir = segmentDir(this.#dir, root);
-    if (dir === null) return null;
+    if (dir === null) return none;
+    let checking: Promise<Set<string> | null> = Promise.resolve(null);
     try {
       // Before any look at the tree: a change made after this instant has a later ctime, and the next check sees it.
       const started = Date.now();
@@ -90,19 +123,36 @@ export class RepoIndexes {
       const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
       // Warm: one find walk tells whether rg's listing can have changed and which listed files may have (fresh.ts).
       const newest = current === null ? null : (current.delta ?? current.base);
-      const recent = newest === null ? null : await recentFiles(root, newest.writtenAtMs, { ...opts, prune: newest.ignoredDirs });
-      const listing = current !== null && newest !== null && recent !== null ? { files: listedPaths(current), ignoredDirs: newest.ignoredDirs } : await this.#list(rg, root, opts);
+      if (newest !== null) checking = recentFiles(root, newest.writtenAtMs, { ...opts, prune: newest.ignoredDirs });
+      const stored = current === null ? null : { files: listedPaths(current), hits: matchIndex(parts(current), terms) };
+      return { files: stored?.files ?? null, settle: () => this.#settle(rg, root, dir, terms, opts, { started, current, checking, stored }) };
+    } catch (error) {
+      // The find started (if any) is let finish before anything else is done to the index.
+      return { files: null, settle: () => checking.then(() => this.#dropped(root, dir, error)) };
+    }
+  }
+
+  async #settle(rg: string, root: string, dir: string, terms: readonly Term[], opts: SearchOptions, begun: Begun): Promise<SearchResult | null> {
+    const { started, current, checking, stored } = begun;
+    try {
+      const recent = await checking;
+      const listing = current !== null && stored !== null && recent !== null ? { files: stored.files, ignoredDirs: (current.delta ?? current.base).ignoredDirs } : await this.#list(rg, root, opts);
       if (listing === null || listing.files.length > MAX_INDEXED_FILES) return null;
       const loaded = await this.#refresh(root, dir, current, listing, recent, started);
       if (loaded === null) return null;
-      return { files: listing.files, hits: matchIndex(parts(loaded), terms), note: null };
+      const unchanged = stored !== null && loaded.base === current?.base && loaded.delta === current.delta;
+      return { files: listing.files, hits: unchanged ? stored.hits : matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
-      if (!(error instanceof CorruptIndex)) throw error;
-      // A segment that decoded but whose postings do not: dropped, rebuilt by the next question.
-      this.#open.delete(root);
-      rmSync(dir, { recursive: true, force: true });
-      return null;
+      return this.#dropped(root, dir, error);
     }
+  }
+
+  /** A segment that decoded but whose postings do not: dropped, rebuilt by the next question. Anything else is rethrown. */
+  #dropped(root: string, dir: string, error: unknown): null {
+    if (!(error instanceof CorruptIndex)) throw error;
+    this.#open.delete(root);
+    rmSync(dir, { recursive: true, force: true });
+    return null;
   }
 
   /**
