@@ -86,7 +86,7 @@ export async function locate(root: string, question: string, opts: LocateOptions
   if (rg === null) return { ...result, notes: ['ripgrep (@vscode/ripgrep) is not installed, so nothing could be searched'] };
   const call = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
   const reading = opts.history === false ? null : readHistory(root, { ...call, cacheDir: opts.historyCache ?? null });
-  const pending = opts.index?.begin(rg, root, asked, call) ?? null;
+  const pending = opts.index ? await opts.index.begin(rg, root, asked, call) : null;
   // While the index checks the tree: the path work on the listing it holds, kept when the check finds it unchanged.
   const early = pending?.files ? listingWork(pending.files, asked) : null;
   const [found, history] = await Promise.all([pending?.settle().then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call), reading]);

@@ -95,6 +95,12 @@ interface ExecOptions {
   input?: Buffer;
   /** Tests only: run without the parent-death signal, as on a machine without setpriv. */
   parentDeath?: string | null;
+  /**
+   * Called once the child is spawned (a spawn that fails after that, its directory gone, is still reported as "could
+   * not start"); never when the call gives up before spawning. Under bwrap the spawn waits for the program's world to
+   * be worked out, so a caller that means to work while the child runs waits for this first.
+   */
+  onSpawn?: () => void;
 }
 
 /**
@@ -139,6 +145,7 @@ async function spawnCapped(
   const launch = startChild(file, args, opts);
   if (typeof launch === 'string') return finish(started, result, [], [Buffer.from(`could not start ${file}: ${launch}\n`)], null, null);
   const { child, program } = launch;
+  opts.onSpawn?.();
   if (child.stdin !== null) {
     // EPIPE when the child exits first (`| head -1`): what is left of the input is not wanted.
     child.stdin.on('error', () => undefined);

@@ -179,7 +179,7 @@ describe('the warm check', () => {
     expect(first === null).toBe(!alone);
     const plain = await search(rg, root, TERMS, OPTS);
     for (const [n, indexes] of [new RepoIndexes(cache), new RepoIndexes(cache)].entries()) {
-      const pending = indexes.begin(alone ? NO_RG : rg, root, TERMS, OPTS);
+      const pending = await indexes.begin(alone ? NO_RG : rg, root, TERMS, OPTS);
       expect(pending.files).not.toBeNull();
       const found = await pending.settle();
       expect(found).not.toBeNull();

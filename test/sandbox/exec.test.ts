@@ -141,6 +141,21 @@ describe('execCapped', () => {
     expect(result.stderr).toMatch(/^could not start \/usr\/bin\/true: spawn \S+ ENOENT\n$/);
   });
 
+  it('calls onSpawn once while the child runs, and never when the call gives up before spawning', async () => {
+    const seen: string[] = [];
+    const running = execCapped('/bin/sh', ['-c', 'sleep 0.3; echo done'], opts({ onSpawn: () => seen.push('spawned') }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen.push('still running');
+    expect((await running).stdout).toBe('done\n');
+    expect(seen).toEqual(['spawned', 'still running']);
+    const never = () => seen.push('wrongly');
+    await execCapped('/nonexistent/program', [], opts({ onSpawn: never }));
+    const aborted = new AbortController();
+    aborted.abort();
+    await execCapped('/usr/bin/true', [], opts({ signal: aborted.signal, onSpawn: never }));
+    expect(seen).toEqual(['spawned', 'still running']);
+  });
+
   it('leaves no listener on the caller\'s signal and reports how long the program ran', async () => {
     const signal = new AbortController().signal;
     const before = performance.now();

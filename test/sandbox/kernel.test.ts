@@ -158,6 +158,16 @@ describe.skipIf(KERNEL === null)(`the kernel sandbox holds with the tables bypas
     expect(result.stdout).not.toContain('root:x:0');
   });
 
+  it('calls onSpawn once the child runs in bwrap (its world is worked out first, so not within the call itself)', async () => {
+    const seen: string[] = [];
+    const running = execCapped('/bin/sh', ['-c', 'sleep 0.3; echo done'], { cwd: root, timeoutMs: 10_000, sandbox: KERNEL!, limiter: null, onSpawn: () => seen.push('spawned') });
+    seen.push('returned');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    seen.push('still running');
+    expect((await running).stdout).toBe('done\n');
+    expect(seen).toEqual(['returned', 'spawned', 'still running']);
+  });
+
   it('rg -L over the tree sees the inside file and nothing outside', async () => {
     const rg = await bundledRg();
     if (rg === null) throw new Error('the bundled rg is missing: npm ci installs it');

@@ -42,7 +42,7 @@ const IGNORE_FILES = new Set(['.gitignore', '.ignore', '.rgignore']);
 export async function recentFiles(
   root: string,
   sinceMs: number,
-  opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null; prune?: readonly string[] },
+  opts: { timeoutMs: number; signal?: AbortSignal; find?: string | null; prune?: readonly string[]; onSpawn?: () => void },
 ): Promise<Set<string> | null> {
   const find = opts.find === undefined ? FIND_BINARY : opts.find;
   // A write stamped later than now (the clock set back since, or a doctored segment) would hide every change.
@@ -58,6 +58,7 @@ export async function recentFiles(
     maxBytes: MAX_CHANGED_BYTES,
     argv0: 'find',
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}),
   });
   if (run.timedOut || run.capped || run.aborted || run.exitCode !== 0) return null;
   const files = new Set<string>();

@@ -100,16 +100,17 @@ export class RepoIndexes {
    * The caller then runs rg's search, which gives the same hits (test/locate/index-differential.test.ts).
    */
   async search(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): Promise<SearchResult | null> {
-    return this.begin(rg, root, terms, opts).settle();
+    return (await this.begin(rg, root, terms, opts)).settle();
   }
 
   /**
    * search() in two steps, so that work depending only on the listing runs while the freshness check (a find child,
    * fresh.ts) walks the tree. `files` is the listing the stored segments hold (null: none stored); `settle()` answers
    * as search() does, and its `files` is that same array whenever the check finds the listing unchanged, so what was
-   * computed from it still holds. The stored segments' own hits are computed here too, and kept when they are current.
+   * computed from it still holds. Resolves once find runs (or has finished): work done after that overlaps its walk.
+   * The stored segments' own hits are computed here too, and kept when they are current.
    */
-  begin(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): PendingSearch {
+  async begin(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): Promise<PendingSearch> {
     const none: PendingSearch = { files: null, settle: async () => null };
     if (this.#dir === null || !indexable(terms)) return none;
     const dir = segmentDir(this.#dir, root);
@@ -123,7 +124,12 @@ export class RepoIndexes {
       const current = cached !== undefined && cached.key === key ? cached.loaded : load(dir, root);
       // Warm: one find walk tells whether rg's listing can have changed and which listed files may have (fresh.ts).
       const newest = current === null ? null : (current.delta ?? current.base);
-      if (newest !== null) checking = recentFiles(root, newest.writtenAtMs, { ...opts, prune: newest.ignoredDirs });
+      if (newest !== null) {
+        let spawned = (): void => {};
+        const running = new Promise<void>((resolve) => (spawned = resolve));
+        checking = recentFiles(root, newest.writtenAtMs, { ...opts, prune: newest.ignoredDirs, onSpawn: spawned });
+        await Promise.race([running, checking]);
+      }
       const stored = current === null ? null : { files: listedPaths(current), hits: matchIndex(parts(current), terms) };
       return { files: stored?.files ?? null, settle: () => this.#settle(rg, root, dir, terms, opts, { started, current, checking, stored }) };
     } catch (error) {
