@@ -96,6 +96,23 @@ export function measureIndex(dist, repo, question, editRel, rg) {
   }
 }
 
+/**
+ * Peak resident memory of the whole `spelunk locate` on `repo`: one cold run (empty cache: the index is built, the
+ * first question's symbols parsed) and WARM_PEAK_RUNS warm ones, each its own process under GNU time.
+ */
+export function measurePeak(dist, repo, question) {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'spelunk-bench-peak-'));
+  const env = { PATH: '/usr/bin:/bin', HOME: cache, XDG_CACHE_HOME: cache };
+  const args = ['locate', '--output-format', 'json', '-C', repo, question];
+  try {
+    const cold = run(dist, args, env);
+    const warm = Array.from({ length: 3 }, () => run(dist, args, env));
+    return { cold: { ms: cold.ms, mib: cold.mib }, warm: { medianMs: median(warm.map((r) => r.ms)), maxMib: Math.max(...warm.map((r) => r.mib)) } };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
   const [dist, repo, question, editRel] = process.argv.slice(2);
   const { rgPath } = await import('@vscode/ripgrep');
