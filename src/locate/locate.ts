@@ -87,26 +87,15 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const call = { timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
   const reading = opts.history === false ? null : readHistory(root, { ...call, cacheDir: opts.historyCache ?? null });
   const pending = opts.index ? await opts.index.begin(rg, root, asked, call) : null;
-  // While the index checks the tree: the path work on the listing it holds, kept when the check finds it unchanged.
+  // While the index checks the tree: the first stage on what its segments hold, kept as far as the check leaves it.
   const early = pending?.files ? listingWork(pending.files, asked) : null;
+  const earlyFirst = early !== null && pending?.files && pending.hits ? firstStage(question, early, pending.files, pending.hits) : null;
   const [found, history] = await Promise.all([pending?.settle().then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call), reading]);
-  const { terms, matches, listed, copies } = early !== null && found.files === pending?.files ? early : listingWork(found.files, asked);
+  const work = early !== null && found.files === pending?.files ? early : listingWork(found.files, asked);
+  // The hits are the stored ones only together with the stored listing (settle's promise): credited once, either way.
+  const stage = earlyFirst !== null && work === early && found.hits === pending?.hits ? earlyFirst : firstStage(question, work, found.files, found.hits);
+  const { terms, listed, copies, idfs, words, generated, side, factorOf, place, none, first } = stage;
   if (found.note) result.notes.push(found.note);
-  creditCompounds(found.hits, terms);
-  // A file with no content hit and no path match counts for no term and scores 0: only the others are visited.
-  const candidates = [...matches.keys()];
-  for (const rel of found.hits.keys()) if (!matches.has(rel) && listed.has(rel)) candidates.push(rel);
-  const idfs = termIdfs(found.files.length, candidates, matches, found.hits, terms);
-  const words = wordsOf(question);
-  const generated = new Set<string>();
-  const side = sideFactor(terms);
-  const factorOf = (rel: string): number => copyFactor(rel, copies, words) * (generated.has(rel) ? side : 1);
-  const place = (s: Scored): Scored => ({ ...s, score: s.score * factorOf(s.path) });
-  const none = terms.map(() => 0);
-  const first = candidates
-    .map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, found.hits.get(rel), terms, idfs)))
-    .filter((s) => s.score > 0)
-    .sort(byScore);
   const symbols = opts.symbols ?? new SymbolIndex();
   const defs = new Map<string, SymbolTag[]>();
   for (const candidate of first.slice(0, RERANK)) if (await isGenerated(root, candidate.path)) generated.add(candidate.path);
@@ -131,6 +120,30 @@ export async function locate(root: string, question: string, opts: LocateOptions
 function listingWork(files: readonly string[], asked: readonly Term[]) {
   const terms = pathsThatExist(asked, files);
   return { terms, matches: allPathMatches(files, terms), listed: new Set(files), copies: copyDirs(files) };
+}
+
+/**
+ * The first stage over a listing and its content hits (credited to compounds here: `hits` is changed): the candidates
+ * (a file with no content hit and no path match counts for no term and scores 0, so only the others are visited),
+ * idf, and each candidate's BM25 score placed, ranked. `generated` starts empty and is filled by the caller.
+ */
+function firstStage(question: string, work: ReturnType<typeof listingWork>, files: readonly string[], hits: Map<string, FileHits>) {
+  const { terms, matches, listed, copies } = work;
+  creditCompounds(hits, terms);
+  const candidates = [...matches.keys()];
+  for (const rel of hits.keys()) if (!matches.has(rel) && listed.has(rel)) candidates.push(rel);
+  const idfs = termIdfs(files.length, candidates, matches, hits, terms);
+  const words = wordsOf(question);
+  const generated = new Set<string>();
+  const side = sideFactor(terms);
+  const factorOf = (rel: string): number => copyFactor(rel, copies, words) * (generated.has(rel) ? side : 1);
+  const place = (s: Scored): Scored => ({ ...s, score: s.score * factorOf(s.path) });
+  const none = terms.map(() => 0);
+  const first = candidates
+    .map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, hits.get(rel), terms, idfs)))
+    .filter((s) => s.score > 0)
+    .sort(byScore);
+  return { terms, listed, copies, idfs, words, generated, side, factorOf, place, none, first };
 }
 
 /**

@@ -228,6 +228,26 @@ describe('the warm check', () => {
     expect(await ask(new RepoIndexes(cache))).toEqual(indexed);
   }, 30_000);
 
+  it('a warm question ranked while find walks gives what rg gives, compounds credited once (explain shows each count)', async () => {
+    const { root, cache } = await indexedPastMargin({ ...FILES, 'src/wire.ts': 'export const sessionRouter = makeSessionRouter();\n' });
+    const ask = (index?: RepoIndexes) => locate(root, 'session router wiring', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
+    const plain = await ask();
+    expect(plain.results.find((r) => r.path === 'src/wire.ts')).toBeDefined();
+    // The index was built by indexedPastMargin: both questions are warm, the second through a process's open segments.
+    const indexes = new RepoIndexes(cache);
+    expect(await ask(indexes)).toEqual(plain);
+    expect(await ask(indexes)).toEqual(plain);
+  }, 30_000);
+
+  it('an edit in place keeps the stored listing but not the stored hits: the first stage is redone on the new ones', async () => {
+    const { root, cache } = await indexedPastMargin(FILES);
+    await fs.writeFile(path.join(root, 'docs/guide.md'), 'The session router, and the router of a session.\n');
+    const ask = (index?: RepoIndexes) => locate(root, 'session router', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
+    const plain = await ask();
+    expect(plain.results.map((r) => r.path)).toContain('docs/guide.md');
+    expect(await ask(new RepoIndexes(cache))).toEqual(plain);
+  }, 30_000);
+
   it('without find the index still answers, through the full walk', async () => {
     const { root, cache } = prepared[ROWS.length]!;
     expect(await recentFiles(root, 0, { ...OPTS, find: null })).toBeNull();

@@ -58,9 +58,13 @@ interface SearchOptions {
   find?: string | null;
 }
 
-/** A search begun (RepoIndexes.begin): the stored listing, if any, and the answer once the tree has been checked. */
+/**
+ * A search begun (RepoIndexes.begin): the stored listing and the stored segments' hits, if any, and the answer once the
+ * tree has been checked. settle() gives back these very objects when they still hold (the hits only with the listing).
+ */
 export interface PendingSearch {
   files: readonly string[] | null;
+  hits: SearchResult['hits'] | null;
   settle: () => Promise<SearchResult | null>;
 }
 
@@ -111,7 +115,7 @@ export class RepoIndexes {
    * The stored segments' own hits are computed here too, and kept when they are current.
    */
   async begin(rg: string, root: string, terms: readonly Term[], opts: SearchOptions): Promise<PendingSearch> {
-    const none: PendingSearch = { files: null, settle: async () => null };
+    const none: PendingSearch = { files: null, hits: null, settle: async () => null };
     if (this.#dir === null || !indexable(terms)) return none;
     const dir = segmentDir(this.#dir, root);
     if (dir === null) return none;
@@ -131,10 +135,11 @@ export class RepoIndexes {
         await Promise.race([running, checking]);
       }
       const stored = current === null ? null : { files: listedPaths(current), hits: matchIndex(parts(current), terms) };
-      return { files: stored?.files ?? null, settle: () => this.#settle(rg, root, dir, terms, opts, { started, current, checking, stored }) };
+      const settle = () => this.#settle(rg, root, dir, terms, opts, { started, current, checking, stored });
+      return { files: stored?.files ?? null, hits: stored?.hits ?? null, settle };
     } catch (error) {
       // The find started (if any) is let finish before anything else is done to the index.
-      return { files: null, settle: () => checking.then(() => this.#dropped(root, dir, error)) };
+      return { files: null, hits: null, settle: () => checking.then(() => this.#dropped(root, dir, error)) };
     }
   }
 
@@ -146,7 +151,7 @@ export class RepoIndexes {
       if (listing === null || listing.files.length > MAX_INDEXED_FILES) return null;
       const loaded = await this.#refresh(root, dir, current, listing, recent, started);
       if (loaded === null) return null;
-      const unchanged = stored !== null && loaded.base === current?.base && loaded.delta === current.delta;
+      const unchanged = stored !== null && listing.files === stored.files && loaded.base === current?.base && loaded.delta === current.delta;
       return { files: listing.files, hits: unchanged ? stored.hits : matchIndex(parts(loaded), terms), note: null };
     } catch (error) {
       return this.#dropped(root, dir, error);
