@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 const RUNS = 5;
+/** Warm runs of the peak-memory measurement. */
+const WARM_PEAK_RUNS = 3;
 const TIME = '/usr/bin/time';
 
 function run(dist, args, env) {
@@ -109,7 +111,7 @@ export function measurePeak(dist, repo, question) {
   const args = ['locate', '--output-format', 'json', '-C', repo, question];
   try {
     const cold = run(dist, args, env);
-    const warm = Array.from({ length: 3 }, () => run(dist, args, env));
+    const warm = Array.from({ length: WARM_PEAK_RUNS }, () => run(dist, args, env));
     return { cold: { ms: cold.ms, mib: cold.mib }, warm: { medianMs: median(warm.map((r) => r.ms)), maxMib: Math.max(...warm.map((r) => r.mib)) } };
   } finally {
     rmSync(cache, { recursive: true, force: true });
