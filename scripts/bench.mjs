@@ -26,6 +26,9 @@ import { measureIndex, measurePeak } from './bench/locate-index.mjs';
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, toolGrowthMs: 1, gitCall: 5, citationsMs: 50, kernelMs: 5, probeMs: 50, ownWorldMs: 5, resolveWorldMs: 50, parentDeathMs: 1, secretsP50Ms: 2, secretsP99Ms: 50 };
+/** Asked of every real checkout: the index's cost hardly depends on the question, and it must not favour any repository. */
+const REAL_INDEX_QUESTION = 'where are the command line options parsed';
+
 /** The targets for locate (set for held-out questions from real changes; applied here to sverklo's). */
 const LOCATE_TARGETS = { hit: 0.9, recall: 0.85, mrr: 0.7, seconds: 1.5 };
 /** No entry cap by default: the map's token budget (--map-tokens, 2,000) limits it. */
@@ -522,9 +525,6 @@ function seconds(value) {
 function mib(kb) {
   return (kb / 1024).toFixed(1);
 }
-
-/** Asked of every real checkout: the index's cost hardly depends on the question, and it must not favour any repository. */
-const REAL_INDEX_QUESTION = 'where are the command line options parsed';
 
 /** The real checkouts of SPELUNK_BENCH_REPOS with at least 10,000 files (the "real 10k+ repository"). */
 function realIndexRepos(env, log) {

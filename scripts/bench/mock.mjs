@@ -22,6 +22,9 @@ export async function loadMockApi(projectRoot, dir) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // The cloud stand-ins' CommonJS dependencies (@smithy, for Bedrock's signatures) require node's built-ins, which an
+    // ES module bundle cannot do without a require of its own ("Dynamic require of \"buffer\" is not supported").
+    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
     logLevel: 'warning',
   });
   return import(pathToFileURL(outfile).href);
