@@ -8,7 +8,7 @@ import type { RepoIndexes } from './index/store.js';
 import { readHistory, withHistory } from './history.js';
 import { definedTerms, withReferences } from './references.js';
 import { pathsThatExist, termsOf, type Term } from './query.js';
-import { combine, idf, pathMatches, pathTokens, placeFactor, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
+import { combine, idf, PathMatcher, placeFactor, scoreFile, sideFactor, SYMBOL_EXACT, type Idfs, type Scored } from './score.js';
 import { maskTerms, type FileHits } from './hits.js';
 import { creditCompounds, search } from './search.js';
 
@@ -139,10 +139,8 @@ function firstStage(question: string, work: ReturnType<typeof listingWork>, file
   const factorOf = (rel: string): number => copyFactor(rel, copies, words) * (generated.has(rel) ? side : 1);
   const place = (s: Scored): Scored => ({ ...s, score: s.score * factorOf(s.path) });
   const none = terms.map(() => 0);
-  const first = candidates
-    .map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, hits.get(rel), terms, idfs)))
-    .filter((s) => s.score > 0)
-    .sort(byScore);
+  const scored = candidates.map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, hits.get(rel), terms, idfs)));
+  const first = sortedByScore(scored.filter((s) => s.score > 0));
   return { terms, listed, copies, idfs, words, generated, side, factorOf, place, none, first };
 }
 
@@ -165,14 +163,13 @@ function isCodeSpecific(term: Term): boolean {
 }
 
 /**
- * pathMatches of the listed files whose path matches some term (the others match none and are left out). A path that
- * holds no term's text (nor its letters and digits run together) can match none, so its tokens are never built: on
- * 27k files that was the largest share of locate's own CPU. Which paths hold a needle is found a chunk of the listing
- * at a time (pathsHolding); each directory's tokens are built once.
+ * The path matches of the listed files whose path matches some term (the others match none and are left out). A path
+ * that holds no term's text (nor its letters and digits run together) can match none, so it is never matched: on 27k
+ * files that was the largest share of locate's own CPU. Which paths hold a needle is found a chunk of the listing at a
+ * time (pathsHolding); those that do are matched by file name and directory (PathMatcher).
  */
 function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<string, number[]> {
-  const dirs = new Map<string, Set<string>>();
-  const memo = new Map<ReadonlySet<string>, boolean[]>();
+  const matcher = new PathMatcher(terms);
   const needles = terms.map((t) => ({
     text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
     compact: t.text.replace(/[^a-z0-9]/g, ''),
@@ -181,7 +178,7 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<s
   const out = new Map<string, number[]>();
   files.forEach((rel, i) => {
     if (holding[i] === 0) return;
-    const matched = pathMatches(pathTokens(rel, dirs), terms, memo);
+    const matched = matcher.matches(rel);
     if (matched.some((m) => m > 0)) out.set(rel, matched);
   });
   return out;
@@ -355,7 +352,18 @@ function bestSymbols(definitions: readonly SymbolTag[], terms: readonly Term[], 
 }
 
 function byScore(a: Scored, b: Scored): number {
-  return round(b.score) - round(a.score) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return round(b.score) - round(a.score) || byPath(a.path, b.path);
+}
+
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `list` in byScore's order, each score rounded once (not at each of the n log n comparisons of tens of thousands). */
+export function sortedByScore(list: readonly Scored[]): Scored[] {
+  const keyed = list.map((scored) => ({ scored, key: round(scored.score) }));
+  keyed.sort((a, b) => b.key - a.key || byPath(a.scored.path, b.scored.path));
+  return keyed.map((k) => k.scored);
 }
 
 /** Scores are rounded before they are compared or shown, so float noise can never reorder two runs. */

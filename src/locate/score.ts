@@ -55,25 +55,32 @@ export interface PathTokens {
 }
 
 /**
- * The tokens of a path for matching: its segments, the file name without extension, and their identifier parts.
- * `dirs` caches the segments of each directory: a listing of 27k files has a few thousand directories. (File names
- * are not cached: held to the end of the listing, their tokens cost more memory than the time they saved.)
+ * The tokens of a path for matching: its segments, the file name without extension, and their identifier parts (the
+ * definition; PathMatcher gives the same matches for a whole listing without building them per file). `dirs` caches
+ * the segments of each directory.
  */
 export function pathTokens(rel: string, dirs?: Map<string, Set<string>>): PathTokens {
   const slash = rel.lastIndexOf('/');
   const dir = slash < 0 ? '' : rel.slice(0, slash);
-  const stem = rel.slice(slash + 1).replace(/(\.d)?\.[a-z0-9]+$/i, '');
-  const basename = new Set([stem.toLowerCase(), compact(stem), ...splitWords(stem)]);
+  const basename = nameTokens(rel.slice(slash + 1));
   let segments = dirs?.get(dir);
   if (!segments) {
     segments = new Set<string>();
-    // `tokio-stream` also as `tokiostream`, so `tokio_stream` in a question (compacted) finds it.
-    for (const part of dir === '' ? [] : dir.split('/')) {
-      for (const token of [part.toLowerCase(), compact(part), ...splitWords(part)]) segments.add(token);
-    }
+    for (const part of dir === '' ? [] : dir.split('/')) for (const token of partTokens(part)) segments.add(token);
     dirs?.set(dir, segments);
   }
   return { basename, segments, lower: rel.toLowerCase() };
+}
+
+/** A file name's tokens: its stem (without the extension, or `.d.ts`) lower-cased, run together, and its words. */
+function nameTokens(name: string): Set<string> {
+  const stem = name.replace(/(\.d)?\.[a-z0-9]+$/i, '');
+  return new Set([stem.toLowerCase(), compact(stem), ...splitWords(stem)]);
+}
+
+/** A directory name's tokens: `tokio-stream` also as `tokiostream`, so `tokio_stream` in a question (compacted) finds it. */
+function partTokens(part: string): string[] {
+  return [part.toLowerCase(), compact(part), ...splitWords(part)];
 }
 
 function compact(text: string): string {
@@ -118,19 +125,31 @@ export function idf(df: number, n: number): number {
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
 export function pathMatch(tokens: PathTokens, term: Term, inSegments?: boolean): number {
   const { lower } = tokens;
-  if (term.kind === 'path') {
-    const text = term.text.replace(/^\.?\//, '');
-    if (lower === text || lower.endsWith(`/${text}`)) return PATH_BASENAME * 1.5;
-    return lower.includes(text) ? PATH_SEGMENT : 0;
-  }
-  const text = term.text;
-  if (has(tokens.basename, term, text) || tokens.basename.has(compactOf(term))) return PATH_BASENAME;
-  if (inSegments ?? segmentsHave(tokens.segments, term)) return PATH_SEGMENT;
-  return !term.wholeWord && text.length >= 5 && lower.includes(text) ? PATH_SUBSTRING : 0;
+  if (term.kind === 'path') return pathTermMatch(lower, term);
+  if (tokensName(tokens.basename, term)) return PATH_BASENAME;
+  if (inSegments ?? tokensName(tokens.segments, term)) return PATH_SEGMENT;
+  return substringMatch(lower, term);
 }
 
-function segmentsHave(segments: ReadonlySet<string>, term: Term): boolean {
-  return has(segments, term, term.text) || segments.has(compactOf(term));
+/** A path term against the lower-cased path: the path itself or its end, else inside it. */
+function pathTermMatch(lower: string, term: Term): number {
+  const text = term.text.replace(/^\.?\//, '');
+  if (lower === text || lower.endsWith(`/${text}`)) return PATH_BASENAME * 1.5;
+  return lower.includes(text) ? PATH_SEGMENT : 0;
+}
+
+/** A long word (not whole-word) inside the lower-cased path, when no token names it. */
+function substringMatch(lower: string, term: Term): number {
+  return substringMatters(term) && lower.includes(term.text) ? PATH_SUBSTRING : 0;
+}
+
+function substringMatters(term: Term): boolean {
+  return !term.wholeWord && term.text.length >= 5;
+}
+
+/** Whether tokens name a word term: one equal to it (or, for a word's stem, starting with it), or its compact form. */
+function tokensName(tokens: ReadonlySet<string>, term: Term): boolean {
+  return has(tokens, term, term.text) || tokens.has(compactOf(term));
 }
 
 /** A term's letters and digits run together, worked out once per term (path matching asks for each listed file). */
@@ -145,16 +164,56 @@ function compactOf(term: Term): string {
 }
 
 /**
- * pathMatch of every term, for one file. `memo` keeps the directory part per directory (files of a directory share
- * their segments' Set): on 27k files a few thousand directories are matched instead of every file.
+ * pathMatch of every term over the files of one listing, without building each path's tokens: a word is named by the
+ * file name's tokens, else by those of some directory on the path (each directory name is tokenized once, however many
+ * directories and files share it, and each directory's verdict is kept), else inside the lower-cased path, made only
+ * for a file that needs it. The same numbers as pathMatch(pathTokens(rel), term) for each term
+ * (test/locate/path-matcher.test.ts); the memos hold a verdict per name and directory, not their tokens.
  */
-export function pathMatches(tokens: PathTokens, terms: readonly Term[], memo: Map<ReadonlySet<string>, boolean[]>): number[] {
-  let inDir = memo.get(tokens.segments);
-  if (!inDir) {
-    inDir = terms.map((term) => term.kind !== 'path' && segmentsHave(tokens.segments, term));
-    memo.set(tokens.segments, inDir);
+export class PathMatcher {
+  readonly #terms: readonly Term[];
+  readonly #names = new Map<string, boolean[]>();
+  readonly #parts = new Map<string, boolean[]>();
+  readonly #dirs = new Map<string, boolean[]>();
+
+  constructor(terms: readonly Term[]) {
+    this.#terms = terms;
   }
-  return terms.map((term, i) => pathMatch(tokens, term, inDir[i]));
+
+  /** pathMatch of every term for `rel` (a relative path as rg lists it). */
+  matches(rel: string): number[] {
+    const slash = rel.lastIndexOf('/');
+    const inName = this.#verdict(this.#names, rel.slice(slash + 1), nameTokens);
+    const inDir = this.#dir(slash < 0 ? '' : rel.slice(0, slash));
+    let lower: string | null = null;
+    return this.#terms.map((term, i) => {
+      if (term.kind === 'path') return pathTermMatch((lower ??= rel.toLowerCase()), term);
+      if (inName[i]) return PATH_BASENAME;
+      if (inDir[i]) return PATH_SEGMENT;
+      return substringMatters(term) ? substringMatch((lower ??= rel.toLowerCase()), term) : 0;
+    });
+  }
+
+  /** Whether some directory of `dir` names each term: a union of tokens names a word when one of its parts does. */
+  #dir(dir: string): boolean[] {
+    let known = this.#dirs.get(dir);
+    if (known === undefined) {
+      const parts = dir === '' ? [] : dir.split('/').map((part) => this.#verdict(this.#parts, part, partTokens));
+      known = this.#terms.map((_term, i) => parts.some((part) => part[i]));
+      this.#dirs.set(dir, known);
+    }
+    return known;
+  }
+
+  #verdict(memo: Map<string, boolean[]>, name: string, tokensOf: (name: string) => Iterable<string>): boolean[] {
+    let known = memo.get(name);
+    if (known === undefined) {
+      const tokens = new Set(tokensOf(name));
+      known = this.#terms.map((term) => term.kind !== 'path' && tokensName(tokens, term));
+      memo.set(name, known);
+    }
+    return known;
+  }
 }
 
 /** The inputs of one file's first-stage score: its content hits (or none) and its path. */
@@ -189,7 +248,7 @@ export interface Idfs {
 const SCOPE_MISS = 0.6;
 
 /**
- * First stage (`matches`: pathMatches of the file): BM25 over content hits plus path matches, per term weighted by idf
+ * First stage (`matches`: PathMatcher.matches of the file): BM25 over content hits plus path matches, per term weighted by idf
  * and the term's kind, scaled by place.
  */
 export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
