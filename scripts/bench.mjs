@@ -22,10 +22,13 @@ import { claudeCodeBinary, runClaudeCode } from './bench/claude-code.mjs';
 import { runBench as runLocateBench } from './locate-bench.mjs';
 import { LARGE_LOCATE_BUDGET, measureLocateLarge } from './bench/locate-large.mjs';
 import { measureIndex, measurePeak } from './bench/locate-index.mjs';
+import { measureMcpLocate } from './bench/locate-mcp.mjs';
 
 /** Timed runs of each command, after one warm-up of each, interleaved. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGETS = { startup: 1.5, startupSmall: 2.0, toolRound: 0.8, memory: 2.5, listingTokens: 2_000, cache: 0.95, secondRun: 0.95, snapshot: 1.2, limitsMs: 1, toolGrowthMs: 1, gitCall: 5, citationsMs: 50, kernelMs: 5, probeMs: 50, ownWorldMs: 5, resolveWorldMs: 50, parentDeathMs: 1, secretsP50Ms: 2, secretsP99Ms: 50 };
+/** Asked of the MCP server after the generated tree's own question: words its generator uses, none naming one file. */
+const MCP_QUESTIONS = ['cache handler eviction', 'how does the token refresh work'];
 /** Asked of every real checkout: the index's cost hardly depends on the question, and it must not favour any repository. */
 const REAL_INDEX_QUESTION = 'where are the command line options parsed';
 
@@ -208,6 +211,8 @@ async function bench() {
   log('locate index on the 100k-file repository: cold build, warm, one edit (scripts/bench/locate-index.mjs) …');
   const indexQuestion = `where is the ${largeInfo.sources[0].replace(/\.[a-z]+$/, '').split(/[^a-z0-9]+/i).slice(-3).join(' ')} code`;
   const index100k = measureIndex(dist, large, indexQuestion, largeInfo.sources[0], rgPath);
+  log('locate over MCP on the 100k-file repository: one server, the index built by its first call, then questions in turn (scripts/bench/locate-mcp.mjs) …');
+  const mcp100k = await measureMcpLocate(dist, large, [indexQuestion, ...MCP_QUESTIONS]);
   log('locate index at 200k files: peak memory, cold and warm (a generated tree, written now and removed after) …');
   const large200k = path.join(tmp, 'large200k');
   const info200k = await generate('large200k', large200k);
@@ -346,6 +351,15 @@ async function bench() {
     ),
     row('locate on 100k files: peak MiB', `warm cache ${large100k.warm.mib.toFixed(1)} MiB`, large100k.cold.mib, '≤', LARGE_LOCATE_BUDGET.mib),
     ...indexRows(index100k),
+    row(
+      'locate over MCP: later calls, median ms (100k files)',
+      `${mcp100k.later.length} calls of ${1 + MCP_QUESTIONS.length} questions; the first (index built) ${seconds(mcp100k.first)}`,
+      mcp100k.medianMs,
+      '≤',
+      200,
+      'int',
+    ),
+    row('locate over MCP: server peak MiB (100k files)', `resident after the last call ${mcp100k.endMib} MiB`, mcp100k.maxMib, '≤', 300, 'int'),
     row('locate index: peak MiB at 200k files, cold locate', `index built and first question; ${seconds(peak200k.cold.ms)}`, peak200k.cold.mib, '≤', 300, 'int'),
     row('locate index: peak MiB at 200k files, warm locate', `max of 3; median ${ms(peak200k.warm.medianMs)}`, peak200k.warm.maxMib, '≤', 300, 'int'),
     ...realIndexes.flatMap(({ name, m }) => realIndexRows(name, m)),
