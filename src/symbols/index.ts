@@ -45,8 +45,11 @@ export type FileSymbols =
 
 interface LoadedLanguage {
   language: Language;
-  /** Every pattern of the tags queries. */
-  query: Query;
+  /**
+   * Every pattern of the tags queries, compiled when first asked for: compiling a query is most of a grammar's load
+   * (about 60 ms for TypeScript's), and locate and the outline ask for definitions only.
+   */
+  query: () => Query;
   /** Only the definition patterns: references (every call site) are most of the matching work. */
   definitionsOnly: Query;
 }
@@ -145,7 +148,7 @@ export class SymbolIndex {
     const tree = runtime.parser.parse(text, null, { progressCallback: parseProgress });
     if (!tree) return { ok: false, note: `${rel}: parsing needed more than ${steps > parseSteps ? parseSteps : errorSteps} steps, skipped` };
     try {
-      const query = mode === 'all' ? loaded.query : loaded.definitionsOnly;
+      const query = mode === 'all' ? loaded.query() : loaded.definitionsOnly;
       const querySteps = budget(QUERY_STEPS_BASE, QUERY_BYTES_PER_STEP);
       let taken = 0;
       let cut = false;
@@ -193,7 +196,8 @@ async function loadLanguage(ts: TreeSitter, spec: LanguageSpec): Promise<LoadedL
     const pattern = text.slice(definitionsOnly.startIndexForPattern(i), definitionsOnly.endIndexForPattern(i));
     if (!pattern.includes('@definition.')) definitionsOnly.disablePattern(i);
   }
-  return { language, query: new ts.Query(language, text), definitionsOnly };
+  let query: Query | null = null;
+  return { language, query: () => (query ??= new ts.Query(language, text)), definitionsOnly };
 }
 
 /** The deepest bracket nesting of a text ((, [, {), counted without regard to strings or comments. */
