@@ -209,7 +209,8 @@ export class PathMatcher {
     let known = memo.get(name);
     if (known === undefined) {
       const tokens = new Set(tokensOf(name));
-      known = this.#terms.map((term) => term.kind !== 'path' && tokensName(tokens, term));
+      // A path term's verdict is never asked for: matches() reads the whole path for it.
+      known = this.#terms.map((term) => tokensName(tokens, term));
       memo.set(name, known);
     }
     return known;

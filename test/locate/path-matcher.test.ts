@@ -23,6 +23,8 @@ describe('PathMatcher: the definition\'s numbers, one listing at a time', () => 
     ['declarations and extensions stripped from names', ['types/index.d.ts', 'a/index.test.ts', 'a/INDEX.TS'], [word('index'), word('test')]],
     ['upper case and camel case in directories', ['HTTPServer/X.ts', 'myHTTPServer2Go/y.ts', 'a/XMLHttpRequest.js'], [word('server'), word('http'), term('xmlhttprequest', 'identifier')]],
     ['a root-level file and an empty directory part', ['router.ts', 'a//router/b.ts'], [word('router')]],
+    ['an extension is neither the name nor a directory', ['Makefile.router', 'src/x.router'], [word('route'), word('router')]],
+    ['a word of five letters inside a token, one of four not', ['src/reroute/x.ts', 'src/abcd/xabcdx.ts'], [word('route'), word('abcd')]],
     ['non-ASCII: a lower case that grows, a final sigma, the Kelvin sign', ['İrouter/x.ts', 'ΟΔΟΣ/router.ts', 'a/\u212Aelvin.ts', 'ΟΔΟΣ.x/y'], [word('router'), word('οδος'), word('kelvin'), word('i̇router')]],
     ['a scope term matches as a word', ['src/hmr/x.ts', 'hmr.ts'], [term('hmr', 'word', { scope: true, wholeWord: true, weight: 1 })]],
     ['terms of a real question', ['packages/auth-cache/src/handler/i18n/router-parser.ts', 'packages/i18n/README.md', 'docs/parser.md'], termsOf('where is the i18n router parser code')],

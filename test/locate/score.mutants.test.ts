@@ -37,6 +37,8 @@ describe('pathMatch: how strongly a path names a term', () => {
     ['lib/myrouterx.js', word('route', { wholeWord: true }), 0],
     ['lib/my_rout.js', word('rout'), 1.6],
     ['lib/myroutx.js', word('rout'), 0],
+    ['lib/reroute/x.js', word('route'), 0.35],
+    ['lib/router/index.js', path('/lib/router/index.js'), 2.4],
     ['lib/api.js', word('api'), 1.6],
     ['lib/apiclient.js', word('api'), 0],
     ['lib/apis.js', word('api'), 0],
