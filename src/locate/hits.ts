@@ -19,6 +19,7 @@ export class FileHits {
   readonly #counts: number[];
   /** Pairs, ascending by line: the line, then its terms' mask. */
   readonly #lines: number[] = [];
+  #credited = false;
 
   constructor(terms: number) {
     if (terms > MAX_TERMS) throw new RangeError(`at most ${MAX_TERMS} terms`);
@@ -54,8 +55,13 @@ export class FileHits {
     else if (lines.length < MAX_LINES_KEPT * 2) lines.splice(at + 2, 0, line, bit);
   }
 
-  /** A compound's credit: each term's count also goes to its `parts[term]`, and each line holding it holds them too. */
+  /**
+   * A compound's credit: each term's count also goes to its `parts[term]`, and each line holding it holds them too.
+   * Given once: a file's hits kept across an edit (the stored hits patched, RepoIndexes.begin) are credited already.
+   */
   credit(parts: readonly (readonly number[])[]): void {
+    if (this.#credited) return;
+    this.#credited = true;
     const before = this.#counts.slice();
     before.forEach((n, term) => {
       for (const part of parts[term] ?? []) this.#counts[part] = this.count(part) + n;

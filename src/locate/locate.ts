@@ -93,7 +93,12 @@ export async function locate(root: string, question: string, opts: LocateOptions
   const [found, history] = await Promise.all([pending?.settle().then((hit) => hit ?? search(rg, root, asked, call)) ?? search(rg, root, asked, call), reading]);
   const work = early !== null && found.files === pending?.files ? early : listingWork(found.files, asked);
   // The hits are the stored ones only together with the stored listing (settle's promise): credited once, either way.
-  const stage = earlyFirst !== null && work === early && found.hits === pending?.hits ? earlyFirst : firstStage(question, work, found.files, found.hits);
+  // After an edit only the changed files' hits are new, and the early stage is kept but for them when it can be.
+  const kept = earlyFirst !== null && work === early ? earlyFirst : null;
+  const stage =
+    (kept !== null && found.hits === pending?.hits ? kept : null) ??
+    (kept !== null && found.changed !== undefined ? restage(kept, work, pending!.hits!, found.hits, found.changed) : null) ??
+    firstStage(question, work, found.files, found.hits);
   const { terms, listed, copies, idfs, words, generated, side, factorOf, place, none, first } = stage;
   if (found.note) result.notes.push(found.note);
   const symbols = opts.symbols ?? new SymbolIndex();
@@ -117,7 +122,7 @@ export async function locate(root: string, question: string, opts: LocateOptions
 }
 
 /** What the ranking takes from the listing alone: the terms (a path term only when such a path exists), path matches, copies. */
-function listingWork(files: readonly string[], asked: readonly Term[]) {
+export function listingWork(files: readonly string[], asked: readonly Term[]) {
   const terms = pathsThatExist(asked, files);
   return { terms, matches: allPathMatches(files, terms), listed: new Set(files), copies: copyDirs(files) };
 }
@@ -127,7 +132,7 @@ function listingWork(files: readonly string[], asked: readonly Term[]) {
  * (a file with no content hit and no path match counts for no term and scores 0, so only the others are visited),
  * idf, and each candidate's BM25 score placed, ranked. `generated` starts empty and is filled by the caller.
  */
-function firstStage(question: string, work: ReturnType<typeof listingWork>, files: readonly string[], hits: Map<string, FileHits>) {
+export function firstStage(question: string, work: ReturnType<typeof listingWork>, files: readonly string[], hits: Map<string, FileHits>) {
   const { terms, matches, listed, copies } = work;
   creditCompounds(hits, terms);
   const candidates = [...matches.keys()];
@@ -142,6 +147,35 @@ function firstStage(question: string, work: ReturnType<typeof listingWork>, file
   const scored = candidates.map((rel) => place(scoreFile(rel, matches.get(rel) ?? none, hits.get(rel), terms, idfs)));
   const first = sortedByScore(scored.filter((s) => s.score > 0));
   return { terms, listed, copies, idfs, words, generated, side, factorOf, place, none, first };
+}
+
+type FirstStage = ReturnType<typeof firstStage>;
+
+/**
+ * The first stage again after the files in `changed` got new hits (`after`; an edit the freshness check found), from
+ * the stage on the hits before (`before`): when no changed file gains or loses a term, no idf moves and every other
+ * file keeps its score, so only the changed files are scored again. Null when some idf moves: the caller then runs
+ * the whole first stage. The same ranking either way (test/locate/index-fresh.test.ts).
+ */
+export function restage(
+  stage: FirstStage,
+  work: ReturnType<typeof listingWork>,
+  before: ReadonlyMap<string, FileHits>,
+  after: Map<string, FileHits>,
+  changed: ReadonlySet<string>,
+): FirstStage | null {
+  const { terms, listed } = stage;
+  const { matches } = work;
+  creditCompounds(after, terms);
+  // As termIdfs counts it: a candidate (path match, or content hits and listed) whose path or content holds the term.
+  const holds = (hits: FileHits | undefined, rel: string, i: number): boolean =>
+    (matches.has(rel) || (hits !== undefined && listed.has(rel))) && ((matches.get(rel)?.[i] ?? 0) > 0 || (hits?.count(i) ?? 0) > 0);
+  for (const rel of changed) for (let i = 0; i < terms.length; i++) if (holds(before.get(rel), rel, i) !== holds(after.get(rel), rel, i)) return null;
+  const rescored = [...changed]
+    .filter((rel) => matches.has(rel) || (after.has(rel) && listed.has(rel)))
+    .map((rel) => stage.place(scoreFile(rel, matches.get(rel) ?? stage.none, after.get(rel), terms, stage.idfs)))
+    .filter((s) => s.score > 0);
+  return { ...stage, first: sortedByScore([...stage.first.filter((s) => !changed.has(s.path)), ...rescored]) };
 }
 
 /**

@@ -22,6 +22,11 @@ export interface SearchResult {
   hits: Map<string, FileHits>;
   /** Set when the search was cut short; the ranking is then partial. */
   note: string | null;
+  /**
+   * From a begun search (RepoIndexes.begin) whose stored hits were patched after an edit: the only files whose hits
+   * may differ from the begun ones (the others are the very same objects). Absent: any file's may.
+   */
+  changed?: ReadonlySet<string>;
 }
 
 /** Lists the files and counts each term's occurrences with two rg runs in parallel. Never throws. */

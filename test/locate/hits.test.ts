@@ -51,6 +51,15 @@ describe('FileHits', () => {
     expect(shown(h)).toEqual(['1:0,1', '2:1,2']);
   });
 
+  it('credits once: hits kept across an edit are credited already, and a second credit changes nothing', () => {
+    const h = new FileHits(3);
+    for (const [line, term] of [[1, 0], [2, 1]] as const) h.add(line, term);
+    h.credit([[1, 2], [], []]);
+    h.credit([[1, 2], [], []]);
+    expect([0, 1, 2].map((t) => h.count(t))).toEqual([1, 2, 1]);
+    expect(shown(h)).toEqual(['1:0,1,2', '2:1']);
+  });
+
   it('reads an unknown term as never found, and takes at most MAX_TERMS terms (their masks fit 32 bits)', () => {
     const h = new FileHits(MAX_TERMS);
     h.add(3, MAX_TERMS - 1);

@@ -248,6 +248,28 @@ describe('the warm check', () => {
     expect(await ask(new RepoIndexes(cache))).toEqual(plain);
   }, 30_000);
 
+  it('an edit in place that leaves every file its terms: the early first stage is kept but for the edited file', async () => {
+    const { root, cache } = await indexedPastMargin({ ...FILES, 'docs/guide.md': 'The session router.\n' });
+    await fs.writeFile(path.join(root, 'docs/guide.md'), 'The session router.\nThe router of a session, again.\n');
+    const ask = (index?: RepoIndexes) => locate(root, 'session router', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
+    const plain = await ask();
+    expect(plain.results.map((r) => r.path)).toContain('docs/guide.md');
+    expect(await ask(new RepoIndexes(cache))).toEqual(plain);
+  }, 30_000);
+
+  it('an edit the check finds patches the stored hits: only the re-read files are answered again, named in `changed`', async () => {
+    const { root, cache, rg } = await indexedPastMargin(FILES);
+    await fs.writeFile(path.join(root, 'src/server.ts'), 'import { session } from "./session";\n');
+    const first = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+    expect([...(first?.changed ?? [])]).toEqual(['src/server.ts']);
+    expect(shape(first!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
+    // The delta of the first edit is re-read with the second, and both are answered again.
+    await fs.writeFile(path.join(root, 'docs/guide.md'), 'a session router\n');
+    const second = await new RepoIndexes(cache).search(NO_RG, root, TERMS, OPTS);
+    expect([...(second?.changed ?? [])].sort()).toEqual(['docs/guide.md', 'src/server.ts']);
+    expect(shape(second!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
+  }, 30_000);
+
   it('without find the index still answers, through the full walk', async () => {
     const { root, cache } = prepared[ROWS.length]!;
     expect(await recentFiles(root, 0, { ...OPTS, find: null })).toBeNull();

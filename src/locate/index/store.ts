@@ -151,8 +151,10 @@ export class RepoIndexes {
       if (listing === null || listing.files.length > MAX_INDEXED_FILES) return null;
       const loaded = await this.#refresh(root, dir, current, listing, recent, started);
       if (loaded === null) return null;
-      const unchanged = stored !== null && listing.files === stored.files && loaded.base === current?.base && loaded.delta === current.delta;
-      return { files: listing.files, hits: unchanged ? stored.hits : matchIndex(parts(loaded), terms), note: null };
+      const sameListing = stored !== null && current !== null && listing.files === stored.files;
+      if (sameListing && loaded.base === current.base && loaded.delta === current.delta) return { files: listing.files, hits: stored.hits, note: null };
+      const patched = sameListing ? replacedRows(stored.hits, current, loaded, terms) : null;
+      return { files: listing.files, note: null, ...(patched ?? { hits: matchIndex(parts(loaded), terms) }) };
     } catch (error) {
       return this.#dropped(root, dir, error);
     }
@@ -209,6 +211,23 @@ function listedPaths(loaded: Loaded): string[] {
   const dead = new Uint8Array(base.paths.length);
   for (const row of delta.tombstones) dead[row] = 1;
   return [...base.paths.filter((_rel, row) => dead[row] === 0), ...delta.paths];
+}
+
+/**
+ * The stored hits with the files an update re-read answered again (an edit the freshness check found): when the base
+ * is the same and the new delta holds every file of the old one and of its own tombstones, no other file's rows
+ * changed, so the rest of the stored hits stand as they are. Null otherwise. `changed` names the re-read files.
+ */
+function replacedRows(stored: SearchResult['hits'], current: Loaded, loaded: Loaded, terms: readonly Term[]): Pick<SearchResult, 'hits' | 'changed'> | null {
+  const delta = loaded.delta;
+  if (loaded.base !== current.base || delta === null) return null;
+  const changed = new Set(delta.paths);
+  const covered = (rel: string | undefined): boolean => rel !== undefined && changed.has(rel);
+  if (!(current.delta?.paths ?? []).every(covered) || !Array.from(delta.tombstones).every((row) => covered(loaded.base.paths[row]))) return null;
+  const hits: SearchResult['hits'] = new Map();
+  for (const [rel, file] of stored) if (!changed.has(rel)) hits.set(rel, file);
+  for (const [rel, file] of matchIndex([{ seg: delta, skip: null }], terms)) hits.set(rel, file);
+  return { hits, changed };
 }
 
 function parts(loaded: Loaded): Part[] {
