@@ -124,7 +124,32 @@ export async function locate(root: string, question: string, opts: LocateOptions
 /** What the ranking takes from the listing alone: the terms (a path term only when such a path exists), path matches, copies. */
 export function listingWork(files: readonly string[], asked: readonly Term[]) {
   const terms = pathsThatExist(asked, files);
-  return { terms, matches: allPathMatches(files, terms), listed: new Set(files), copies: copyDirs(files) };
+  const { listed, copies, chunks } = factsOf(files);
+  return { terms, matches: allPathMatches(files, terms, chunks), listed, copies };
+}
+
+/**
+ * What listingWork takes from a listing whatever the question: the listed set, the copy directories, and the
+ * prefilter's joined chunks (two more copies of the listing, so kept only once the same listing is asked of again: a
+ * command asks once). Kept per listing array, never changed once made: the MCP server's index hands back the very
+ * array while its segments hold (RepoIndexes.begin), so its later questions reuse them.
+ */
+interface ListingFacts {
+  listed: Set<string>;
+  copies: Map<string, string>;
+  chunks: HoldingChunk[] | null;
+}
+const listingFacts = new WeakMap<readonly string[], ListingFacts>();
+
+function factsOf(files: readonly string[]): ListingFacts {
+  const known = listingFacts.get(files);
+  if (known !== undefined) {
+    known.chunks ??= Array.from({ length: Math.ceil(files.length / CHUNK_FILES) }, (_chunk, i) => holdingChunk(files, i * CHUNK_FILES));
+    return known;
+  }
+  const made: ListingFacts = { listed: new Set(files), copies: copyDirs(files), chunks: null };
+  listingFacts.set(files, made);
+  return made;
 }
 
 /**
@@ -202,13 +227,13 @@ function isCodeSpecific(term: Term): boolean {
  * files that was the largest share of locate's own CPU. Which paths hold a needle is found a chunk of the listing at a
  * time (pathsHolding); those that do are matched by file name and directory (PathMatcher).
  */
-function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<string, number[]> {
+function allPathMatches(files: readonly string[], terms: readonly Term[], chunks: readonly HoldingChunk[] | null): Map<string, number[]> {
   const matcher = new PathMatcher(terms);
   const needles = terms.map((t) => ({
     text: t.kind === 'path' ? t.text.replace(/^\.?\//, '') : t.text,
     compact: t.text.replace(/[^a-z0-9]/g, ''),
   }));
-  const holding = pathsHolding(files, needles);
+  const holding = pathsHolding(files, needles, chunks ?? undefined);
   const out = new Map<string, number[]>();
   files.forEach((rel, i) => {
     if (holding[i] === 0) return;
@@ -222,30 +247,49 @@ function allPathMatches(files: readonly string[], terms: readonly Term[]): Map<s
  * 1 for each file whose lower-cased path holds some needle's text, or whose letters and digits run together hold its
  * compact form; else 0. The listing is searched a chunk of CHUNK_FILES paths at a time, joined by NUL (which no path
  * holds, nor a needle): a lower-cased string and a regular expression per path were most of path matching's cost, and
- * the whole listing joined at once is three more copies of it in memory.
+ * the whole listing joined at once is three more copies of it in memory. `chunks`: holdingChunk of each chunk, made
+ * before (they are made here otherwise, one at a time).
  */
-export function pathsHolding(files: readonly string[], needles: readonly { text: string; compact: string }[]): Uint8Array {
+export function pathsHolding(files: readonly string[], needles: readonly { text: string; compact: string }[], chunks?: readonly HoldingChunk[]): Uint8Array {
   const holding = new Uint8Array(files.length);
   // Every path holds the empty text (as `includes('')` says); no compact form counts when empty.
   if (needles.some((n) => n.text === '')) return holding.fill(1);
   const texts = needles.map((n) => n.text);
   const compacts = needles.map((n) => n.compact).filter((c) => c !== '');
   for (let from = 0; from < files.length; from += CHUNK_FILES) {
-    const lower = files.slice(from, from + CHUNK_FILES).join('\0').toLowerCase();
-    markHolding(holding, from, lower, texts);
-    markHolding(holding, from, lettersAndDigits(lower), compacts);
+    const chunk = chunks?.[from / CHUNK_FILES] ?? holdingChunk(files, from);
+    markHolding(holding, from, chunk.lower, texts);
+    markHolding(holding, from, chunk.compact, compacts);
   }
   return holding;
 }
 
 const CHUNK_FILES = 4096;
 
-/** Marks, from `from` on, each file of `joined` (NUL-separated) that holds one of `texts`. */
-function markHolding(holding: Uint8Array, from: number, joined: string, texts: readonly string[]): void {
-  const starts = fileStarts(joined);
+/** CHUNK_FILES paths from `from` as pathsHolding searches them: NUL-joined and lower-cased, and where each one starts. */
+interface Joined {
+  text: string;
+  starts: number[];
+}
+
+/** One chunk of the listing: lower-cased, and its letters and digits run together (NULs kept in both). */
+export interface HoldingChunk {
+  lower: Joined;
+  compact: Joined;
+}
+
+export function holdingChunk(files: readonly string[], from: number): HoldingChunk {
+  const lower = files.slice(from, from + CHUNK_FILES).join('\0').toLowerCase();
+  const compact = lettersAndDigits(lower);
+  return { lower: { text: lower, starts: fileStarts(lower) }, compact: { text: compact, starts: fileStarts(compact) } };
+}
+
+/** Marks, from `from` on, each file of `joined` that holds one of `texts`. */
+function markHolding(holding: Uint8Array, from: number, joined: Joined, texts: readonly string[]): void {
+  const { text: all, starts } = joined;
   for (const text of texts) {
     let file = 0;
-    for (let at = joined.indexOf(text); at >= 0; at = joined.indexOf(text, at + text.length)) {
+    for (let at = all.indexOf(text); at >= 0; at = all.indexOf(text, at + text.length)) {
       while (file + 1 < starts.length && starts[file + 1]! <= at) file += 1;
       holding[from + file] = 1;
     }

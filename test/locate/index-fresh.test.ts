@@ -270,6 +270,28 @@ describe('the warm check', () => {
     expect(shape(second!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
   }, 30_000);
 
+  it('a process asking again gets the very listing back, across an edit in place too (what locate derived from it stands)', async () => {
+    const { root, cache, rg } = await indexedPastMargin(FILES);
+    const indexes = new RepoIndexes(cache);
+    const first = await indexes.begin(rg, root, TERMS, OPTS);
+    await first.settle();
+    const second = await indexes.begin(rg, root, TERMS, OPTS);
+    expect(second.files).toBe(first.files);
+    await second.settle();
+    await fs.writeFile(path.join(root, 'src/server.ts'), 'import { session } from "./session";\n');
+    const edited = await indexes.begin(NO_RG, root, TERMS, OPTS);
+    expect(edited.files).toBe(first.files);
+    const found = await edited.settle();
+    expect(found?.files).toBe(first.files);
+    expect(shape(found!.hits, TERMS)).toEqual(shape((await search(rg, root, TERMS, OPTS)).hits, TERMS));
+    const after = await indexes.begin(NO_RG, root, TERMS, OPTS);
+    expect(after.files).toBe(first.files);
+    // Locate in that process answers as a fresh one, which lists the segments in their own order.
+    const ask = (index?: RepoIndexes) => locate(root, 'session router', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
+    expect(await ask(indexes)).toEqual(await ask(new RepoIndexes(cache)));
+    expect(await ask(indexes)).toEqual(await ask());
+  }, 30_000);
+
   it('without find the index still answers, through the full walk', async () => {
     const { root, cache } = prepared[ROWS.length]!;
     expect(await recentFiles(root, 0, { ...OPTS, find: null })).toBeNull();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pathsHolding } from '../../src/locate/locate.js';
+import { holdingChunk, listingWork, pathsHolding } from '../../src/locate/locate.js';
+import { termsOf } from '../../src/locate/query.js';
 
 // locate's path prefilter searches the whole listing at once (NUL-joined, lower-cased, then run together); it must
 // keep exactly the files the plain per-file reading keeps: a file it drops is a path match lost from the ranking.
@@ -37,6 +38,7 @@ describe('pathsHolding: which paths hold a needle', () => {
     ['no needles', ['router.ts'], [], [0]],
   ])('%s', (_name, files, needles, expected) => {
     expect([...pathsHolding(files, needles)]).toEqual(expected);
+    expect([...pathsHolding(files, needles, files.length === 0 ? [] : [holdingChunk(files, 0)])]).toEqual(expected);
     expect(perFile(files, needles)).toEqual(expected);
   });
 
@@ -45,6 +47,9 @@ describe('pathsHolding: which paths hold a needle', () => {
     const files = Array.from({ length: 10_000 }, (_, i) => (marked.includes(i) ? `src/${i}/Router.ts` : `src/${i}/other.ts`));
     const holding = pathsHolding(files, [needle('router')]);
     expect([...holding.keys()].filter((i) => holding[i] === 1)).toEqual(marked);
+    // The chunks made before (a listing asked of again) mark the same files.
+    const chunks = [0, 4096, 8192].map((from) => holdingChunk(files, from));
+    expect(pathsHolding(files, [needle('router')], chunks)).toEqual(holding);
     const compact = pathsHolding(files, [{ text: 'src_4095_router', compact: 'src4095router' }]);
     expect([...compact.keys()].filter((i) => compact[i] === 1)).toEqual([4095]);
   });
@@ -66,5 +71,35 @@ describe('pathsHolding: which paths hold a needle', () => {
       });
       expect([...pathsHolding(files, needles)], JSON.stringify({ files, needles })).toEqual(perFile(files, needles));
     }
+  });
+});
+
+describe('listingWork: what a listing gives whatever the question, kept with the listing', () => {
+  const files = ['src/router.ts', 'src/v1/router.ts', 'src/v1/a.ts', 'src/v1/b.ts', 'src/v1/c.ts', 'src/a.ts', 'src/b.ts', 'src/c.ts'];
+
+  it('the same listing asked again: the very listed set and copy directories, and the same path matches', () => {
+    const first = listingWork(files, termsOf('router'));
+    const second = listingWork(files, termsOf('router config'));
+    const third = listingWork(files, termsOf('router'));
+    expect(second.listed).toBe(first.listed);
+    expect(third.copies).toBe(first.copies);
+    expect([...first.copies]).toEqual([['src/v1', 'v1']]);
+    expect(third.matches).toEqual(first.matches);
+    expect([...first.matches.keys()]).toEqual(['src/router.ts', 'src/v1/router.ts']);
+  });
+
+  it('a listing of many chunks asked again: the kept chunks find what fresh ones find', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => ([1, 4095, 4096, 9000].includes(i) ? `src/${i}/Router.ts` : `src/${i}/other.ts`));
+    const fresh = listingWork([...many], termsOf('router')).matches;
+    listingWork(many, termsOf('other'));
+    for (const question of ['router', 'router again']) expect(listingWork(many, termsOf(question)).matches).toEqual(fresh);
+    expect([...fresh.keys()]).toEqual(['src/1/Router.ts', 'src/4095/Router.ts', 'src/4096/Router.ts', 'src/9000/Router.ts']);
+  });
+
+  it('another listing of the same paths is worked out anew', () => {
+    const first = listingWork(files, termsOf('router'));
+    const other = listingWork([...files], termsOf('router'));
+    expect(other.listed).not.toBe(first.listed);
+    expect(other.listed).toEqual(first.listed);
   });
 });

@@ -153,6 +153,9 @@ export class RepoIndexes {
       if (loaded === null) return null;
       const sameListing = stored !== null && current !== null && listing.files === stored.files;
       if (sameListing && loaded.base === current.base && loaded.delta === current.delta) return { files: listing.files, hits: stored.hits, note: null };
+      // The listing the check left as it was stays the listing of the segments an edit wrote (in another order, which
+      // no answer depends on), so the next question in this process gets the very array back.
+      if (sameListing && !listings.has(loaded)) listings.set(loaded, listing.files);
       const patched = sameListing ? replacedRows(stored.hits, current, loaded, terms) : null;
       return { files: listing.files, note: null, ...(patched ?? { hits: matchIndex(parts(loaded), terms) }) };
     } catch (error) {
@@ -198,19 +201,32 @@ export class RepoIndexes {
     const next = current === null ? await build(root, listing, started, pause) : await update(root, current, listing, started, suspects, pause);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
-    const { fresh: _written, ...kept } = next;
+    // The state itself when nothing was written: what was derived from it (its listing) stays its own.
+    const { fresh: _written, ...written } = next;
+    const kept = next === current ? current : written;
     this.#open.set(root, { loaded: kept, key: segmentKey(dir) });
     return kept;
   }
 }
 
-/** The paths the segments hold, as rg last listed them (the base's live rows, then the delta's). */
+/** Each loaded state's listing (listedPaths). */
+const listings = new WeakMap<Loaded, string[]>();
+
+/**
+ * The paths the segments hold, as rg last listed them (the base's live rows, then the delta's): made once per loaded
+ * state and never changed, so a process asking again while the segments hold (the MCP server) gets the very array, and
+ * what locate derived from it stands (locate.ts, listingWork).
+ */
 function listedPaths(loaded: Loaded): string[] {
-  const { base, delta } = loaded;
-  if (delta === null) return base.paths.slice();
-  const dead = new Uint8Array(base.paths.length);
-  for (const row of delta.tombstones) dead[row] = 1;
-  return [...base.paths.filter((_rel, row) => dead[row] === 0), ...delta.paths];
+  let known = listings.get(loaded);
+  if (known === undefined) {
+    const { base, delta } = loaded;
+    const dead = new Uint8Array(base.paths.length);
+    for (const row of delta?.tombstones ?? []) dead[row] = 1;
+    known = delta === null ? base.paths.slice() : [...base.paths.filter((_rel, row) => dead[row] === 0), ...delta.paths];
+    listings.set(loaded, known);
+  }
+  return known;
 }
 
 /**
