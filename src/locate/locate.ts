@@ -180,7 +180,7 @@ type FirstStage = ReturnType<typeof firstStage>;
  * The first stage again after the files in `changed` got new hits (`after`; an edit the freshness check found), from
  * the stage on the hits before (`before`): when no changed file gains or loses a term, no idf moves and every other
  * file keeps its score, so only the changed files are scored again. Null when some idf moves: the caller then runs
- * the whole first stage. The same ranking either way (test/locate/index-fresh.test.ts).
+ * the whole first stage. The same ranking either way (test/locate/restage.test.ts, index-fresh.test.ts).
  */
 export function restage(
   stage: FirstStage,
@@ -266,7 +266,7 @@ export function pathsHolding(files: readonly string[], needles: readonly { text:
 
 const CHUNK_FILES = 4096;
 
-/** CHUNK_FILES paths from `from` as pathsHolding searches them: NUL-joined and lower-cased, and where each one starts. */
+/** Paths as one string (NUL-joined), and where each one starts in it. */
 interface Joined {
   text: string;
   starts: number[];
@@ -278,6 +278,7 @@ export interface HoldingChunk {
   compact: Joined;
 }
 
+/** The CHUNK_FILES paths of `files` from `from` on, as pathsHolding searches them. */
 export function holdingChunk(files: readonly string[], from: number): HoldingChunk {
   const lower = files.slice(from, from + CHUNK_FILES).join('\0').toLowerCase();
   const compact = lettersAndDigits(lower);

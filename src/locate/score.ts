@@ -123,11 +123,11 @@ export function idf(df: number, n: number): number {
 }
 
 /** How strongly a path names a term: basename word, directory word, or a substring of the path. */
-export function pathMatch(tokens: PathTokens, term: Term, inSegments?: boolean): number {
+export function pathMatch(tokens: PathTokens, term: Term): number {
   const { lower } = tokens;
   if (term.kind === 'path') return pathTermMatch(lower, term);
   if (tokensName(tokens.basename, term)) return PATH_BASENAME;
-  if (inSegments ?? tokensName(tokens.segments, term)) return PATH_SEGMENT;
+  if (tokensName(tokens.segments, term)) return PATH_SEGMENT;
   return substringMatch(lower, term);
 }
 
@@ -249,8 +249,8 @@ export interface Idfs {
 const SCOPE_MISS = 0.6;
 
 /**
- * First stage (`matches`: PathMatcher.matches of the file): BM25 over content hits plus path matches, per term weighted by idf
- * and the term's kind, scaled by place.
+ * First stage (`matches`: PathMatcher.matches of the file): BM25 over content hits plus path matches, per term
+ * weighted by idf and the term's kind, scaled by place.
  */
 export function scoreFile(rel: string, matches: readonly number[], hits: FileHits | undefined, terms: readonly Term[], idfs: Idfs): Scored {
   const evidence = terms.map((_term, i) => {
