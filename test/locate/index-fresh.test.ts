@@ -239,18 +239,13 @@ describe('the warm check', () => {
     expect(await ask(indexes)).toEqual(plain);
   }, 30_000);
 
-  it('an edit in place keeps the stored listing but not the stored hits: the first stage is redone on the new ones', async () => {
-    const { root, cache } = await indexedPastMargin(FILES);
-    await fs.writeFile(path.join(root, 'docs/guide.md'), 'The session router, and the router of a session.\n');
-    const ask = (index?: RepoIndexes) => locate(root, 'session router', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
-    const plain = await ask();
-    expect(plain.results.map((r) => r.path)).toContain('docs/guide.md');
-    expect(await ask(new RepoIndexes(cache))).toEqual(plain);
-  }, 30_000);
-
-  it('an edit in place that leaves every file its terms: the early first stage is kept but for the edited file', async () => {
-    const { root, cache } = await indexedPastMargin({ ...FILES, 'docs/guide.md': 'The session router.\n' });
-    await fs.writeFile(path.join(root, 'docs/guide.md'), 'The session router.\nThe router of a session, again.\n');
+  // [row, guide.md before, guide.md after the edit]
+  it.each<[string, string, string]>([
+    ['an edit in place keeps the stored listing but not the stored hits: the first stage is redone on the new ones', 'Nothing to see here.\n', 'The session router, and the router of a session.\n'],
+    ['an edit in place that leaves every file its terms: the early first stage is kept but for the edited file', 'The session router.\n', 'The session router.\nThe router of a session, again.\n'],
+  ])('%s', async (_row, before, after) => {
+    const { root, cache } = await indexedPastMargin({ ...FILES, 'docs/guide.md': before });
+    await fs.writeFile(path.join(root, 'docs/guide.md'), after);
     const ask = (index?: RepoIndexes) => locate(root, 'session router', { timeoutMs: 30_000, history: false, explain: true, ...(index ? { index } : {}) });
     const plain = await ask();
     expect(plain.results.map((r) => r.path)).toContain('docs/guide.md');
