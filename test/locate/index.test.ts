@@ -205,11 +205,19 @@ describe('what the index reads', () => {
     await fs.symlink(path.join(outside, 'secret.ts'), path.join(root, 'src/link.ts'));
     await fs.symlink(outside, path.join(root, 'linkdir'));
     execFileSync('mkfifo', [path.join(root, 'src/pipe.ts')]);
+    // A real directory below a link that leaves; a link from outside back in; a link between two places inside.
+    await fs.mkdir(path.join(outside, 'deep', 'deeper'), { recursive: true });
+    await fs.writeFile(path.join(outside, 'deep', 'secret.ts'), 'router\n');
+    await fs.writeFile(path.join(outside, 'deep', 'deeper', 'secret.ts'), 'router\n');
+    await fs.symlink(path.join(root, 'src'), path.join(outside, 'back'));
+    await fs.symlink(path.join(root, 'src'), path.join(root, 'alias'));
   });
 
   it.each<[string, string]>([
     ['a symlink to a file outside', 'src/link.ts'],
     ['a file under a symlinked directory', 'linkdir/secret.ts'],
+    ['a file in a real directory under a symlinked directory that leaves', 'linkdir/deep/secret.ts'],
+    ['a file two real directories below it', 'linkdir/deep/deeper/secret.ts'],
     ['a FIFO (never opened, so never waited on)', 'src/pipe.ts'],
     ['a directory', 'src'],
     ['a missing file', 'src/none.ts'],
@@ -219,10 +227,24 @@ describe('what the index reads', () => {
     expect(file.runs).toBeNull();
   });
 
-  it('a regular file inside is read (the rows above can fail)', () => {
-    const file = readFile(root, 'src/inside.ts', new Map());
+  it.each<[string, string]>([
+    ['a regular file inside', 'src/inside.ts'],
+    ['a file under a link to a directory inside', 'alias/inside.ts'],
+    ['a file under a link back into the root, through a link that leaves', 'linkdir/back/inside.ts'],
+  ])('%s is read (the rows above can fail)', (_name, rel) => {
+    const file = readFile(root, rel, new Map());
     expect(file.row.state).toBe(FileState.Indexed);
     expect([...file.runs!.keys()]).toEqual(['router']);
+  });
+
+  it('one directory memo across reads in any order decides each file as a fresh one does', () => {
+    const rels = ['linkdir/deep/deeper/secret.ts', 'alias/inside.ts', 'linkdir/back/inside.ts', 'linkdir/deep/secret.ts', 'src/inside.ts', 'linkdir/secret.ts'];
+    const alone = rels.map((rel) => readFile(root, rel, new Map()).row.state);
+    expect(alone).toEqual([FileState.Refused, FileState.Indexed, FileState.Indexed, FileState.Refused, FileState.Indexed, FileState.Refused]);
+    for (const order of [rels, [...rels].reverse()]) {
+      const dirs = new Map<string, boolean>();
+      expect(order.map((rel) => readFile(root, rel, dirs).row.state)).toEqual(order.map((rel) => alone[rels.indexOf(rel)]));
+    }
   });
 
   it('nothing outside the root reaches the stored index', async () => {

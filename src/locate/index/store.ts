@@ -147,9 +147,14 @@ export class RepoIndexes {
     const { started, current, checking, stored } = begun;
     try {
       const recent = await checking;
-      const listing = current !== null && stored !== null && recent !== null ? { files: stored.files, ignoredDirs: (current.delta ?? current.base).ignoredDirs } : await this.#list(rg, root, opts);
-      if (listing === null || listing.files.length > MAX_INDEXED_FILES) return null;
-      const loaded = await this.#refresh(root, dir, current, listing, recent, started);
+      // Cold: each listed file is read as rg prints it, while its walk goes on.
+      const reading = current === null ? new ListedBuild(root, this.#pause) : null;
+      const listing = current !== null && stored !== null && recent !== null ? { files: stored.files, ignoredDirs: (current.delta ?? current.base).ignoredDirs } : await this.#list(rg, root, opts, reading);
+      if (listing === null || listing.files.length > MAX_INDEXED_FILES) {
+        reading?.cancel();
+        return null;
+      }
+      const loaded = await this.#refresh(root, dir, current, listing, recent, started, reading);
       if (loaded === null) return null;
       const sameListing = stored !== null && current !== null && listing.files === stored.files;
       if (sameListing && loaded.base === current.base && loaded.delta === current.delta) return { files: listing.files, hits: stored.hits, note: null };
@@ -174,31 +179,52 @@ export class RepoIndexes {
   /**
    * The files rg lists (the search's own walk), and the directories it skipped whole as ignored (from its `--debug`
    * lines, see ignoredDirsOf); null when the listing was cut short. When the debug lines (one per ignored entry) push
-   * the output past its cap, the walk runs again without them.
+   * the output past its cap, the walk runs again without them. `reading` gets each path of the first walk as rg prints
+   * it, and is cancelled when that walk is not the one kept.
    */
-  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<Listing | null> {
-    const walk = (debug: boolean) =>
-      execCapped(rg, ['--files', ...(debug ? ['--debug'] : []), ...WALK_FLAGS], {
+  async #list(rg: string, root: string, opts: { timeoutMs: number; signal?: AbortSignal }, reading: ListedBuild | null = null): Promise<Listing | null> {
+    const walk = async (debug: boolean, onPath: (rel: string) => void) => {
+      const records = new PathRecords(onPath);
+      const run = await execCapped(rg, ['--files', ...(debug ? ['--debug'] : []), ...WALK_FLAGS], {
         cwd: root,
         timeoutMs: opts.timeoutMs,
         maxBytes: MAX_OUTPUT_BYTES,
+        onStdout: (chunk) => records.feed(chunk),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
-    let listed = await walk(true);
-    const debugged = !listed.capped;
-    if (!debugged) listed = await walk(false);
-    if (listed.timedOut || listed.capped || listed.aborted || listed.exitCode === null) return null;
-    const files = listed.stdout.split('\0').filter((f) => f !== '').map(stripDotSlash);
-    return { files, ignoredDirs: debugged ? ignoredDirsOf(root, listed.stderr, files) : [] };
+      return { run, files: records.end() };
+    };
+    let listed = await walk(true, (rel) => reading?.push(rel));
+    const debugged = !listed.run.capped;
+    if (!debugged) {
+      reading?.cancel();
+      listed = await walk(false, () => undefined);
+    }
+    const { run, files } = listed;
+    if (run.timedOut || run.capped || run.aborted || run.exitCode === null) return null;
+    if (debugged) reading?.end();
+    return { files, ignoredDirs: debugged ? ignoredDirsOf(root, run.stderr, files) : [] };
   }
 
   /**
    * Brings the index of `root` up to date with `files` (`suspects`: the only files that may have changed, when the
    * listing is known not to have); null when it cannot be written.
    */
-  async #refresh(root: string, dir: string, current: Loaded | null, listing: Listing, suspects: ReadonlySet<string> | null, started: number): Promise<Loaded | null> {
+  async #refresh(
+    root: string,
+    dir: string,
+    current: Loaded | null,
+    listing: Listing,
+    suspects: ReadonlySet<string> | null,
+    started: number,
+    reading: ListedBuild | null,
+  ): Promise<Loaded | null> {
     const pause = this.#pause;
-    const next = current === null ? await build(root, listing, started, pause) : await update(root, current, listing, started, suspects, pause);
+    const next = current !== null
+      ? await update(root, current, listing, started, suspects, pause)
+      : reading !== null
+        ? await reading.base(listing, started)
+        : await build(root, listing, started, pause);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     // The state itself when nothing was written: what was derived from it (its listing) stays its own.
@@ -330,6 +356,119 @@ function readRegular(file: string): Buffer | null {
   }
 }
 
+/**
+ * rg's NUL-terminated paths as its output arrives, each handed on whole (one may straddle two chunks) and kept in
+ * `files`: what `stdout.split('\0')` gives, but for empty records, each without a leading `./`. NUL is no byte of any
+ * other UTF-8 character, so decoding each record alone decodes it as the whole output would
+ * (test/locate/index-stream.test.ts holds the two equal, invalid UTF-8 included).
+ */
+export class PathRecords {
+  readonly files: string[] = [];
+  readonly #onPath: (rel: string) => void;
+  #partial: Buffer[] = [];
+
+  constructor(onPath: (rel: string) => void) {
+    this.#onPath = onPath;
+  }
+
+  feed(chunk: Buffer): void {
+    let from = 0;
+    for (let nul = chunk.indexOf(0); nul >= 0; nul = chunk.indexOf(0, from)) {
+      const piece = chunk.subarray(from, nul);
+      this.#record(this.#partial.length === 0 ? piece : Buffer.concat([...this.#partial, piece]));
+      this.#partial = [];
+      from = nul + 1;
+    }
+    if (from < chunk.length) this.#partial.push(chunk.subarray(from));
+  }
+
+  /** The last record (rg ends each with a NUL, so there is none) and the paths. */
+  end(): string[] {
+    if (this.#partial.length > 0) this.#record(Buffer.concat(this.#partial));
+    this.#partial = [];
+    return this.files;
+  }
+
+  #record(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const rel = stripDotSlash(bytes.toString('utf8'));
+    this.files.push(rel);
+    this.#onPath(rel);
+  }
+}
+
+/**
+ * A new base read while rg walks: each path is read as soon as rg prints it (in its order, in batches of BATCH_FILES
+ * between returns to the event loop), so the walk and the reading overlap; a cold question used to wait for the
+ * whole listing first. The base is kept only for the very paths of the listing kept (`base`); otherwise, or once
+ * cancelled, what was read is dropped. Past MAX_INDEXED_FILES paths it stops reading: that listing is refused.
+ */
+class ListedBuild {
+  readonly #root: string;
+  readonly #pause: Pause;
+  readonly #paths: string[] = [];
+  #ended = false;
+  #cancelled = false;
+  #wake: (() => void) | null = null;
+  readonly #read: Promise<SegmentBuilder | null>;
+
+  constructor(root: string, pause: Pause) {
+    this.#root = root;
+    this.#pause = pause;
+    this.#read = this.#run();
+    // Awaited by base(); a cancelled build is never awaited, and what it throws must not go unhandled.
+    this.#read.catch(() => undefined);
+  }
+
+  push(rel: string): void {
+    this.#paths.push(rel);
+    this.#wakeUp();
+  }
+
+  /** The listing is complete: read what is left. */
+  end(): void {
+    this.#ended = true;
+    this.#wakeUp();
+  }
+
+  /** The listing is not the one kept: stop, and drop what was read. */
+  cancel(): void {
+    this.#cancelled = true;
+    this.#wakeUp();
+  }
+
+  /** The new base of `listing`, from what was read when it is this build's own paths, else read again. */
+  async base(listing: Listing, started: number): Promise<Loaded | null> {
+    const builder = await this.#read;
+    const own = builder !== null && !this.#cancelled && sameOrder(this.#paths, listing.files);
+    return own ? finish(builder, baseMeta(this.#root, listing, started), null) : build(this.#root, listing, started, this.#pause);
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  async #run(): Promise<SegmentBuilder | null> {
+    const builder = new SegmentBuilder();
+    const dirs = new Map<string, boolean>();
+    for (let i = 0; ; ) {
+      if (this.#cancelled) return null;
+      if (i < this.#paths.length) {
+        if (i === MAX_INDEXED_FILES) return null;
+        add(builder, readFile(this.#root, this.#paths[i]!, dirs));
+        i += 1;
+        if (i % BATCH_FILES === 0) await this.#pause();
+      } else if (this.#ended) {
+        return builder;
+      } else {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    }
+  }
+}
+
 /** A new base from every listed file. */
 async function build(root: string, { files, ignoredDirs }: Listing, started: number, pause: Pause): Promise<Loaded | null> {
   const builder = new SegmentBuilder();
@@ -338,7 +477,15 @@ async function build(root: string, { files, ignoredDirs }: Listing, started: num
     add(builder, readFile(root, files[i]!, dirs));
     if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
   }
-  return finish(builder, { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [], ignoredDirs }, null);
+  return finish(builder, baseMeta(root, { files, ignoredDirs }, started), null);
+}
+
+function baseMeta(root: string, { ignoredDirs }: Listing, started: number): SegmentMeta {
+  return { kind: 'base', id: randomInt(1, 2 ** 31), baseId: 0, root, writtenAtMs: started, tombstones: [], ignoredDirs };
+}
+
+function sameOrder(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((rel, i) => rel === b[i]);
 }
 
 /**
