@@ -200,6 +200,18 @@ await cp(new URL('../src/symbols/tags/', import.meta.url), new URL('../dist/tags
 // under this package's "type": "module".
 const bundleSha256 = createHash('sha256').update(await readFile(new URL('../dist/spelunk-main.cjs', import.meta.url))).digest('hex');
 await writeFile(new URL('../dist/package.json', import.meta.url), '{ "type": "commonjs" }\n');
+// The cold index build's worker thread (src/locate/index/build-worker.ts), found beside the bundle at run time.
+await build({
+  entryPoints: { 'build-worker': 'src/locate/index/build-worker.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
 await build({
   entryPoints: { spelunk: 'src/launch.ts' },
   define: { __SPELUNK_BUNDLE_SHA256__: JSON.stringify(bundleSha256), 'import.meta.url': '__spelunkLaunchUrl' },

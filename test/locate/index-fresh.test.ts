@@ -369,7 +369,7 @@ describe('a cold build does not hold the event loop', () => {
       if (pauses++ === 0) setImmediate(() => order.push('another request'));
       return new Promise((resolve) => setImmediate(resolve));
     };
-    const found = await new RepoIndexes(cache, pause).search(await rgPath(), repo.root, TERMS, OPTS);
+    const found = await new RepoIndexes(cache, { pause }).search(await rgPath(), repo.root, TERMS, OPTS);
     order.push('built');
     expect(found?.files.length).toBe(300);
     // 300 files in batches of 128.

@@ -1,7 +1,11 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PathRecords, RepoIndexes } from '../../src/locate/index/store.js';
+import type { ReadFile } from '../../src/locate/index/read.js';
+import { CorruptIndex, decode, FileState, forEachPosting, SegmentBuilder } from '../../src/locate/index/segment.js';
+import { indexDirOf, PathRecords, RepoIndexes } from '../../src/locate/index/store.js';
+import { tokenize } from '../../src/locate/index/tokens.js';
 import type { Term } from '../../src/locate/query.js';
 import { stripDotSlash } from '../../src/locate/search.js';
 import { makeRepo } from '../support/temp-repo.js';
@@ -94,5 +98,147 @@ describe('a cold build read while rg lists', () => {
     // The stored base answers the next question as the build did.
     const again = await new RepoIndexes(cache).search(await rgPath(), repo.root, terms, OPTS);
     expect(shape(again!.hits, terms)).toEqual(shape(index!.hits, terms));
+  });
+});
+
+describe('a base read in parts is the base read whole (SegmentBuilder.absorb)', () => {
+  const meta = { kind: 'base' as const, id: 7, baseId: 0, root: '/r', writtenAtMs: 1_000, tombstones: [], ignoredDirs: [] };
+  /** Seeded files of a small vocabulary, so words recur across parts, some on many lines, some files empty or unread. */
+  function files(count: number, seed: number): ReadFile[] {
+    let s = seed;
+    const next = (n: number): number => {
+      s = (s * 1103515245 + 12345) % 2 ** 31;
+      return s % n;
+    };
+    const vocabulary = Array.from({ length: 40 }, (_, i) => `w${i}${'x'.repeat(i % 5)}`);
+    return Array.from({ length: count }, (_, i) => {
+      const lines = Array.from({ length: next(90) }, () => Array.from({ length: next(4) }, () => vocabulary[next(vocabulary.length)]).join(' '));
+      const text = Buffer.from(lines.join('\n'));
+      const row = { rel: `f${i}.ts`, size: text.length, mtimeMs: i, ctimeMs: i + 1, ino: 100 + i, hash: Buffer.alloc(20, i % 256), state: FileState.Indexed };
+      return next(10) === 0 ? { row: { ...row, state: FileState.Refused }, runs: null } : { row, runs: tokenize(text) };
+    });
+  }
+  const whole = (all: readonly ReadFile[]): Buffer => {
+    const builder = new SegmentBuilder();
+    for (const f of all) builder.add(f.row, f.runs);
+    return builder.finish(meta)!;
+  };
+  /** Cut at `cuts`; the parts at odd places read apart and absorbed, the others added in place or absorbed too. */
+  const inParts = (all: readonly ReadFile[], cuts: readonly number[], ownAbsorbed: boolean): Buffer => {
+    const builder = new SegmentBuilder();
+    const bounds = [0, ...cuts, all.length];
+    for (let p = 0; p + 1 < bounds.length; p++) {
+      const slice = all.slice(bounds[p], bounds[p + 1]);
+      if (p % 2 === 0 && !ownAbsorbed) {
+        for (const f of slice) builder.add(f.row, f.runs);
+        continue;
+      }
+      const part = new SegmentBuilder();
+      for (const f of slice) part.add(f.row, f.runs);
+      builder.absorb(part.part());
+    }
+    return builder.finish(meta)!;
+  };
+
+  it.each<[string, number, number[]]>([
+    ['one part', 30, []],
+    ['two parts', 30, [11]],
+    ['many parts, one file each', 12, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
+    ['empty parts', 20, [0, 0, 5, 5, 20]],
+    ['a part of unread files only', 30, [3, 4]],
+  ])('%s: the same bytes', (_name, count, cuts) => {
+    const all = files(count, count + cuts.length);
+    const expected = whole(all);
+    expect(inParts(all, cuts, false).equals(expected)).toBe(true);
+    expect(inParts(all, cuts, true).equals(expected)).toBe(true);
+  });
+
+  it('random cuts of random files (seeded)', () => {
+    for (let round = 0; round < 40; round++) {
+      const all = files(1 + (round * 7) % 60, round);
+      const cuts = [...new Set(Array.from({ length: round % 6 }, (_, i) => (round * 13 + i * 17) % (all.length + 1)))].sort((a, b) => a - b);
+      expect(inParts(all, cuts, round % 2 === 0).equals(whole(all))).toBe(true);
+    }
+  });
+
+  it('a part whose columns or words do not hold together is refused', () => {
+    const part = new SegmentBuilder();
+    for (const f of files(5, 3)) part.add(f.row, f.runs);
+    const good = part.part();
+    for (const bad of [{ ...good, states: good.states.subarray(1) }, { ...good, lastFile: good.lastFile.subarray(1) }, { ...good, firstFile: good.firstFile.map(() => 9) }]) {
+      expect(() => new SegmentBuilder().absorb(bad)).toThrow(CorruptIndex);
+    }
+  });
+});
+
+describe('a cold build with its worker thread (dist/build-worker.cjs, built by the test setup)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+  const WORKER = fileURLToPath(new URL('../../dist/build-worker.cjs', import.meta.url));
+  const term = (text: string): Term => ({ text, kind: 'identifier', weight: 2, wholeWord: false });
+  const TERMS = [term('router'), term('handler')];
+
+  /** Every word's postings as `path:lines` and every row as `path state hash`, whatever the rows' order. */
+  function contents(file: string): { rows: string[]; postings: Record<string, string[]> } {
+    const seg = decode(readFileSync(file));
+    const rows = seg.paths.map((rel, i) => `${rel} ${seg.states[i]} ${Buffer.from(seg.hashes.subarray(i * 20, i * 20 + 20)).toString('hex')}`).sort();
+    const postings: Record<string, string[]> = {};
+    seg.vocab.split('\n').slice(0, -1).forEach((word, w) => {
+      const seen: string[] = [];
+      forEachPosting(seg, w, (file, lines) => seen.push(`${seg.paths[file]}:${lines.join(',')}`));
+      postings[word] = seen.sort();
+    });
+    return { rows, postings };
+  }
+
+  async function repo(): Promise<string> {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 700; i++) files[`pkg${i % 9}/mod${i}.ts`] = `export const handler${i % 13} = ${i};\n${i % 5 === 0 ? 'const router = 1;\n' : ''}`;
+    files['pkg0/big.ts'] = 'router handler\n'.repeat(200);
+    const made = await makeRepo(files);
+    cleanups.push(made.cleanup);
+    return made.root;
+  }
+
+  async function built(root: string, opts: ConstructorParameters<typeof RepoIndexes>[1]): Promise<{ inWorker: number; found: Awaited<ReturnType<RepoIndexes['search']>>; base: string }> {
+    const cache = await cacheDir();
+    cleanups.push(() => fs.rm(cache, { recursive: true, force: true }));
+    const indexes = new RepoIndexes(cache, opts);
+    const found = await indexes.search(await rgPath(), root, TERMS, OPTS);
+    return { inWorker: indexes.lastInWorker, found, base: path.join(indexDirOf(cache, root), 'base.six') };
+  }
+
+  it('reads every other batch in the worker, and the base holds what a build without it holds', async () => {
+    expect(existsSync(WORKER)).toBe(true);
+    const root = await repo();
+    const alone = await built(root, { worker: null, shareFiles: 64 });
+    const shared = await built(root, { worker: WORKER, shareFiles: 64 });
+    expect(alone.inWorker).toBe(0);
+    // 701 files in batches of 64: the worker takes the five complete odd ones.
+    expect(shared.inWorker).toBe(5 * 64);
+    expect(shared.found).not.toBeNull();
+    expect(shape(shared.found!.hits, TERMS)).toEqual(shape(alone.found!.hits, TERMS));
+    expect(contents(shared.base)).toEqual(contents(alone.base));
+    const { rg } = await both(root, TERMS, new RepoIndexes(null));
+    expect(shape(shared.found!.hits, TERMS)).toEqual(shape(rg.hits, TERMS));
+  });
+
+  it.each<[string, string]>([
+    ['a worker that throws', "throw new Error('no worker here');\n"],
+    ['a worker that exits without answering', 'process.exit(0);\n'],
+    ['a worker that answers nothing', "require('node:worker_threads').parentPort.on('message', () => {});\nsetTimeout(() => process.exit(3), 50);\n"],
+  ])('%s: its batches are read by the build itself', async (_name, source) => {
+    const root = await repo();
+    const dir = await cacheDir();
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+    const worker = path.join(dir, 'worker.cjs');
+    await fs.writeFile(worker, source);
+    const alone = await built(root, { worker: null, shareFiles: 64 });
+    const failing = await built(root, { worker, shareFiles: 64 });
+    expect(failing.inWorker).toBe(0);
+    expect(failing.found).not.toBeNull();
+    expect(contents(failing.base)).toEqual(contents(alone.base));
   });
 });

@@ -81,6 +81,23 @@ export interface SegmentMeta {
 /** Thrown by decode and the postings reader: the caller drops the index and rebuilds it. */
 export class CorruptIndex extends Error {}
 
+/**
+ * What a SegmentBuilder has collected, as plain data (typed arrays and strings, so a worker thread can post it): its
+ * rows as columns, its words in the order first seen, and its file-ordered stream of word records.
+ */
+export interface BuiltPart {
+  rels: string[];
+  stats: Float64Array;
+  hashes: Uint8Array;
+  states: Uint8Array;
+  words: string[];
+  stream: Uint8Array;
+  /** Per word: its posting bytes in the part (the first record's file distance counted from row 0), first and last row. */
+  wordBytes: Uint32Array;
+  firstFile: Int32Array;
+  lastFile: Int32Array;
+}
+
 /** Collects files and their runs, then lays the segment out (postings grouped by word). */
 export class SegmentBuilder {
   readonly #words = new Map<string, number>();
@@ -88,6 +105,15 @@ export class SegmentBuilder {
   #stream = new Bytes();
   #wordBytes: Uint32Array = new Uint32Array(1024);
   #lastFile: Int32Array = new Int32Array(1024);
+  /** Each word's first row (-1: none yet); a part hands it on (absorb). */
+  #firstFile: Int32Array = new Int32Array(1024).fill(-1);
+  /**
+   * The streams before #stream, in file order: this builder's own up to an absorbed part (ids null: already this
+   * builder's), and each part's with its word ids mapped to this builder's.
+   */
+  readonly #pieces: { stream: Uint8Array; files: number; ids: Uint32Array | null }[] = [];
+  /** Files whose records are in #pieces. */
+  #piecedFiles = 0;
   /** The rows as columns (a row object per file held 200k small arrays at once). */
   readonly #rels: string[] = [];
   #stats = new Float64Array(4 * 1024);
@@ -96,9 +122,7 @@ export class SegmentBuilder {
 
   /** Adds one file's row and runs (null: a file without content in the index). */
   add(row: FileRow, runs: Map<string, Occurrences> | null): void {
-    const file = this.#rels.length;
-    this.#rels.push(row.rel);
-    if (file >= this.#states.length) this.#growRows();
+    const file = this.#row(row.rel);
     this.#stats.set([row.size, row.mtimeMs, row.ctimeMs, row.ino], file * 4);
     this.#hashes.set(row.hash.subarray(0, 20), file * 20);
     this.#states[file] = row.state;
@@ -112,11 +136,88 @@ export class SegmentBuilder {
         this.#stream.varint(line - previous);
         previous = line;
       }
-      const delta = file - this.#lastFile[id]!;
-      this.#lastFile[id] = file;
-      this.#wordBytes[id]! += varintBytes(delta) + (this.#stream.length - payload);
+      this.#counted(file, id, this.#stream.length - payload);
     }
     this.#stream.varint(0);
+  }
+
+  /** What was collected, for absorb() in another builder (this one is not used after). */
+  part(): BuiltPart {
+    if (this.#pieces.length > 0) throw new Error('a builder that absorbed parts is not a part');
+    const n = this.#rels.length;
+    const nWords = this.#wordList.length;
+    return {
+      rels: this.#rels,
+      stats: this.#stats.slice(0, n * 4),
+      hashes: this.#hashes.slice(0, n * 20),
+      states: this.#states.slice(0, n),
+      words: this.#wordList,
+      stream: this.#stream.view(),
+      wordBytes: this.#wordBytes.slice(0, nWords),
+      firstFile: this.#firstFile.slice(0, nWords),
+      lastFile: this.#lastFile.slice(0, nWords),
+    };
+  }
+
+  /**
+   * Appends another builder's files after this one's, as if each had been added here in its order. Its stream is kept
+   * as it is, with its word ids mapped to this builder's (a new word the next free id, in the order the other first
+   * saw them, which is the order add() would have given them), and its per-word byte counts are carried over with only
+   * each word's first record's file distance changed; finish() lays it out in its place. So the segment is byte for
+   * byte the one a single builder makes (test/locate/index-stream.test.ts). Throws CorruptIndex when the part does not
+   * hold together (its stream itself is checked as finish() reads it).
+   */
+  absorb(part: BuiltPart): void {
+    const n = part.rels.length;
+    const nWords = part.words.length;
+    const lengths = [part.stats.length === n * 4, part.hashes.length === n * 20, part.states.length === n];
+    const words = [part.wordBytes.length, part.firstFile.length, part.lastFile.length].every((l) => l === nWords);
+    if (!lengths.every(Boolean) || !words) throw new CorruptIndex('a part with columns of other lengths');
+    this.#endPiece();
+    const offset = this.#rels.length;
+    for (let f = 0; f < n; f++) this.#row(part.rels[f]!);
+    this.#stats.set(part.stats, offset * 4);
+    this.#hashes.set(part.hashes, offset * 20);
+    this.#states.set(part.states, offset);
+    const ids = new Uint32Array(nWords);
+    for (let w = 0; w < nWords; w++) {
+      const first = part.firstFile[w]!;
+      const last = part.lastFile[w]!;
+      if (first < 0 || first > last || last >= n || part.wordBytes[w]! < varintBytes(first)) throw new CorruptIndex('a part with a word outside its files');
+      const id = this.#wordId(part.words[w]!);
+      ids[w] = id;
+      if (this.#firstFile[id] === -1) this.#firstFile[id] = offset + first;
+      // In the part the first record's distance was from row 0; here it is from the word's last row before it.
+      this.#wordBytes[id]! += part.wordBytes[w]! - varintBytes(first) + varintBytes(offset + first - this.#lastFile[id]!);
+      this.#lastFile[id] = offset + last;
+    }
+    this.#pieces.push({ stream: part.stream, files: n, ids });
+    this.#piecedFiles = this.#rels.length;
+  }
+
+  /** Closes the stream of the files added since the last piece, if any: later files go after the part absorbed next. */
+  #endPiece(): void {
+    const files = this.#rels.length - this.#piecedFiles;
+    if (files === 0) return;
+    this.#pieces.push({ stream: this.#stream.view(), files, ids: null });
+    this.#piecedFiles = this.#rels.length;
+    this.#stream = new Bytes();
+  }
+
+  /** A new row for `rel`: its number. */
+  #row(rel: string): number {
+    const file = this.#rels.length;
+    this.#rels.push(rel);
+    if (file >= this.#states.length) this.#growRows();
+    return file;
+  }
+
+  /** The posting bytes `file` adds to word `id`: its payload and its row's distance from the word's previous file. */
+  #counted(file: number, id: number, payloadBytes: number): void {
+    if (this.#firstFile[id] === -1) this.#firstFile[id] = file;
+    const delta = file - this.#lastFile[id]!;
+    this.#lastFile[id] = file;
+    this.#wordBytes[id]! += varintBytes(delta) + payloadBytes;
   }
 
   get files(): number {
@@ -182,6 +283,7 @@ export class SegmentBuilder {
       off += 8 + pad8(length);
     }
     this.#stream = new Bytes(16);
+    this.#pieces.length = 0;
     out.write(MAGIC, 0, 'latin1');
     out.writeUInt32LE(FORMAT, 8);
     out.writeUInt32LE(meta.kind === 'base' ? 0 : 1, 12);
@@ -209,32 +311,41 @@ export class SegmentBuilder {
       const last = new Int32Array(this.#lastFile.length * 2);
       last.set(this.#lastFile);
       this.#lastFile = last;
+      const first = new Int32Array(this.#firstFile.length * 2).fill(-1);
+      first.set(this.#firstFile);
+      this.#firstFile = first;
     }
     this.#lastFile[id] = 0;
     return id;
   }
 
-  /** Moves each record of the file-ordered stream to its word's place, with the file-row delta in front. */
+  /** Moves each record of the file-ordered streams to its word's place, with the file-row delta in front. */
   #scatter(postingStarts: Uint32Array, out: Uint8Array): void {
     const cursor = postingStarts.slice();
     const last = new Int32Array(this.#wordList.length);
-    const stream = this.#stream.view();
-    let at = 0;
-    for (let file = 0; file < this.#rels.length; file++) {
-      for (;;) {
-        const [tag, afterTag] = readVarint(stream, at);
-        at = afterTag;
-        if (tag === 0) break;
-        const id = tag - 1;
-        const payloadStart = at;
-        const [count, afterCount] = readVarint(stream, at);
-        at = afterCount;
-        for (let k = 0; k < count; k++) at = readVarint(stream, at)[1];
-        cursor[id] = writeVarintAt(out, cursor[id]!, file - last[id]!);
-        last[id] = file;
-        out.set(stream.subarray(payloadStart, at), cursor[id]!);
-        cursor[id]! += at - payloadStart;
+    this.#endPiece();
+    let file = 0;
+    for (const { stream, files, ids } of this.#pieces) {
+      let at = 0;
+      for (const end = file + files; file < end; file++) {
+        for (;;) {
+          const [tag, afterTag] = readVarint(stream, at);
+          at = afterTag;
+          if (tag === 0) break;
+          const id = ids === null ? tag - 1 : ids[tag - 1];
+          if (id === undefined) throw new CorruptIndex('a record naming a word the part does not hold');
+          const payloadStart = at;
+          const [count, afterCount] = readVarint(stream, at);
+          at = afterCount;
+          for (let k = 0; k < count; k++) at = readVarint(stream, at)[1];
+          const written = writeVarintAt(out, cursor[id]!, file - last[id]!);
+          last[id] = file;
+          if (written + at - payloadStart > (postingStarts[id + 1] ?? 0)) throw new CorruptIndex('a record past its word\'s postings');
+          out.set(stream.subarray(payloadStart, at), written);
+          cursor[id] = written + at - payloadStart;
+        }
       }
+      if (at !== stream.length) throw new CorruptIndex('a stream with bytes past its files');
     }
   }
 }

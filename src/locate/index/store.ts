@@ -1,6 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { isInside } from '../../sandbox/paths.js';
 import { execCapped } from '../../sandbox/exec.js';
 import type { Term } from '../query.js';
@@ -8,7 +10,7 @@ import { MAX_OUTPUT_BYTES, stripDotSlash, WALK_FLAGS, type SearchResult } from '
 import { indexable, matchIndex, type Part } from './match.js';
 import { ignoredDirsOf, recentFiles } from './fresh.js';
 import { readFile, lstatOrNull, type ReadFile } from './read.js';
-import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type Segment, type SegmentMeta } from './segment.js';
+import { CorruptIndex, decode, FileState, MAX_INDEX_BYTES, SegmentBuilder, type BuiltPart, type Segment, type SegmentMeta } from './segment.js';
 
 /**
  * The persistent index of a repository's content, under `$XDG_CACHE_HOME/spelunk/index/<hash of the root>/` (else
@@ -37,6 +39,21 @@ const BATCH_FILES = 128;
 /** Returns to the event loop once (what is queued meanwhile, such as another MCP request, runs first). */
 type Pause = () => Promise<void>;
 const yieldToLoop: Pause = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * A cold build's batches (ListedBuild): every other one is read by a worker thread, which is started by the first
+ * complete second batch; its start (a thread, the worker's own small bundle) costs about what 2,000 files cost.
+ */
+const SHARE_FILES = 2048;
+/** The worker thread's heap bound: it holds one half of a build (the whole build of 200k files fits in a third of it). */
+const WORKER_HEAP_MIB = 1024;
+/** The cold build's worker thread, beside the bundle (dist/build-worker.cjs); null when running from src/ (the tests pass dist's). */
+const BUILD_WORKER = besideBundle('build-worker.cjs');
+
+/** A file beside this module's bundle, or null when there is none there (a run from src/). */
+function besideBundle(name: string): string | null {
+  const file = fileURLToPath(new URL(`./${name}`, import.meta.url));
+  return existsSync(file) ? file : null;
+}
 
 /** `$XDG_CACHE_HOME/spelunk/index`, else `$HOME/.cache/spelunk/index`; null when neither is an absolute path. */
 export function indexCacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
@@ -90,12 +107,23 @@ interface Loaded {
 export class RepoIndexes {
   readonly #dir: string | null;
   readonly #open = new Map<string, { loaded: Loaded; key: string }>();
-  readonly #pause: Pause;
+  readonly #with: BuildWith;
+  /** Files the worker thread read in the last new base this object built (0: none), for the tests. */
+  lastInWorker = 0;
 
-  /** `pause`: how a build returns to the event loop between batches (tests count the calls). */
-  constructor(dir: string | null, pause: Pause = yieldToLoop) {
+  /**
+   * `pause`: how a build returns to the event loop between batches (tests count the calls); `worker`: the build's
+   * worker thread file (BUILD_WORKER; tests run from src/ pass dist's, null for none) and `shareFiles`, the size of the
+   * batches it and this thread take in turn.
+   */
+  constructor(dir: string | null, opts: Partial<BuildWith> = {}) {
     this.#dir = dir;
-    this.#pause = pause;
+    this.#with = {
+      pause: opts.pause ?? yieldToLoop,
+      worker: opts.worker === undefined ? BUILD_WORKER : opts.worker,
+      shareFiles: opts.shareFiles ?? SHARE_FILES,
+      onWorker: (files) => (this.lastInWorker = files),
+    };
   }
 
   /**
@@ -148,7 +176,7 @@ export class RepoIndexes {
     try {
       const recent = await checking;
       // Cold: each listed file is read as rg prints it, while its walk goes on.
-      const reading = current === null ? new ListedBuild(root, this.#pause) : null;
+      const reading = current === null ? new ListedBuild(root, this.#with) : null;
       const listing = current !== null && stored !== null && recent !== null ? { files: stored.files, ignoredDirs: (current.delta ?? current.base).ignoredDirs } : await this.#list(rg, root, opts, reading);
       if (listing === null || listing.files.length > MAX_INDEXED_FILES) {
         reading?.cancel();
@@ -219,12 +247,11 @@ export class RepoIndexes {
     started: number,
     reading: ListedBuild | null,
   ): Promise<Loaded | null> {
-    const pause = this.#pause;
     const next = current !== null
-      ? await update(root, current, listing, started, suspects, pause)
+      ? await update(root, current, listing, started, suspects, this.#with)
       : reading !== null
         ? await reading.base(listing, started)
-        : await build(root, listing, started, pause);
+        : await build(root, listing, started, this.#with);
     if (next === null) return null;
     if (next !== current && !save(dir, next)) return null;
     // The state itself when nothing was written: what was derived from it (its listing) stays its own.
@@ -398,23 +425,27 @@ export class PathRecords {
 }
 
 /**
- * A new base read while rg walks: each path is read as soon as rg prints it (in its order, in batches of BATCH_FILES
- * between returns to the event loop), so the walk and the reading overlap; a cold question used to wait for the
- * whole listing first. The base is kept only for the very paths of the listing kept (`base`); otherwise, or once
- * cancelled, what was read is dropped. Past MAX_INDEXED_FILES paths it stops reading: that listing is refused.
+ * A new base read while rg walks: each path is read as soon as rg prints it, so the walk and the reading overlap (a
+ * cold question used to wait for the whole listing first; rg's output, read between batches of BATCH_FILES, keeps
+ * pace with the reading). The listing is cut into batches of SHARE_FILES paths by position; from the first odd one
+ * that is complete, a worker thread (BuildHelper) reads every complete odd batch while this thread reads the even ones,
+ * and the parts are appended in listing order (SegmentBuilder.absorb: the same bytes as one thread reading all). A
+ * batch the worker could not read is read here. The base is kept only for the very paths of the listing kept
+ * (`base`); otherwise, or once cancelled, what was read is dropped. Past MAX_INDEXED_FILES paths it stops reading:
+ * that listing is refused.
  */
 class ListedBuild {
   readonly #root: string;
-  readonly #pause: Pause;
+  readonly #with: BuildWith;
   readonly #paths: string[] = [];
   #ended = false;
   #cancelled = false;
   #wake: (() => void) | null = null;
   readonly #read: Promise<SegmentBuilder | null>;
 
-  constructor(root: string, pause: Pause) {
+  constructor(root: string, how: BuildWith) {
     this.#root = root;
-    this.#pause = pause;
+    this.#with = how;
     this.#read = this.#run();
     // Awaited by base(); a cancelled build is never awaited, and what it throws must not go unhandled.
     this.#read.catch(() => undefined);
@@ -437,11 +468,11 @@ class ListedBuild {
     this.#wakeUp();
   }
 
-  /** The new base of `listing`, from what was read when it is this build's own paths, else read again. */
+  /** The new base of `listing`: from what was read when it is this build's own paths, else read again. */
   async base(listing: Listing, started: number): Promise<Loaded | null> {
     const builder = await this.#read;
-    const own = builder !== null && !this.#cancelled && sameOrder(this.#paths, listing.files);
-    return own ? finish(builder, baseMeta(this.#root, listing, started), null) : build(this.#root, listing, started, this.#pause);
+    if (this.#cancelled || !sameOrder(this.#paths, listing.files)) return build(this.#root, listing, started, this.#with);
+    return builder === null ? null : finish(builder, baseMeta(this.#root, listing, started), null);
   }
 
   #wakeUp(): void {
@@ -450,34 +481,149 @@ class ListedBuild {
     wake?.();
   }
 
+  /** Waits until `n` paths are listed (true) or the listing ended or was cancelled short of them (false). */
+  async #listed(n: number): Promise<boolean> {
+    while (this.#paths.length < n && !this.#ended && !this.#cancelled) await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#paths.length >= n && !this.#cancelled;
+  }
+
   async #run(): Promise<SegmentBuilder | null> {
     const builder = new SegmentBuilder();
     const dirs = new Map<string, boolean>();
-    for (let i = 0; ; ) {
-      if (this.#cancelled) return null;
-      if (i < this.#paths.length) {
-        if (i === MAX_INDEXED_FILES) return null;
-        add(builder, readFile(this.#root, this.#paths[i]!, dirs));
-        i += 1;
-        if (i % BATCH_FILES === 0) await this.#pause();
-      } else if (this.#ended) {
-        return builder;
-      } else {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
+    let helper: BuildHelper | null = null;
+    // Parts read apart from `builder` (the worker's, and this thread's own once one of the worker's is ahead of them),
+    // in listing order; `part` is set once read (null: the worker failed it).
+    const queue: QueuedPart[] = [];
+    let sinceBreak = 0;
+    const readInto = async (into: SegmentBuilder, from: number, to: number): Promise<boolean> => {
+      for (let i = from; i < to; i++) {
+        if (!(await this.#listed(i + 1))) return false;
+        add(into, readFile(this.#root, this.#paths[i]!, dirs));
+        if (++sinceBreak % BATCH_FILES === 0) await this.#with.pause();
       }
+      return true;
+    };
+    // Appends the read parts at the head of the queue (all of them, waiting for the worker's, when `all`).
+    const drain = async (all: boolean): Promise<void> => {
+      for (let head = queue[0]; head !== undefined && (head.read || all); head = queue[0]) {
+        if (!head.read) await new Promise<void>((resolve) => (head.wake = resolve));
+        queue.shift();
+        if (head.part !== null) builder.absorb(head.part);
+        else await readInto(builder, head.from, head.to);
+      }
+    };
+    try {
+      for (let k = 0; ; k++) {
+        const from = k * this.#with.shareFiles;
+        const to = from + this.#with.shareFiles;
+        if (this.#cancelled || from >= MAX_INDEXED_FILES) return null;
+        if (!(await this.#listed(from + 1))) break;
+        const worker = this.#with.worker;
+        if (k % 2 === 1 && worker !== null && (await this.#listed(to))) {
+          helper ??= new BuildHelper(worker, this.#root);
+          const entry: QueuedPart = { from, to, read: false, part: null };
+          queue.push(entry);
+          void helper.read(k, this.#paths.slice(from, to)).then((part) => {
+            entry.part = part;
+            entry.read = true;
+            entry.wake?.();
+          });
+          continue;
+        }
+        if (queue.length === 0) {
+          if (!(await readInto(builder, from, to))) break;
+          continue;
+        }
+        const own = new SegmentBuilder();
+        const whole = await readInto(own, from, to);
+        queue.push({ from, to, read: true, part: own.part() });
+        await drain(false);
+        if (!whole) break;
+      }
+      if (this.#cancelled) return null;
+      await drain(true);
+      if (helper?.files) this.#with.onWorker?.(helper.files);
+      return builder;
+    } finally {
+      helper?.close();
     }
   }
 }
 
-/** A new base from every listed file. */
-async function build(root: string, { files, ignoredDirs }: Listing, started: number, pause: Pause): Promise<Loaded | null> {
-  const builder = new SegmentBuilder();
-  const dirs = new Map<string, boolean>();
-  for (let i = 0; i < files.length; i++) {
-    add(builder, readFile(root, files[i]!, dirs));
-    if (i % BATCH_FILES === BATCH_FILES - 1) await pause();
+/** A batch of a build read apart from its builder, waiting for its place: `part` once `read` (null: to be read here). */
+interface QueuedPart {
+  from: number;
+  to: number;
+  read: boolean;
+  part: BuiltPart | null;
+  wake?: () => void;
+}
+
+/** How a build reads: its pause between batches, its worker thread (the file; null: none) and the batches' size. */
+interface BuildWith {
+  pause: Pause;
+  worker: string | null;
+  shareFiles: number;
+  /** Told how many files the worker read, when it read some. */
+  onWorker?: (files: number) => void;
+}
+
+/**
+ * The worker thread of one build (build-worker.ts): reads the batches it is given, in order, and answers each with its
+ * part; null for every batch once it failed (it could not start, threw, ran out of its heap or exited). It never keeps
+ * the process alive, and is ended with the build.
+ */
+class BuildHelper {
+  /** Files of the batches it read. */
+  files = 0;
+  readonly #worker: Worker | null;
+  readonly #waiting = new Map<number, (part: BuiltPart | null) => void>();
+  #failed = false;
+
+  constructor(file: string, root: string) {
+    let worker: Worker | null = null;
+    try {
+      worker = new Worker(file, { workerData: { root }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MIB } });
+    } catch {
+      this.#failed = true;
+    }
+    this.#worker = worker;
+    if (worker === null) return;
+    worker.unref();
+    worker.on('message', ({ batch, part }: { batch: number; part: BuiltPart }) => {
+      this.files += part.rels.length;
+      this.#waiting.get(batch)?.(part);
+      this.#waiting.delete(batch);
+    });
+    const failed = (): void => {
+      this.#failed = true;
+      for (const resolve of this.#waiting.values()) resolve(null);
+      this.#waiting.clear();
+    };
+    worker.once('error', failed);
+    worker.once('exit', failed);
   }
-  return finish(builder, baseMeta(root, { files, ignoredDirs }, started), null);
+
+  read(batch: number, files: string[]): Promise<BuiltPart | null> {
+    const worker = this.#worker;
+    if (this.#failed || worker === null) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.#waiting.set(batch, resolve);
+      worker.postMessage({ batch, files });
+    });
+  }
+
+  close(): void {
+    void this.#worker?.terminate();
+  }
+}
+
+/** A new base from every listed file. */
+function build(root: string, listing: Listing, started: number, how: BuildWith): Promise<Loaded | null> {
+  const reading = new ListedBuild(root, how);
+  for (const rel of listing.files) reading.push(rel);
+  reading.end();
+  return reading.base(listing, started);
 }
 
 function baseMeta(root: string, { ignoredDirs }: Listing, started: number): SegmentMeta {
@@ -498,8 +644,9 @@ async function update(
   listing: Listing,
   started: number,
   suspects: ReadonlySet<string> | null,
-  pause: Pause,
+  how: BuildWith,
 ): Promise<Loaded | null> {
+  const { pause } = how;
   if (suspects !== null && suspects.size === 0) return current;
   const { base, delta } = current;
   const { files, ignoredDirs } = listing;
@@ -530,7 +677,7 @@ async function update(
   const listed = (rel: string): boolean => listedSet === null || listedSet.has(rel);
   const inDelta = (delta?.paths ?? []).filter(listed);
   const redo = [...new Set([...inDelta, ...dirty])];
-  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, listing, started, pause);
+  if (redo.length > Math.max(COMPACT_FILES, base.paths.length / 8)) return build(root, listing, started, how);
   const redoSet = new Set(redo);
   const tombstones: number[] = [];
   base.paths.forEach((rel, row) => (redoSet.has(rel) || !listed(rel)) && tombstones.push(row));
