@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReadFile } from '../../src/locate/index/read.js';
-import { CorruptIndex, decode, FileState, forEachPosting, SegmentBuilder } from '../../src/locate/index/segment.js';
+import { CorruptIndex, decode, FileState, forEachPosting, SegmentBuilder, type BuiltPart } from '../../src/locate/index/segment.js';
 import { indexDirOf, PathRecords, RepoIndexes } from '../../src/locate/index/store.js';
 import { tokenize } from '../../src/locate/index/tokens.js';
 import type { Term } from '../../src/locate/query.js';
@@ -106,9 +106,10 @@ describe('a base read in parts is the base read whole (SegmentBuilder.absorb)', 
   /** Seeded files of a small vocabulary, so words recur across parts, some on many lines, some files empty or unread. */
   function files(count: number, seed: number): ReadFile[] {
     let s = seed;
+    // The high bits of a linear congruential generator: its low bits repeat with short periods.
     const next = (n: number): number => {
       s = (s * 1103515245 + 12345) % 2 ** 31;
-      return s % n;
+      return Math.floor(s / 65536) % n;
     };
     const vocabulary = Array.from({ length: 40 }, (_, i) => `w${i}${'x'.repeat(i % 5)}`);
     return Array.from({ length: count }, (_, i) => {
@@ -146,11 +147,23 @@ describe('a base read in parts is the base read whole (SegmentBuilder.absorb)', 
     ['many parts, one file each', 12, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
     ['empty parts', 20, [0, 0, 5, 5, 20]],
     ['a part of unread files only', 30, [3, 4]],
+    // Rows past 127 take two bytes as varints: a word's first row and its distance from its last one change size.
+    ['parts past 128 files', 420, [150, 151, 300]],
   ])('%s: the same bytes', (_name, count, cuts) => {
     const all = files(count, count + cuts.length);
     const expected = whole(all);
     expect(inParts(all, cuts, false).equals(expected)).toBe(true);
     expect(inParts(all, cuts, true).equals(expected)).toBe(true);
+  });
+
+  it('a word last seen long before a part, early in it and again past its 128th row: the same bytes', () => {
+    // Its first record's distance grows from one byte (row 0 of the part) to two (150 rows from its last one before),
+    // which only the part's first row for the word, not its last, gets right.
+    const all: ReadFile[] = Array.from({ length: 400 }, (_, i) => {
+      const text = Buffer.from(`filler${[0, 150, 350].includes(i) ? ' rare' : ''}\n`);
+      return { row: { rel: `f${i}.ts`, size: text.length, mtimeMs: i, ctimeMs: i, ino: i, hash: Buffer.alloc(20), state: FileState.Indexed }, runs: tokenize(text) };
+    });
+    expect(inParts(all, [150], false).equals(whole(all))).toBe(true);
   });
 
   it('random cuts of random files (seeded)', () => {
@@ -161,13 +174,47 @@ describe('a base read in parts is the base read whole (SegmentBuilder.absorb)', 
     }
   });
 
-  it('a part whose columns or words do not hold together is refused', () => {
+  const goodPart = (): BuiltPart => {
     const part = new SegmentBuilder();
-    for (const f of files(5, 3)) part.add(f.row, f.runs);
-    const good = part.part();
-    for (const bad of [{ ...good, states: good.states.subarray(1) }, { ...good, lastFile: good.lastFile.subarray(1) }, { ...good, firstFile: good.firstFile.map(() => 9) }]) {
-      expect(() => new SegmentBuilder().absorb(bad)).toThrow(CorruptIndex);
-    }
+    for (const f of files(6, 3)) part.add(f.row, f.runs);
+    return part.part();
+  };
+
+  it.each<[string, (p: BuiltPart) => BuiltPart]>([
+    ['a row short of stats', (p) => ({ ...p, stats: p.stats.subarray(4) })],
+    ['a row short of hashes', (p) => ({ ...p, hashes: p.hashes.subarray(20) })],
+    ['a row short of states', (p) => ({ ...p, states: p.states.subarray(1) })],
+    ['a word short of byte counts', (p) => ({ ...p, wordBytes: p.wordBytes.subarray(1) })],
+    ['a word short of first rows', (p) => ({ ...p, firstFile: p.firstFile.subarray(1) })],
+    ['a word short of last rows', (p) => ({ ...p, lastFile: p.lastFile.subarray(1) })],
+    ['a first row before the part', (p) => ({ ...p, firstFile: p.firstFile.map(() => -1) })],
+    ['a first row after the last', (p) => ({ ...p, firstFile: p.lastFile.map((l) => l + 1), lastFile: p.lastFile })],
+    ['a last row past the part', (p) => ({ ...p, lastFile: p.lastFile.map(() => p.rels.length), firstFile: p.firstFile.map(() => 0) })],
+    ['fewer bytes than its first record needs', (p) => ({ ...p, wordBytes: p.wordBytes.map(() => 0) })],
+  ])('%s: absorb refuses the part', (_name, spoil) => {
+    expect(() => new SegmentBuilder().absorb(goodPart())).not.toThrow();
+    expect(() => new SegmentBuilder().absorb(spoil(goodPart()))).toThrow(CorruptIndex);
+  });
+
+  it('the part spoiled below holds several words', () => expect(goodPart().words.length).toBeGreaterThan(5));
+
+  it.each<[string, (p: BuiltPart) => BuiltPart]>([
+    ['a stream with bytes past its files', (p) => ({ ...p, stream: Buffer.concat([p.stream, Buffer.from([0])]) })],
+    [
+      'a record naming a word the part does not hold',
+      (p) => ({ ...p, words: p.words.slice(0, 1), wordBytes: p.wordBytes.subarray(0, 1), firstFile: p.firstFile.subarray(0, 1), lastFile: p.lastFile.subarray(0, 1) }),
+    ],
+    ['a record past its word\'s postings', (p) => ({ ...p, wordBytes: p.wordBytes.map((b) => b - 1 || 1) })],
+  ])('%s: finish refuses the segment', (_name, spoil) => {
+    const builder = new SegmentBuilder();
+    builder.absorb(spoil(goodPart()));
+    expect(() => builder.finish(meta)).toThrow(CorruptIndex);
+  });
+
+  it('a builder that absorbed a part is no part itself', () => {
+    const builder = new SegmentBuilder();
+    builder.absorb(goodPart());
+    expect(() => builder.part()).toThrow(/absorbed/);
   });
 });
 

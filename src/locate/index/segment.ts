@@ -105,7 +105,7 @@ export class SegmentBuilder {
   #stream = new Bytes();
   #wordBytes: Uint32Array = new Uint32Array(1024);
   #lastFile: Int32Array = new Int32Array(1024);
-  /** Each word's first row (-1: none yet); a part hands it on (absorb). */
+  /** Each word's first row (-1: none yet), for part(); not kept by absorb(), since a builder that absorbed is no part. */
   #firstFile: Int32Array = new Int32Array(1024).fill(-1);
   /**
    * The streams before #stream, in file order: this builder's own up to an absorbed part (ids null: already this
@@ -186,7 +186,6 @@ export class SegmentBuilder {
       if (first < 0 || first > last || last >= n || part.wordBytes[w]! < varintBytes(first)) throw new CorruptIndex('a part with a word outside its files');
       const id = this.#wordId(part.words[w]!);
       ids[w] = id;
-      if (this.#firstFile[id] === -1) this.#firstFile[id] = offset + first;
       // In the part the first record's distance was from row 0; here it is from the word's last row before it.
       this.#wordBytes[id]! += part.wordBytes[w]! - varintBytes(first) + varintBytes(offset + first - this.#lastFile[id]!);
       this.#lastFile[id] = offset + last;
