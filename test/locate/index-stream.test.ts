@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReadFile } from '../../src/locate/index/read.js';
 import { CorruptIndex, decode, FileState, forEachPosting, SegmentBuilder, type BuiltPart } from '../../src/locate/index/segment.js';
-import { indexDirOf, PathRecords, RepoIndexes } from '../../src/locate/index/store.js';
+import { BuildHelper, indexDirOf, ListedBuild, PathRecords, RepoIndexes } from '../../src/locate/index/store.js';
 import { tokenize } from '../../src/locate/index/tokens.js';
 import type { Term } from '../../src/locate/query.js';
 import { stripDotSlash } from '../../src/locate/search.js';
@@ -260,12 +260,14 @@ describe('a cold build with its worker thread (dist/build-worker.cjs, built by t
   it('reads every other batch in the worker, and the base holds what a build without it holds', async () => {
     expect(existsSync(WORKER)).toBe(true);
     const root = await repo();
-    const alone = await built(root, { worker: null, shareFiles: 64 });
-    const shared = await built(root, { worker: WORKER, shareFiles: 64 });
+    const alone = await built(root, { worker: null, shareFiles: 100 });
+    const shared = await built(root, { worker: WORKER, shareFiles: 100 });
     expect(alone.inWorker).toBe(0);
-    // 701 files in batches of 64: the worker takes the five complete odd ones.
-    expect(shared.inWorker).toBe(5 * 64);
+    // 701 files in batches of 100: the worker takes the three complete odd ones (1, 3, 5; not the even 0, 2, 4, 6).
+    expect(shared.inWorker).toBe(3 * 100);
     expect(shared.found).not.toBeNull();
+    // Its rows are in the order rg listed them, each part in its place.
+    expect(decode(readFileSync(shared.base)).paths).toEqual(shared.found!.files);
     expect(shape(shared.found!.hits, TERMS)).toEqual(shape(alone.found!.hits, TERMS));
     expect(contents(shared.base)).toEqual(contents(alone.base));
     const { rg } = await both(root, TERMS, new RepoIndexes(null));
@@ -276,16 +278,63 @@ describe('a cold build with its worker thread (dist/build-worker.cjs, built by t
     ['a worker that throws', "throw new Error('no worker here');\n"],
     ['a worker that exits without answering', 'process.exit(0);\n'],
     ['a worker that answers nothing', "require('node:worker_threads').parentPort.on('message', () => {});\nsetTimeout(() => process.exit(3), 50);\n"],
+    ['a worker file that is not there', ''],
   ])('%s: its batches are read by the build itself', async (_name, source) => {
     const root = await repo();
     const dir = await cacheDir();
     cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
     const worker = path.join(dir, 'worker.cjs');
-    await fs.writeFile(worker, source);
-    const alone = await built(root, { worker: null, shareFiles: 64 });
-    const failing = await built(root, { worker, shareFiles: 64 });
+    if (source !== '') await fs.writeFile(worker, source);
+    const alone = await built(root, { worker: null, shareFiles: 100 });
+    const failing = await built(root, { worker, shareFiles: 100 });
     expect(failing.inWorker).toBe(0);
     expect(failing.found).not.toBeNull();
     expect(contents(failing.base)).toEqual(contents(alone.base));
+    expect(decode(readFileSync(failing.base)).paths).toEqual(failing.found!.files);
+  });
+});
+
+describe('BuildHelper once its worker failed', () => {
+  it.each<[string, string]>([
+    ['thrown at its start', "throw new Error('no worker here');\n"],
+    ['exited at its start', 'process.exit(0);\n'],
+    ['exited at its first batch', "require('node:worker_threads').parentPort.on('message', () => process.exit(0));\n"],
+  ])('%s: that batch and every later one come back null at once', async (_name, source) => {
+    const dir = await cacheDir();
+    const worker = path.join(dir, 'worker.cjs');
+    await fs.writeFile(worker, source);
+    const helper = new BuildHelper(worker, dir);
+    try {
+      expect(await helper.read(1, ['a.ts'])).toBeNull();
+      // Asked after the failure was seen: no thread is there to answer, so it must not wait for one.
+      expect(await helper.read(3, ['b.ts'])).toBeNull();
+    } finally {
+      helper.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('ListedBuild keeps what it read only for the listing it was given', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  });
+  const how = { pause: () => Promise.resolve(), worker: null, shareFiles: 2 };
+
+  it.each<[string, (b: ListedBuild) => void, string[]]>([
+    ['its own listing: what it read', (b) => ['a.ts', 'b.ts', 'c.ts'].forEach((rel) => b.push(rel)), ['a.ts', 'b.ts', 'c.ts']],
+    ['cancelled part way: the listing kept is read', (b) => (b.push('a.ts'), b.cancel()), ['a.ts', 'b.ts', 'c.ts']],
+    ['other paths than the listing kept: it is read', (b) => ['a.ts', 'b.ts'].forEach((rel) => b.push(rel)), ['a.ts', 'c.ts']],
+    ['fewer paths than the listing kept: it is read', (b) => ['c.ts'].forEach((rel) => b.push(rel)), ['c.ts', 'b.ts']],
+  ])('%s', async (_name, feed, files) => {
+    const made = await makeRepo({ 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n' });
+    cleanups.push(made.cleanup);
+    const reading = new ListedBuild(made.root, how);
+    feed(reading);
+    reading.end();
+    const loaded = await reading.base({ files, ignoredDirs: [] }, Date.now());
+    expect(loaded?.base.paths).toEqual(files);
+    expect(loaded!.base.vocab.split('\n').slice(0, -1).sort()).toEqual(files.map((f) => ({ 'a.ts': 'alpha', 'b.ts': 'beta', 'c.ts': 'gamma' })[f]).sort());
   });
 });

@@ -434,7 +434,7 @@ export class PathRecords {
  * (`base`); otherwise, or once cancelled, what was read is dropped. Past MAX_INDEXED_FILES paths it stops reading:
  * that listing is refused.
  */
-class ListedBuild {
+export class ListedBuild {
   readonly #root: string;
   readonly #with: BuildWith;
   readonly #paths: string[] = [];
@@ -495,6 +495,7 @@ class ListedBuild {
     // in listing order; `part` is set once read (null: the worker failed it).
     const queue: QueuedPart[] = [];
     let sinceBreak = 0;
+    let fromWorker = 0;
     const readInto = async (into: SegmentBuilder, from: number, to: number): Promise<boolean> => {
       for (let i = from; i < to; i++) {
         if (!(await this.#listed(i + 1))) return false;
@@ -508,8 +509,12 @@ class ListedBuild {
       for (let head = queue[0]; head !== undefined && (head.read || all); head = queue[0]) {
         if (!head.read) await new Promise<void>((resolve) => (head.wake = resolve));
         queue.shift();
-        if (head.part !== null) builder.absorb(head.part);
-        else await readInto(builder, head.from, head.to);
+        if (head.part === null) {
+          await readInto(builder, head.from, head.to);
+          continue;
+        }
+        builder.absorb(head.part);
+        if (head.byWorker) fromWorker += head.part.rels.length;
       }
     };
     try {
@@ -521,7 +526,7 @@ class ListedBuild {
         const worker = this.#with.worker;
         if (k % 2 === 1 && worker !== null && (await this.#listed(to))) {
           helper ??= new BuildHelper(worker, this.#root);
-          const entry: QueuedPart = { from, to, read: false, part: null };
+          const entry: QueuedPart = { from, to, read: false, part: null, byWorker: true };
           queue.push(entry);
           void helper.read(k, this.#paths.slice(from, to)).then((part) => {
             entry.part = part;
@@ -536,13 +541,13 @@ class ListedBuild {
         }
         const own = new SegmentBuilder();
         const whole = await readInto(own, from, to);
-        queue.push({ from, to, read: true, part: own.part() });
+        queue.push({ from, to, read: true, part: own.part(), byWorker: false });
         await drain(false);
         if (!whole) break;
       }
       if (this.#cancelled) return null;
       await drain(true);
-      if (helper?.files) this.#with.onWorker?.(helper.files);
+      if (fromWorker > 0) this.#with.onWorker?.(fromWorker);
       return builder;
     } finally {
       helper?.close();
@@ -556,15 +561,16 @@ interface QueuedPart {
   to: number;
   read: boolean;
   part: BuiltPart | null;
+  byWorker: boolean;
   wake?: () => void;
 }
 
 /** How a build reads: its pause between batches, its worker thread (the file; null: none) and the batches' size. */
-interface BuildWith {
+export interface BuildWith {
   pause: Pause;
   worker: string | null;
   shareFiles: number;
-  /** Told how many files the worker read, when it read some. */
+  /** Told how many of the files appended were the worker's, when some were. */
   onWorker?: (files: number) => void;
 }
 
@@ -573,9 +579,7 @@ interface BuildWith {
  * part; null for every batch once it failed (it could not start, threw, ran out of its heap or exited). It never keeps
  * the process alive, and is ended with the build.
  */
-class BuildHelper {
-  /** Files of the batches it read. */
-  files = 0;
+export class BuildHelper {
   readonly #worker: Worker | null;
   readonly #waiting = new Map<number, (part: BuiltPart | null) => void>();
   #failed = false;
@@ -591,7 +595,6 @@ class BuildHelper {
     if (worker === null) return;
     worker.unref();
     worker.on('message', ({ batch, part }: { batch: number; part: BuiltPart }) => {
-      this.files += part.rels.length;
       this.#waiting.get(batch)?.(part);
       this.#waiting.delete(batch);
     });
