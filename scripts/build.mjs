@@ -134,16 +134,15 @@ const vendorShared = {
 };
 
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
+/** What every file of dist/ is: one CommonJS file for node 20, its packages inlined (but for each build's externals). */
+const NODE_FILE = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
 // The CLI as one CommonJS file (vm.Script, and so V8's code cache, runs scripts, not ES modules); esbuild wraps the
 // SDK's modules so they are evaluated when the first request needs them, not at start.
 await build({
+  ...NODE_FILE,
   entryPoints: { 'spelunk-main': 'src/bin.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
   external: ['@vscode/ripgrep', 'web-tree-sitter'],
   // A script run by vm.Script has no module loader for import(): the one left (@vscode/ripgrep) becomes a require().
   supported: { 'dynamic-import': false },
@@ -156,8 +155,6 @@ await build({
   inject: ['src/agent/fetch-globals.ts'],
   minifySyntax: true,
   minifyWhitespace: true,
-  legalComments: 'none',
-  logLevel: 'warning',
 });
 // The bundle in ASCII, so the launcher reads it as a one-byte string (src/launch.ts). esbuild escapes strings,
 // templates and identifiers already; what is left is in comments and regular expression literals, where a \uXXXX
@@ -178,18 +175,13 @@ for (const [chunk, specifiers] of Object.entries(vendorSpecifiers)) {
   const entries = [...specifiers].sort().map((spec) => `  ${JSON.stringify(spec)}: require(${JSON.stringify(spec)}),`);
   await build({
     stdin: { contents: `module.exports = {\n${entries.join('\n')}\n};\n`, resolveDir: process.cwd(), sourcefile: `vendor-${chunk}.js`, loader: 'js' },
+    ...NODE_FILE,
     outfile: `dist/vendor-${chunk}.cjs`,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
     external: ['@vscode/ripgrep'],
     define: { 'import.meta.url': '__spelunkImportMetaUrl' },
     banner: { js: "var __spelunkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     // The table group is the one the others share: it must not stub its own package.
     plugins: chunk === 'table' ? [] : [vendorShared],
-    legalComments: 'none',
-    logLevel: 'warning',
   });
 }
 // Read beside the bundle at run time (src/symbols/index.ts resolves ./tags/ from its own URL, which is the bundle's).
@@ -201,28 +193,13 @@ await cp(new URL('../src/symbols/tags/', import.meta.url), new URL('../dist/tags
 const bundleSha256 = createHash('sha256').update(await readFile(new URL('../dist/spelunk-main.cjs', import.meta.url))).digest('hex');
 await writeFile(new URL('../dist/package.json', import.meta.url), '{ "type": "commonjs" }\n');
 // The cold index build's worker thread (src/locate/index/build-worker.ts), found beside the bundle at run time.
+await build({ ...NODE_FILE, entryPoints: { 'build-worker': 'src/locate/index/build-worker.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' } });
 await build({
-  entryPoints: { 'build-worker': 'src/locate/index/build-worker.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-await build({
+  ...NODE_FILE,
   entryPoints: { spelunk: 'src/launch.ts' },
   define: { __SPELUNK_BUNDLE_SHA256__: JSON.stringify(bundleSha256), 'import.meta.url': '__spelunkLaunchUrl' },
   banner: { js: "var __spelunkLaunchUrl = require('node:url').pathToFileURL(__filename).href;" },
   outdir: 'dist',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  legalComments: 'none',
-  logLevel: 'warning',
 });
 await chmod(new URL('../dist/spelunk.js', import.meta.url), 0o755);
 await writeFile(new URL('../dist/THIRD-PARTY-NOTICES.txt', import.meta.url), thirdPartyNotices([...bundledInputs]));

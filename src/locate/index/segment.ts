@@ -332,7 +332,7 @@ export class SegmentBuilder {
           at = afterTag;
           if (tag === 0) break;
           const id = ids === null ? tag - 1 : ids[tag - 1];
-          if (id === undefined) throw new CorruptIndex('a record naming a word the part does not hold');
+          if (id === undefined || id >= last.length) throw new CorruptIndex('a record naming a word the part does not hold');
           const payloadStart = at;
           const [count, afterCount] = readVarint(stream, at);
           at = afterCount;

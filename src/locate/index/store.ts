@@ -44,7 +44,7 @@ const yieldToLoop: Pause = () => new Promise((resolve) => setImmediate(resolve))
  * complete second batch; its start (a thread, the worker's own small bundle) costs about what 2,000 files cost.
  */
 const SHARE_FILES = 2048;
-/** The worker thread's heap bound: it holds one half of a build (the whole build of 200k files fits in a third of it). */
+/** The worker thread's heap bound: it holds a batch at a time (a whole cold command at 200k files peaks near 350 MiB). */
 const WORKER_HEAP_MIB = 1024;
 /** The cold build's worker thread, beside the bundle (dist/build-worker.cjs); null when running from src/ (the tests pass dist's). */
 const BUILD_WORKER = besideBundle('build-worker.cjs');
