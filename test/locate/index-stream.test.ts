@@ -12,8 +12,10 @@ import { makeRepo } from '../support/temp-repo.js';
 import { both, cacheDir, OPTS, rgPath, shape } from './index-support.js';
 
 /**
- * A cold build reads each file as rg prints its path (store.ts's PathRecords and ListedBuild): the paths it reads and
- * keeps must be what rg's whole output, decoded at once as search.ts decodes it, lists, however the output is cut.
+ * A cold build reads each file as rg prints its path (store.ts's PathRecords and ListedBuild), every other batch in a
+ * worker thread (BuildHelper): the paths it reads and keeps must be what rg's whole output, decoded at once as
+ * search.ts decodes it, lists, however the output is cut; and a base read in parts (SegmentBuilder.absorb) must be the
+ * same bytes as one read whole, whichever thread read which part.
  */
 
 /** search.ts's reading of rg's whole `--files --null` output. */
