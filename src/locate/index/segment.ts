@@ -339,7 +339,7 @@ export class SegmentBuilder {
           for (let k = 0; k < count; k++) at = readVarint(stream, at)[1];
           const written = writeVarintAt(out, cursor[id]!, file - last[id]!);
           last[id] = file;
-          if (written + at - payloadStart > (postingStarts[id + 1] ?? 0)) throw new CorruptIndex('a record past its word\'s postings');
+          if (written + at - payloadStart > postingStarts[id + 1]!) throw new CorruptIndex('a record past its word\'s postings');
           out.set(stream.subarray(payloadStart, at), written);
           cursor[id] = written + at - payloadStart;
         }
