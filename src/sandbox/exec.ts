@@ -185,6 +185,19 @@ async function spawnCapped(
   };
   child.stdout.on('data', collect(stdout, opts.onStdout));
   child.stderr.on('data', collect(stderr, opts.onStderr));
+  // What the program left in its group when it exited (a background grandchild; under bwrap, the sandbox's init when
+  // the launcher died before starting the program, as it does in a pid namespace whose /proc is another's) would hold
+  // its output open until the time limit: it gets SIGKILL at once. The output already written is still read to its
+  // end. The group's id cannot have been given out again: libuv reaped the child in this same callback, and an id
+  // stays taken while any member of its group lives.
+  child.once('exit', () => {
+    if (killed) return;
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Nothing was left behind.
+    }
+  });
 
   const timer = setTimeout(() => {
     result.timedOut = true;

@@ -65,8 +65,10 @@ describe('system trees as the root', () => {
     `a root with proc (or a device tree) mounted below it, by the built binary in a mount namespace${bwrap.status === 0 ? '' : ' (skipped: bwrap cannot mount proc here)'}`,
     () => {
       const jail = repo('jail');
+      // The namespace's own /proc: with the host's, bwrap inside it (spelunk's sandbox) reads another process's
+      // namespaces by the pid it sees, and fails when no host process has that pid.
       const run = (mount: string[]): string =>
-        spawnSync('/usr/bin/bwrap', ['--dev-bind', '/', '/', '--unshare-pid', ...mount, process.execPath, BIN, 'locate', '-C', jail, 'mainLoop'], {
+        spawnSync('/usr/bin/bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...mount, process.execPath, BIN, 'locate', '-C', jail, 'mainLoop'], {
           encoding: 'utf8',
           env: { PATH: '/usr/bin:/bin' },
         }).stderr;

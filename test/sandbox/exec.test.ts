@@ -74,6 +74,19 @@ describe('execCapped', () => {
     expect(await waitDead(grandchild)).toBe(true);
   });
 
+  // Seen as a 30 s hang in CI: bwrap's launcher died before starting rg, and the sandbox's init it left held the pipes.
+  it.each([
+    ['a background grandchild', ['-c', 'sleep 30 & echo $! >&2; echo done'], /^done\n$/],
+    ['a grandchild still writing', ['-c', '(while :; do echo more; sleep 0.01; done) & echo $! >&2; sleep 0.05; echo done'], /^(more\n)*done\n(more\n)*$/],
+  ])('ends when the program exits: %s holding the output open is killed, the output written kept', async (_what, args, output) => {
+    const result = await execCapped('/bin/sh', args, opts());
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, aborted: false });
+    expect(result.stdout).toMatch(output);
+    const grandchild = Number(result.stderr.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await waitDead(grandchild)).toBe(true);
+  });
+
   // The timer's callback runs before the I/O of the same turn of the event loop: when both are due, the kill destroys
   // the streams of a process that had already exited 0, so its output is lost. Found as git's HEAD read as "no
   // commit" (a false "HEAD moved: … → (none)") on a loaded machine; blocking the loop here makes both due at once.
