@@ -1,4 +1,4 @@
-import { lstatSync, promises as fs } from 'node:fs';
+import { lstatSync, promises as fs, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,9 +36,14 @@ export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[])
   const problem = await probe(dirs);
   const probeMs = performance.now() - started;
   if (typeof problem !== 'string') return { ok: true, sandbox: problem, notice: null, probeMs };
-  if (mode === 'required') return { ok: false, error: `--sandbox required, but the kernel sandbox cannot run here: ${problem}; ${SANDBOX_HINT}` };
-  return { ok: true, sandbox: TABLES_ONLY, notice: `spelunk: no kernel sandbox (${problem}); programs run behind the command tables alone; ${SANDBOX_HINT}`, probeMs };
+  // Installing bubblewrap is no answer to a /proc that is not this namespace's.
+  const hint = problem === FOREIGN_PROC ? PROC_HINT : SANDBOX_HINT;
+  if (mode === 'required') return { ok: false, error: `--sandbox required, but the kernel sandbox cannot run here: ${problem}; ${hint}` };
+  return { ok: true, sandbox: TABLES_ONLY, notice: `spelunk: no kernel sandbox (${problem}); programs run behind the command tables alone; ${hint}`, probeMs };
 }
+
+const FOREIGN_PROC = '/proc does not show this process as /proc/self (a pid namespace without its own /proc)';
+const PROC_HINT = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
 
 /** The kernel sandbox if bwrap exists and a sandboxed `true` exits 0; otherwise why not, in a few words. */
 async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
@@ -48,6 +53,10 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
     const present = bwrapCandidates(dirs).find((file) => lstatSync(file, { throwIfNoEntry: false }) !== undefined);
     return present === undefined ? 'bwrap is not installed' : `${present} is there but cannot be run by this user (not an executable file)`;
   }
+  // bwrap looks up its child's namespaces in /proc by the pid this process sees. Under a /proc that another pid
+  // namespace mounted (`unshare --pid` without `--mount-proc`), that pid names another process or none, so its runs
+  // would fail at random, whatever one trial run showed.
+  if (!ownProc()) return FOREIGN_PROC;
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
   // In an empty directory, in the world `true` gets (its binary, libraries and loader): the probe also proves that
   // a program's world can be listed and mounted here.
@@ -64,4 +73,13 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   if (run.timedOut) return `bwrap did not finish a trivial run within ${PROBE_TIMEOUT_MS / 1000} s`;
   const said = run.stderr.trim().split('\n')[0]?.replace(/^bwrap: /, '') ?? '';
   return `bwrap failed a trivial run (${said === '' ? `exit ${run.exitCode ?? run.signal ?? 'unknown'}` : said})`;
+}
+
+/** Whether /proc is this pid namespace's: its `self` link names this process's own pid. */
+function ownProc(): boolean {
+  try {
+    return readlinkSync('/proc/self') === String(process.pid);
+  } catch {
+    return false;
+  }
 }
