@@ -26,14 +26,15 @@ export function sandboxMode(flag: string | undefined, env: string | undefined): 
 /**
  * Chooses the sandbox for `mode`. `auto` uses bwrap when a trivial sandboxed run succeeds and otherwise falls back to
  * the tables with one line saying so and how to get it; `required` fails closed; `off` says on every run that it is
- * for debugging. Probed with the real argv a child gets, so the check is the thing used. Never throws.
+ * for debugging. Probed with the real argv a child gets, so the check is the thing used. Never throws. `dirs` (where
+ * bwrap is looked for) and `proc` (the /proc whose `self` is checked) are for tests.
  */
-export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[]): Promise<SandboxChoice> {
+export async function chooseSandbox(mode: SandboxMode, dirs?: readonly string[], proc = '/proc'): Promise<SandboxChoice> {
   if (mode === 'off') {
     return { ok: true, sandbox: TABLES_ONLY, notice: 'spelunk: --sandbox off: programs run without the kernel sandbox, behind the command tables alone (for debugging)', probeMs: 0 };
   }
   const started = performance.now();
-  const problem = await probe(dirs);
+  const problem = await probe(dirs, proc);
   const probeMs = performance.now() - started;
   if (typeof problem !== 'string') return { ok: true, sandbox: problem, notice: null, probeMs };
   // Installing bubblewrap is no answer to a /proc that is not this namespace's.
@@ -46,7 +47,7 @@ const FOREIGN_PROC = '/proc does not show this process as /proc/self (a pid name
 const PROC_HINT = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
 
 /** The kernel sandbox if bwrap exists and a sandboxed `true` exits 0; otherwise why not, in a few words. */
-async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
+async function probe(dirs: readonly string[] | undefined, proc: string): Promise<Sandbox | string> {
   const bwrap = firstExecutableSync(bwrapCandidates(dirs));
   if (bwrap === null) {
     // One that is there but cannot be run (not executable for this user, a dangling link) is not "not installed".
@@ -56,7 +57,7 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   // bwrap looks up its child's namespaces in /proc by the pid this process sees. Under a /proc that another pid
   // namespace mounted (`unshare --pid` without `--mount-proc`), that pid names another process or none, so its runs
   // would fail at random, whatever one trial run showed.
-  if (!ownProc()) return FOREIGN_PROC;
+  if (!ownProc(proc)) return FOREIGN_PROC;
   const sandbox: Sandbox = { kind: 'kernel', bwrap };
   // In an empty directory, in the world `true` gets (its binary, libraries and loader): the probe also proves that
   // a program's world can be listed and mounted here.
@@ -75,10 +76,10 @@ async function probe(dirs?: readonly string[]): Promise<Sandbox | string> {
   return `bwrap failed a trivial run (${said === '' ? `exit ${run.exitCode ?? run.signal ?? 'unknown'}` : said})`;
 }
 
-/** Whether /proc is this pid namespace's: its `self` link names this process's own pid. */
-function ownProc(): boolean {
+/** Whether `proc` is this pid namespace's /proc: its `self` link names this process's own pid. */
+function ownProc(proc: string): boolean {
   try {
-    return readlinkSync('/proc/self') === String(process.pid);
+    return readlinkSync(path.join(proc, 'self')) === String(process.pid);
   } catch {
     return false;
   }

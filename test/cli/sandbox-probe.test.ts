@@ -39,6 +39,43 @@ describe('the kernel sandbox probe names why bwrap cannot be used', () => {
   });
 });
 
+describe('a /proc that is not this pid namespace\'s (its self link names another pid, or none): no kernel sandbox', () => {
+  const why = '/proc does not show this process as /proc/self (a pid namespace without its own /proc)';
+  const fix = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
+  /** A directory standing for /proc, its `self` a link to `pid` (none when null); beside a bwrap that would run. */
+  const fakeProc = (pid: string | null): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'spelunk-proc-'));
+    dirs.push(dir);
+    if (pid !== null) symlinkSync(pid, path.join(dir, 'self'));
+    return dir;
+  };
+  /** A bwrap whose trial run succeeds (made per test: afterEach removes it). */
+  const working = (): string =>
+    bwrapDir((file) => {
+      writeFileSync(file, '#!/bin/sh\nexit 0\n');
+      chmodSync(file, 0o755);
+    });
+
+  it.each([
+    ['another pid', String(process.pid + 1)],
+    ['the pid as the host numbers it', '1'],
+    ['no self link at all', null],
+  ])('%s: required refuses, auto falls back to the tables, each naming /proc and how to mend it', async (_name, pid) => {
+    const proc = fakeProc(pid);
+    const bwrap = working();
+    const required = await chooseSandbox('required', [bwrap], proc);
+    expect(required).toEqual({ ok: false, error: `--sandbox required, but the kernel sandbox cannot run here: ${why}; ${fix}` });
+    const auto = await chooseSandbox('auto', [bwrap], proc);
+    expect(auto).toMatchObject({ ok: true, sandbox: { kind: 'tables' }, notice: `spelunk: no kernel sandbox (${why}); programs run behind the command tables alone; ${fix}` });
+  });
+
+  it('its own pid (control): the trial run decides, and a bwrap that runs it is used', async () => {
+    const bwrap = working();
+    const choice = await chooseSandbox('required', [bwrap], fakeProc(String(process.pid)));
+    expect(choice).toMatchObject({ ok: true, sandbox: { kind: 'kernel', bwrap: path.join(bwrap, 'bwrap') }, notice: null });
+  });
+});
+
 // A pid namespace whose /proc is the host's (`unshare --pid` without `--mount-proc`): bwrap there looks up its child's
 // namespaces by a pid that names another process or none, and its runs failed at random (a test's control row hung
 // 30 s in CI). The probe now says so every time, where one trial run had passed or failed by chance.

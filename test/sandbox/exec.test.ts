@@ -76,7 +76,8 @@ describe('execCapped', () => {
 
   // Seen as a 30 s hang in CI: bwrap's launcher died before starting rg, and the sandbox's init it left held the pipes.
   it.each([
-    ['a background grandchild', ['-c', 'sleep 30 & echo $! >&2; echo done'], /^done\n$/],
+    // Deaf to SIGTERM (an ignored signal stays ignored across exec): only SIGKILL ends it.
+    ['a background grandchild', ['-c', "(trap '' TERM; exec sleep 30) & echo $! >&2; echo done"], /^done\n$/],
     ['a grandchild still writing', ['-c', '(while :; do echo more; sleep 0.01; done) & echo $! >&2; sleep 0.05; echo done'], /^(more\n)*done\n(more\n)*$/],
   ])('ends when the program exits: %s holding the output open is killed, the output written kept', async (_what, args, output) => {
     const result = await execCapped('/bin/sh', args, opts());
