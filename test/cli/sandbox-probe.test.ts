@@ -58,7 +58,7 @@ describe('a /proc that is not this pid namespace\'s (its self link names another
 
   it.each([
     ['another pid', String(process.pid + 1)],
-    ['the pid as the host numbers it', '1'],
+    ['pid 1', '1'],
     ['no self link at all', null],
   ])('%s: required refuses, auto falls back to the tables, each naming /proc and how to mend it', async (_name, pid) => {
     const proc = fakeProc(pid);
