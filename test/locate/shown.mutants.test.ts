@@ -21,6 +21,8 @@ const FILES: Record<string, string> = {
   'src/short.ts': ['export function cfgReader() {}', 'export function helper() {', "  return 'cfg';", '}'].join('\n'),
   // The best line is a definition's own line: that definition is "around" it.
   'src/around.ts': ['export function alpha() {}', 'export function beta(zebra: number) {', '  return zebra;', '}'].join('\n'),
+  // The best line comes before every definition: none is around it, and none is shown.
+  'src/late.ts': ['// the walrus is handled below', 'export function later() {}'].join('\n'),
   // Lines: the three worth most (both words), ties by line, shown in line order, trimmed, cut at 200 characters.
   'docs/lines.txt': [
     'quagga alone',
@@ -65,6 +67,7 @@ describe('the symbols a result shows', () => {
     ]],
     ['a short term fits no word: the definition around the best line', 'cfg', 'src/short.ts', [{ name: 'helper', line: 2 }]],
     ['the best line is a definition line: that definition', 'zebra', 'src/around.ts', [{ name: 'beta', line: 2 }]],
+    ['the best line is above every definition: none', 'walrus', 'src/late.ts', []],
   ])('%s', async (_name, question, file, expected) => {
     const hit = await resultFor(question, file);
     expect(hit.symbols.map(({ name, line }) => ({ name, line }))).toEqual(expected);
