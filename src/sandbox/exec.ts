@@ -159,15 +159,18 @@ async function spawnCapped(
   // The guard is there so that a later signal can never reach a group whose id was given out again. No test can see a
   // second kill of a group already gone (it throws and is caught), so `if (false)` here survives: accepted, not
   // disabled, since `if (true)` (never kill) is killed by the timeout, abort and cap tests.
-  const killGroup = (): void => {
-    if (killed) return;
-    // Stryker disable next-line BooleanLiteral: `killed` is read only by the guard above and by collect, whose check is unreachable after a kill (see there).
-    killed = true;
+  const signalGroup = (): void => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     } catch {
       // The group is already gone.
     }
+  };
+  const killGroup = (): void => {
+    if (killed) return;
+    // Stryker disable next-line BooleanLiteral: `killed` is read only by the guard above and by collect, whose check is unreachable after a kill (see there).
+    killed = true;
+    signalGroup();
     child.stdout.destroy();
     child.stderr.destroy();
   };
@@ -191,14 +194,8 @@ async function spawnCapped(
   // end. The group's id cannot have been given out again: libuv reaped the child in this same callback, and an id
   // stays taken while any member of its group lives.
   child.once('exit', () => {
-    // Stryker disable next-line ConditionalExpression: after killGroup a second kill finds the group gone (caught below).
-    if (killed) return;
-    try {
-      // Stryker disable next-line ConditionalExpression: a child without a pid never spawned, so it emits no 'exit'.
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Nothing was left behind.
-    }
+    // Stryker disable next-line ConditionalExpression: after killGroup a second kill finds the group gone (caught there).
+    if (!killed) signalGroup();
   });
 
   const timer = setTimeout(() => {

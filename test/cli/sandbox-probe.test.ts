@@ -39,9 +39,11 @@ describe('the kernel sandbox probe names why bwrap cannot be used', () => {
   });
 });
 
+/** What the probe says of a /proc that is not this pid namespace's, and the fix it gives. */
+const why = '/proc does not show this process as /proc/self (a pid namespace without its own /proc)';
+const fix = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
+
 describe('a /proc that is not this pid namespace\'s (its self link names another pid, or none): no kernel sandbox', () => {
-  const why = '/proc does not show this process as /proc/self (a pid namespace without its own /proc)';
-  const fix = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
   /** A directory standing for /proc, its `self` a link to `pid` (none when null); beside a bwrap that would run. */
   const fakeProc = (pid: string | null): string => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'spelunk-proc-'));
@@ -93,8 +95,6 @@ describe.skipIf(pidNamespace.status !== 0)(
         env: { PATH: '/usr/bin:/bin' },
       });
     };
-    const why = '/proc does not show this process as /proc/self (a pid namespace without its own /proc)';
-    const fix = 'mount a /proc for this pid namespace (as unshare --mount-proc does)';
 
     it('without its own /proc: required is refused and auto falls back to the tables, each naming /proc', () => {
       const required = locate([], 'required');
